@@ -1,0 +1,14 @@
+import type { ServiceDefinition } from '@app/platform';
+import { VectorAppModule } from './app.module';
+import { VectorConfig } from './config';
+
+export const vectorService: ServiceDefinition<VectorConfig> = {
+  name: 'vector-api',
+  configClass: VectorConfig,
+  module: (config) => VectorAppModule.forRoot(config),
+  openApi: {
+    title: 'vector-api',
+    version: '1.0.0',
+    description: 'Vector search API: tables of embeddings with metadata, similarity queries with filters (flat, ivf, hnsw indexes).',
+  },
+};

@@ -1,0 +1,44 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { PlatformConfig, type ServiceRole } from '../config/platform-config';
+import { PrismaService } from '../database/prisma.service';
+import { SERVICE_NAME } from '../platform.tokens';
+import { AdminOnly } from './admin.guard';
+
+export class AdminInfoDto {
+  service!: string;
+  role!: ServiceRole;
+  node_env!: string;
+  started_at!: string;
+  migrations!: string[];
+}
+
+/** `GET /admin/v1/info`: what is running here and which migrations the database has. */
+@ApiTags('admin')
+@AdminOnly()
+@Controller('admin/v1/info')
+export class AdminInfoController {
+  private readonly startedAt = new Date().toISOString();
+
+  constructor(
+    @Inject(SERVICE_NAME) private readonly service: string,
+    private readonly config: PlatformConfig,
+    private readonly prisma: PrismaService,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Service identity, role and applied migrations' })
+  @ApiOkResponse({ type: AdminInfoDto })
+  async info(): Promise<AdminInfoDto> {
+    const rows = await this.prisma.$queryRaw<Array<{ migration_name: string }>>`
+      SELECT migration_name FROM _prisma_migrations
+      WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name`;
+    return {
+      service: this.service,
+      role: this.config.ROLE,
+      node_env: this.config.NODE_ENV,
+      started_at: this.startedAt,
+      migrations: rows.map((r) => r.migration_name),
+    };
+  }
+}

@@ -1,0 +1,118 @@
+import type { DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
+import { ConfigError, loadConfig } from './config/load-config';
+import { DEV_ADMIN_API_KEY, type PlatformConfig } from './config/platform-config';
+import { setupOpenApi, type OpenApiOptions } from './docs/openapi';
+import { DomainError } from './errors/domain-error';
+import { newRequestId, runWithRequestId } from './http/request-context';
+import { PlatformValidationPipe } from './http/validation';
+import { createRootLogger, PinoNestLogger } from './logging/logger';
+import { MetricsService } from './metrics/metrics.service';
+
+export interface ServiceDefinition<C extends PlatformConfig> {
+  /** "offers-api", "vector-api", "payments-api". */
+  readonly name: string;
+  readonly configClass: new () => C;
+  readonly module: (config: C) => DynamicModule;
+  readonly openApi: OpenApiOptions;
+}
+
+/** Paths a ROLE=worker process answers; everything else is 404 there. */
+const OPS_PATHS = /^\/(health\/(live|ready)|metrics)(\?|$)/;
+
+function installHooks(fastify: FastifyInstance, config: PlatformConfig, metrics: MetricsService): void {
+  // Every response carries Request-Id; log lines written while handling it carry it too.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('Request-Id', request.id);
+    runWithRequestId(request.id, done);
+  });
+  if (!config.servesApi) {
+    fastify.addHook('onRequest', (request, _reply, done) => {
+      if (OPS_PATHS.test(request.url)) return done();
+      done(new DomainError('route_not_found', `This process runs with ROLE=worker and serves only health and metrics.`));
+    });
+  }
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+}
+
+/** Builds a fully configured, initialised app (not yet listening). Used by main.ts and tests. */
+export async function createServiceApp<C extends PlatformConfig>(
+  definition: ServiceDefinition<C>,
+  config: C,
+  rootLogger?: PinoLogger,
+): Promise<NestFastifyApplication> {
+  const pino = rootLogger ?? createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const adapter = new FastifyAdapter({
+    loggerInstance: pino,
+    genReqId: () => newRequestId(),
+    requestIdHeader: false,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(definition.module(config), adapter, {
+    logger: new PinoNestLogger(pino),
+    abortOnError: false,
+  });
+  installHooks(app.getHttpAdapter().getInstance(), config, app.get(MetricsService));
+  app.useGlobalPipes(new PlatformValidationPipe());
+  setupOpenApi(app, definition.openApi);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return app;
+}
+
+/**
+ * main.ts of every service: validate config (exit 1 naming the bad variable), build the
+ * app, listen, and on SIGINT/SIGTERM drain HTTP, close workers and pools, exit 0.
+ */
+export async function runService<C extends PlatformConfig>(definition: ServiceDefinition<C>): Promise<void> {
+  let config: C;
+  try {
+    config = loadConfig(definition.configClass);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${definition.name}: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const pino = createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  if (config.ADMIN_API_KEY === DEV_ADMIN_API_KEY) {
+    pino.warn(`ADMIN_API_KEY is the development default '${DEV_ADMIN_API_KEY}': never use it outside development`);
+  }
+  const app = await createServiceApp(definition, config, pino);
+  await app.listen({ port: config.port, host: config.HOST });
+  pino.info({ port: config.port, role: config.ROLE }, `${definition.name} listening on http://${config.HOST}:${config.port}`);
+
+  let closing = false;
+  const shutdown = (signal: NodeJS.Signals): void => {
+    if (closing) return;
+    closing = true;
+    pino.info({ signal }, `${definition.name} shutting down: draining requests and jobs`);
+    const force = setTimeout(() => {
+      pino.error(`${definition.name} did not stop within ${config.SHUTDOWN_TIMEOUT_MS} ms; exiting`);
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    force.unref();
+    app
+      .close()
+      .then(() => {
+        pino.info(`${definition.name} stopped`);
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        pino.error({ err }, 'error during shutdown');
+        process.exit(1);
+      });
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}

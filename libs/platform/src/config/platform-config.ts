@@ -1,0 +1,115 @@
+import 'reflect-metadata';
+import { Expose, Type } from 'class-transformer';
+import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+
+export const DEV_ADMIN_API_KEY = 'dev-admin-key';
+
+export type NodeEnv = 'development' | 'test' | 'production';
+export type ServiceRole = 'api' | 'worker' | 'all';
+
+/** Environment strings "true"/"1"/"yes" → true, "false"/"0"/"no" → false, anything else kept (and rejected). */
+export const toBoolean = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no'].includes(v)) return false;
+  return value;
+};
+
+/**
+ * Settings every service reads. Each app extends this with its own port and limits.
+ * Only `loadConfig` reads process.env; everything else gets this object injected.
+ * Property names are the environment variable names, so a validation error names the
+ * variable to fix.
+ */
+export abstract class PlatformConfig {
+  /** The port this service listens on (from the app's own `*_PORT` variable). */
+  abstract get port(): number;
+
+  @Expose()
+  @IsIn(['development', 'test', 'production'])
+  NODE_ENV: NodeEnv = 'development';
+
+  @Expose()
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL!: string;
+
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_POOL_SIZE: number = 10;
+
+  @Expose()
+  @IsString()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL: string = 'redis://127.0.0.1:6379';
+
+  /** Prefix of every BullMQ key; lets tests and several deployments share one Redis. */
+  @Expose()
+  @IsString()
+  @Matches(/^[A-Za-z0-9:_-]{1,64}$/, { message: 'must be 1-64 characters of A-Z a-z 0-9 : _ -' })
+  QUEUE_PREFIX: string = 'bull';
+
+  @Expose()
+  @IsString()
+  @MinLength(8)
+  ADMIN_API_KEY = DEV_ADMIN_API_KEY;
+
+  @Expose()
+  @IsIn(['api', 'worker', 'all'])
+  ROLE: ServiceRole = 'all';
+
+  @Expose()
+  @IsString()
+  HOST: string = '0.0.0.0';
+
+  @Expose()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL: string = 'info';
+
+  @Expose()
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT: 'json' | 'pretty' = 'json';
+
+  /** Largest accepted request body. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  BODY_LIMIT_BYTES: number = 1_048_576;
+
+  /** How long SIGTERM waits for in-flight requests and jobs before forcing exit. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_TIMEOUT_MS: number = 10_000;
+
+  get isProduction(): boolean {
+    return this.NODE_ENV === 'production';
+  }
+
+  /** True when this process serves the public and admin HTTP API. */
+  get servesApi(): boolean {
+    return this.ROLE !== 'worker';
+  }
+
+  /** True when this process runs queue workers. */
+  get runsWorkers(): boolean {
+    return this.ROLE !== 'api';
+  }
+
+  /** Rules across variables; return `[variable, problem]` pairs. */
+  crossChecks(): Array<[string, string]> {
+    const problems: Array<[string, string]> = [];
+    if (this.isProduction && (this.ADMIN_API_KEY === DEV_ADMIN_API_KEY || this.ADMIN_API_KEY.length < 32)) {
+      problems.push(['ADMIN_API_KEY', 'must be set to a random value of at least 32 characters in production']);
+    }
+    return problems;
+  }
+}
+
+

@@ -1,0 +1,51 @@
+/**
+ * The one place where a domain error code becomes an HTTP status and an error `type`
+ * (platform contract, "Errors"). Services throw `new DomainError(code, message)`; the
+ * global filter looks the code up here. Every code is documented in docs/errors.md.
+ */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'rate_limit_error'
+  | 'idempotency_error'
+  | 'card_error'
+  | 'api_error';
+
+export interface ErrorSpec {
+  readonly status: number;
+  readonly type: ErrorType;
+}
+
+const invalid = (status: number): ErrorSpec => ({ status, type: 'invalid_request_error' });
+
+export const ERROR_CATALOG = {
+  // request shape
+  parameter_invalid: invalid(400),
+  parameter_missing: invalid(400),
+  parameter_unknown: invalid(400),
+  body_invalid: invalid(400),
+  invalid_json: invalid(400),
+  body_too_large: invalid(413),
+  unsupported_media_type: invalid(415),
+  // routing and resources
+  route_not_found: invalid(404),
+  resource_missing: invalid(404),
+  resource_already_exists: invalid(409),
+  // authentication and authorization (RFC 6750)
+  authentication_required: { status: 401, type: 'authentication_error' },
+  invalid_api_key: { status: 401, type: 'authentication_error' },
+  invalid_token: { status: 401, type: 'authentication_error' },
+  permission_denied: { status: 403, type: 'permission_error' },
+  // limits
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
+  // server side
+  internal_error: { status: 500, type: 'api_error' },
+  service_unavailable: { status: 503, type: 'api_error' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export function errorSpec(code: ErrorCode): ErrorSpec {
+  return ERROR_CATALOG[code];
+}

@@ -1,0 +1,49 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AdminInfoController } from './admin/admin-info.controller';
+import { AdminGuard } from './admin/admin.guard';
+import { PlatformConfig } from './config/platform-config';
+import { PrismaService } from './database/prisma.service';
+import { PlatformExceptionFilter } from './errors/exception-filter';
+import { HealthController } from './health/health.controller';
+import { HealthService } from './health/health.service';
+import { MetricsController } from './metrics/metrics.controller';
+import { MetricsService } from './metrics/metrics.service';
+import { SERVICE_NAME } from './platform.tokens';
+import { QueueRegistry } from './queue/queue-registry.service';
+import { RedisService } from './queue/redis.service';
+
+export interface PlatformModuleOptions<C extends PlatformConfig> {
+  readonly service: string;
+  readonly config: C;
+}
+
+/**
+ * Everything a service shares: config, database, Redis and queues, health, metrics, the
+ * admin guard and the global error filter. Imported once by each app module.
+ */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot<C extends PlatformConfig>(options: PlatformModuleOptions<C>): DynamicModule {
+    const { config, service } = options;
+    const configClass = config.constructor as new () => C;
+    return {
+      module: PlatformModule,
+      controllers: [HealthController, MetricsController, AdminInfoController],
+      providers: [
+        { provide: SERVICE_NAME, useValue: service },
+        { provide: PlatformConfig, useValue: config },
+        ...(configClass === (PlatformConfig as unknown) ? [] : [{ provide: configClass, useValue: config }]),
+        { provide: PrismaService, useFactory: () => new PrismaService({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE }) },
+        { provide: RedisService, useFactory: () => new RedisService(config.REDIS_URL) },
+        { provide: MetricsService, useFactory: () => new MetricsService(service) },
+        QueueRegistry,
+        HealthService,
+        AdminGuard,
+        { provide: APP_FILTER, useClass: PlatformExceptionFilter },
+      ],
+      exports: [SERVICE_NAME, PlatformConfig, configClass, PrismaService, RedisService, MetricsService, QueueRegistry, AdminGuard],
+    };
+  }
+}

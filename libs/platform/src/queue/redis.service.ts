@@ -1,0 +1,82 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { ConnectionOptions } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+
+/** Connection settings parsed from REDIS_URL, shared by ioredis and BullMQ. */
+export function redisOptionsFromUrl(url: string): RedisOptions {
+  const u = new URL(url);
+  const db = u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0;
+  return {
+    host: u.hostname,
+    port: u.port === '' ? 6379 : Number(u.port),
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    db: Number.isInteger(db) ? db : 0,
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
+
+/**
+ * The service's Redis. `commands` is for short request-path commands (health, rate
+ * limits): it fails fast instead of queueing while Redis is down, so a dead Redis never
+ * stalls a request. BullMQ gets its own connections from `bullConnection()`.
+ */
+@Injectable()
+export class RedisService implements OnApplicationShutdown {
+  private readonly logger = new Logger('Redis');
+  readonly commands: Redis;
+  private lastErrorLog = 0;
+
+  constructor(readonly url: string) {
+    this.commands = new Redis({
+      ...redisOptionsFromUrl(url),
+      lazyConnect: false,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2_000,
+      retryStrategy: (times) => Math.min(times * 200, 2_000),
+    });
+    this.commands.on('error', (err: Error) => this.logThrottled(err));
+  }
+
+  private logThrottled(err: Error): void {
+    const now = Date.now();
+    if (now - this.lastErrorLog > 10_000) {
+      this.lastErrorLog = now;
+      this.logger.warn(`Redis connection problem: ${err.message}`);
+    }
+  }
+
+  /** Options for BullMQ Queue/Worker connections (workers need maxRetriesPerRequest null). */
+  bullConnection(): ConnectionOptions {
+    const o = redisOptionsFromUrl(this.url);
+    return {
+      host: o.host,
+      port: o.port,
+      db: o.db,
+      ...(o.username === undefined ? {} : { username: o.username }),
+      ...(o.password === undefined ? {} : { password: o.password }),
+      ...(o.tls === undefined ? {} : { tls: o.tls }),
+      maxRetriesPerRequest: null,
+      enableOfflineQueue: true,
+    };
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.commands.ping(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no PONG within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.commands.disconnect();
+  }
+}

