@@ -129,7 +129,9 @@ async function main(): Promise<void> {
       log(`${service.name} did not come up on port ${port}`);
       return stopAll(1);
     }
-    lines.push(`  ${service.name.padEnd(13)} http://localhost:${port}   docs: http://localhost:${port}/docs   openapi: http://localhost:${port}/openapi.json`);
+    lines.push(
+      `  ${service.name.padEnd(13)} http://localhost:${port}   docs: http://localhost:${port}/docs   openapi: http://localhost:${port}/openapi.json`,
+    );
   }
   const banner = [
     '',

@@ -139,7 +139,7 @@ export const REDIS_HINT =
  * `redis-server` binary exists, starts a private one (nothing persisted) on that port.
  */
 export async function ensureRedis(url: string, log: Log): Promise<LocalService> {
-  if (await canPingRedis(url)) return { url, started: false, stop: async () => undefined };
+  if (await canPingRedis(url)) return { url, started: false, stop: () => Promise.resolve() };
   const u = new URL(url);
   const local = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(u.hostname);
   if (!local || !hasRedisServerBinary()) {

@@ -9,6 +9,7 @@ export const offersService: ServiceDefinition<OffersConfig> = {
   openApi: {
     title: 'offers-api',
     version: '1.0.0',
-    description: 'Offers distribution API: securities offers, indications of interest, allocations and webhooks for distribution partners.',
+    description:
+      'Offers distribution API: securities offers, indications of interest, allocations and webhooks for distribution partners.',
   },
 };

@@ -9,6 +9,7 @@ export const vectorService: ServiceDefinition<VectorConfig> = {
   openApi: {
     title: 'vector-api',
     version: '1.0.0',
-    description: 'Vector search API: tables of embeddings with metadata, similarity queries with filters (flat, ivf, hnsw indexes).',
+    description:
+      'Vector search API: tables of embeddings with metadata, similarity queries with filters (flat, ivf, hnsw indexes).',
   },
 };

@@ -35,7 +35,10 @@ export class PlatformModule {
         { provide: SERVICE_NAME, useValue: service },
         { provide: PlatformConfig, useValue: config },
         ...(configClass === (PlatformConfig as unknown) ? [] : [{ provide: configClass, useValue: config }]),
-        { provide: PrismaService, useFactory: () => new PrismaService({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE }) },
+        {
+          provide: PrismaService,
+          useFactory: () => new PrismaService({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE }),
+        },
         { provide: RedisService, useFactory: () => new RedisService(config.REDIS_URL) },
         { provide: MetricsService, useFactory: () => new MetricsService(service) },
         QueueRegistry,
@@ -43,7 +46,16 @@ export class PlatformModule {
         AdminGuard,
         { provide: APP_FILTER, useClass: PlatformExceptionFilter },
       ],
-      exports: [SERVICE_NAME, PlatformConfig, configClass, PrismaService, RedisService, MetricsService, QueueRegistry, AdminGuard],
+      exports: [
+        SERVICE_NAME,
+        PlatformConfig,
+        configClass,
+        PrismaService,
+        RedisService,
+        MetricsService,
+        QueueRegistry,
+        AdminGuard,
+      ],
     };
   }
 }

@@ -111,5 +111,3 @@ export abstract class PlatformConfig {
     return problems;
   }
 }
-
-

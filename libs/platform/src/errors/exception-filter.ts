@@ -89,12 +89,21 @@ export function renderError(exception: unknown, requestId: string, method: strin
   return {
     status: 500,
     headers: {},
-    body: errorBody(spec.type, 'internal_error', 'An unexpected error occurred. Quote the request_id when reporting it.', requestId),
+    body: errorBody(
+      spec.type,
+      'internal_error',
+      'An unexpected error occurred. Quote the request_id when reporting it.',
+      requestId,
+    ),
   };
 }
 
 export function sendError(reply: FastifyReply, rendered: RenderedError): void {
-  void reply.status(rendered.status).headers(rendered.headers).header('content-type', 'application/json; charset=utf-8').send(rendered.body);
+  void reply
+    .status(rendered.status)
+    .headers(rendered.headers)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(rendered.body);
 }
 
 /** The one global filter: every exception from a route becomes the contract's error body. */

@@ -42,7 +42,9 @@ export class HealthService {
       postgres: postgres.status === 'fulfilled' ? 'up' : 'down',
       redis: redis.status === 'fulfilled' ? 'up' : 'down',
     };
-    const failed = Object.entries(checks).filter(([, s]) => s === 'down').map(([name]) => name);
+    const failed = Object.entries(checks)
+      .filter(([, s]) => s === 'down')
+      .map(([name]) => name);
     if (failed.length > 0) {
       throw new DomainError('service_unavailable', `Readiness check failed: ${failed.join(', ')}`, {
         details: { checks },

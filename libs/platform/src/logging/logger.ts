@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { currentRequestId } from '../http/request-context';
 
 /**
@@ -14,8 +14,9 @@ export const REDACT_PATHS = [
   'res.headers["set-cookie"]',
   'headers.authorization',
   'authorization',
-  ...['password', 'secret', 'client_secret', 'token', 'access_token', 'api_key', 'key', 'test_key', 'live_key', 'email']
-    .flatMap((k) => [k, `*.${k}`, `*.*.${k}`]),
+  ...['password', 'secret', 'client_secret', 'token', 'access_token', 'api_key', 'key', 'test_key', 'live_key', 'email'].flatMap(
+    (k) => [k, `*.${k}`, `*.*.${k}`],
+  ),
 ];
 
 export interface LoggerOptions {
@@ -24,14 +25,17 @@ export interface LoggerOptions {
   readonly format: 'json' | 'pretty';
 }
 
-export function createRootLogger(options: LoggerOptions): Logger {
-  return pino({
+/** The service's pino logger; `destination` defaults to stdout (tests pass a capture stream). */
+export function createRootLogger(options: LoggerOptions, destination?: DestinationStream): Logger {
+  const pretty = options.format === 'pretty' && destination === undefined;
+  const settings = {
     level: options.level,
     base: { service: options.service },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    ...(options.format === 'pretty' ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
-  });
+    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
+  };
+  return destination === undefined ? pino(settings) : pino(settings, destination);
 }
 
 /** Nest's logger interface over pino; adds the current request id to every line. */

@@ -22,9 +22,13 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
   queue<Data = unknown>(name: string, options: Partial<QueueOptions> = {}): Queue<Data> {
     const existing = this.queues.get(name);
     if (existing) return existing as unknown as Queue<Data>;
-    const queue = new Queue<Data>(name, { connection: this.redis.bullConnection(), prefix: this.config.QUEUE_PREFIX, ...options });
+    const queue = new Queue<Data>(name, {
+      connection: this.redis.bullConnection(),
+      prefix: this.config.QUEUE_PREFIX,
+      ...options,
+    });
     queue.on('error', (err: Error) => this.logger.warn(`queue ${name}: ${err.message}`));
-    this.queues.set(name, queue as unknown as Queue);
+    this.queues.set(name, queue);
     return queue;
   }
 
@@ -41,7 +45,7 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
       ...options,
     });
     worker.on('error', (err: Error) => this.logger.warn(`worker ${name}: ${err.message}`));
-    this.workers.push(worker as unknown as Worker);
+    this.workers.push(worker);
     return worker;
   }
 

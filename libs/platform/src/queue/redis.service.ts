@@ -62,21 +62,31 @@ export class RedisService implements OnApplicationShutdown {
     };
   }
 
+  /** PING, waiting up to `timeoutMs` for the connection (e.g. right after boot). */
   async ping(timeoutMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
+    let onReady: (() => void) | undefined;
+    const connected =
+      this.commands.status === 'ready'
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            onReady = resolve;
+            this.commands.once('ready', resolve);
+          });
     try {
       await Promise.race([
-        this.commands.ping(),
+        connected.then(() => this.commands.ping()),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no PONG within ${timeoutMs} ms`)), timeoutMs);
         }),
       ]);
     } finally {
       clearTimeout(timer);
+      if (onReady) this.commands.off('ready', onReady);
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     this.commands.disconnect();
   }
 }

@@ -1,0 +1,45 @@
+import { Writable } from 'node:stream';
+import { runWithRequestId } from '../http/request-context';
+import { createRootLogger, PinoNestLogger } from './logger';
+
+function capture(): { lines: Array<Record<string, unknown>>; stream: Writable } {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, stream };
+}
+
+describe('structured logging', () => {
+  it('redacts authorization headers, secrets and tokens', () => {
+    const { lines, stream } = capture();
+    const logger = createRootLogger({ service: 'test', level: 'info', format: 'json' }, stream);
+    logger.info(
+      {
+        req: { headers: { authorization: 'Bearer abc.def', cookie: 'sid=1', 'idempotency-key': 'k1', accept: 'json' } },
+        client: { client_secret: 's3cr3t', name: 'acme' },
+        body: { access_token: 'tok', nested: { token: 'deep' } },
+        secret: 'whsec_x',
+        email: 'a@b.c',
+      },
+      'hello',
+    );
+    const text = JSON.stringify(lines);
+    for (const leaked of ['abc.def', 'sid=1', 's3cr3t', '"tok"', 'deep', 'whsec_x', 'a@b.c']) expect(text).not.toContain(leaked);
+    expect(lines[0]).toMatchObject({ service: 'test', msg: 'hello', client: { name: 'acme' } });
+    expect((lines[0]?.['req'] as { headers: Record<string, string> }).headers.accept).toBe('json');
+  });
+
+  it('adds the current request id to Nest log lines', () => {
+    const { lines, stream } = capture();
+    const nest = new PinoNestLogger(createRootLogger({ service: 'test', level: 'info', format: 'json' }, stream));
+    runWithRequestId('req_abc', () => nest.log('inside', 'Ctx'));
+    nest.warn('outside');
+    expect(lines[0]).toMatchObject({ msg: 'inside', reqId: 'req_abc', context: 'Ctx', level: 30 });
+    expect(lines[1]).toMatchObject({ msg: 'outside', level: 40 });
+    expect(lines[1]).not.toHaveProperty('reqId');
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * The built services as an operator runs them (`node dist/apps/<app>/src/main.js`):
+ * config errors stop the boot naming the variable; SIGTERM drains and exits 0.
+ * `npm test` builds first (pretest).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../../scripts/local-infra';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+const main = (app: string): string => join(process.cwd(), 'dist', 'apps', app, 'src', 'main.js');
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(
+  app: string,
+  env: Record<string, string>,
+  onStart?: (kill: (s: NodeJS.Signals) => void) => Promise<void>,
+): Promise<Exit> {
+  // Only what the test passes: the runner's own DATABASE_URL etc. must not leak in.
+  const child = spawn(process.execPath, [main(app)], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  if (onStart) void onStart((s) => child.kill(s));
+  return exited;
+}
+
+async function waitForLive(port: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health/live`)).ok) return;
+    } catch {
+      // not yet listening
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`service on ${port} never became live`);
+}
+
+describe('service boot and shutdown (built output)', () => {
+  beforeAll(() => {
+    if (!existsSync(main('offers-api'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it in pretest)');
+  });
+
+  it('exits 1 at boot naming the missing and the invalid variable', async () => {
+    const result = await run('vector-api', { VECTOR_PORT: 'eighty' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^vector-api: Invalid configuration: /);
+    expect(result.stderr).toContain('DATABASE_URL');
+    expect(result.stderr).toMatch(/VECTOR_PORT .*got "eighty"/);
+  });
+
+  it('refuses to boot in production with the development admin key', async () => {
+    const result = await run('payments-api', { NODE_ENV: 'production', DATABASE_URL: 'postgresql://x@127.0.0.1:1/x' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/ADMIN_API_KEY must be set to a random value/);
+  });
+
+  describe('with a database', () => {
+    let db: TestDatabase;
+    beforeAll(async () => {
+      db = await createTestDatabase();
+    });
+    afterAll(async () => {
+      await db.drop();
+    });
+
+    it('serves, then on SIGTERM drains, closes pools and exits 0', async () => {
+      const port = await freePort(0);
+      const result = await run(
+        'offers-api',
+        {
+          DATABASE_URL: db.url,
+          REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+          OFFERS_PORT: String(port),
+          HOST: '127.0.0.1',
+        },
+        async (kill) => {
+          await waitForLive(port);
+          const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+          expect(ready.status).toBe(200);
+          kill('SIGTERM');
+        },
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('offers-api shutting down');
+      expect(result.stdout).toContain('"msg":"offers-api stopped"');
+    });
+  });
+});

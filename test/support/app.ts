@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { createRootLogger, createServiceApp, loadConfig, type PlatformConfig, type ServiceDefinition } from '@app/platform';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createTestDatabase, type TestDatabase } from './database';
+
+export interface TestApp<C extends PlatformConfig> {
+  readonly app: NestFastifyApplication;
+  readonly config: C;
+  readonly db: TestDatabase;
+  /** Every log line the app wrote, parsed. */
+  readonly logs: Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots a service in-process against a fresh database and the test Redis (with its own
+ * queue prefix), ready for `app.inject(...)`. Logs are captured instead of printed.
+ */
+export async function startTestApp<C extends PlatformConfig>(
+  definition: ServiceDefinition<C>,
+  env: Record<string, string> = {},
+  options: { db?: TestDatabase } = {},
+): Promise<TestApp<C>> {
+  const db = options.db ?? (await createTestDatabase());
+  const config = loadConfig(definition.configClass, {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    DATABASE_POOL_SIZE: '4',
+    QUEUE_PREFIX: `test-${randomBytes(4).toString('hex')}`,
+    LOG_LEVEL: 'info',
+    ...env,
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: 'json' }, sink);
+  const app = await createServiceApp(definition, config, logger);
+  return {
+    app,
+    config,
+    db,
+    logs,
+    close: async () => {
+      await app.close();
+      if (!options.db) await db.drop();
+    },
+  };
+}
