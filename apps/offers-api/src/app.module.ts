@@ -1,3 +1,4 @@
+import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { OffersConfig } from './config';
@@ -7,7 +8,26 @@ export class OffersAppModule {
   static forRoot(config: OffersConfig): DynamicModule {
     return {
       module: OffersAppModule,
-      imports: [PlatformModule.forRoot({ service: 'offers-api', config })],
+      imports: [
+        PlatformModule.forRoot({ service: 'offers-api', config }),
+        AuthModule.forRoot({
+          service: 'offers',
+          oauth: {
+            issuer: 'offers-api',
+            keys: config.jwtKeys,
+            tokenTtlSeconds: 3600,
+            clientCacheTtlMs: config.OAUTH_CLIENT_CACHE_TTL_MS,
+          },
+          rateLimit: {
+            perPrincipal: {
+              starter: config.RATE_LIMIT_STARTER,
+              growth: config.RATE_LIMIT_GROWTH,
+              enterprise: config.RATE_LIMIT_ENTERPRISE,
+            },
+            windowSeconds: 60,
+          },
+        }),
+      ],
     };
   }
 }

@@ -7,6 +7,11 @@ export const offersService: ServiceDefinition<OffersConfig> = {
   configClass: OffersConfig,
   module: (config) => OffersAppModule.forRoot(config),
   openApi: {
+    configure: (builder) =>
+      builder.addBearerAuth(
+        { type: 'http', scheme: 'bearer', description: 'OAuth 2.0 access token from POST /oauth/token' },
+        'partner',
+      ),
     title: 'offers-api',
     version: '1.0.0',
     description:

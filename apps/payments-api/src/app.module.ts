@@ -1,3 +1,4 @@
+import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { PaymentsConfig } from './config';
@@ -7,7 +8,13 @@ export class PaymentsAppModule {
   static forRoot(config: PaymentsConfig): DynamicModule {
     return {
       module: PaymentsAppModule,
-      imports: [PlatformModule.forRoot({ service: 'payments-api', config })],
+      imports: [
+        PlatformModule.forRoot({ service: 'payments-api', config }),
+        AuthModule.forRoot({
+          service: 'payments',
+          rateLimit: { perPrincipal: config.PAYMENTS_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+        }),
+      ],
     };
   }
 }

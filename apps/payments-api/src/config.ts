@@ -11,6 +11,13 @@ export class PaymentsConfig extends PlatformConfig {
   @Max(65535)
   PAYMENTS_PORT: number = 3002;
 
+  /** Requests per minute per API key (libs/auth rate limiter). */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  PAYMENTS_RATE_LIMIT_PER_MINUTE: number = 600;
+
   get port(): number {
     return this.PAYMENTS_PORT;
   }

@@ -7,6 +7,8 @@ export const paymentsService: ServiceDefinition<PaymentsConfig> = {
   configClass: PaymentsConfig,
   module: (config) => PaymentsAppModule.forRoot(config),
   openApi: {
+    configure: (builder) =>
+      builder.addBearerAuth({ type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_… key' }, 'payments_key'),
     title: 'payments-api',
     version: '1.0.0',
     description: 'Payments API: customers, payments, refunds and webhooks, with test and live keys and idempotent writes.',

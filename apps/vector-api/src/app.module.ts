@@ -1,3 +1,4 @@
+import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { VectorConfig } from './config';
@@ -7,7 +8,13 @@ export class VectorAppModule {
   static forRoot(config: VectorConfig): DynamicModule {
     return {
       module: VectorAppModule,
-      imports: [PlatformModule.forRoot({ service: 'vector-api', config })],
+      imports: [
+        PlatformModule.forRoot({ service: 'vector-api', config }),
+        AuthModule.forRoot({
+          service: 'vector',
+          rateLimit: { perPrincipal: config.VECTOR_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+        }),
+      ],
     };
   }
 }

@@ -11,6 +11,13 @@ export class VectorConfig extends PlatformConfig {
   @Max(65535)
   VECTOR_PORT: number = 3001;
 
+  /** Requests per minute per API token (libs/auth rate limiter). */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VECTOR_RATE_LIMIT_PER_MINUTE: number = 1200;
+
   get port(): number {
     return this.VECTOR_PORT;
   }

@@ -7,6 +7,11 @@ export const vectorService: ServiceDefinition<VectorConfig> = {
   configClass: VectorConfig,
   module: (config) => VectorAppModule.forRoot(config),
   openApi: {
+    configure: (builder) =>
+      builder.addBearerAuth(
+        { type: 'http', scheme: 'bearer', description: 'API token from POST /admin/v1/tokens' },
+        'vector_token',
+      ),
     title: 'vector-api',
     version: '1.0.0',
     description:

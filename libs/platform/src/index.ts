@@ -1,5 +1,6 @@
 export * from './admin/admin.guard';
 export * from './bootstrap';
+export * from './clock';
 export * from './config/load-config';
 export * from './config/platform-config';
 export * from './database/migrator';
@@ -9,7 +10,9 @@ export * from './docs/openapi';
 export * from './errors/domain-error';
 export * from './errors/error-body';
 export * from './errors/error-catalog';
+export * from './errors/raw-http-error';
 export * from './http/credentials';
+export * from './ids';
 export * from './http/request-context';
 export * from './logging/logger';
 export * from './metrics/metrics.service';

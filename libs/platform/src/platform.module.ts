@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminInfoController } from './admin/admin-info.controller';
 import { AdminGuard } from './admin/admin.guard';
+import { Clock } from './clock';
 import { PlatformConfig } from './config/platform-config';
 import { PrismaService } from './database/prisma.service';
 import { PlatformExceptionFilter } from './errors/exception-filter';
@@ -42,6 +43,7 @@ export class PlatformModule {
         { provide: RedisService, useFactory: () => new RedisService(config.REDIS_URL) },
         { provide: MetricsService, useFactory: () => new MetricsService(service) },
         QueueRegistry,
+        Clock,
         HealthService,
         AdminGuard,
         { provide: APP_FILTER, useClass: PlatformExceptionFilter },
@@ -55,6 +57,7 @@ export class PlatformModule {
         MetricsService,
         QueueRegistry,
         AdminGuard,
+        Clock,
       ],
     };
   }

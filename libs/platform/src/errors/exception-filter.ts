@@ -4,11 +4,12 @@ import { DomainError } from './domain-error';
 import { errorBody, type ErrorBody } from './error-body';
 import type { ErrorCode } from './error-catalog';
 import { ERROR_CATALOG } from './error-catalog';
+import { RawHttpError } from './raw-http-error';
 
 export interface RenderedError {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: ErrorBody;
+  readonly body: ErrorBody | Readonly<Record<string, unknown>>;
 }
 
 /** Errors raised by Fastify itself before a route runs (body parsing, size limits). */
@@ -51,6 +52,9 @@ function fastifyErrorCode(exception: unknown): string | undefined {
  * Unknown errors become a 500 with a generic message; the details go to the log only.
  */
 export function renderError(exception: unknown, requestId: string, method: string, url: string, logger: Logger): RenderedError {
+  if (exception instanceof RawHttpError) {
+    return { status: exception.status, headers: exception.headers, body: exception.body };
+  }
   if (exception instanceof DomainError) {
     const { status, type } = exception.spec;
     if (status >= 500) logger.error({ err: exception, reqId: requestId }, exception.message);

@@ -1,0 +1,26 @@
+import { applyDecorators, createParamDecorator, type ExecutionContext, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { AuthGuard, RequireKind } from './auth.guard';
+import type { Principal, PrincipalKind } from './principal';
+
+/**
+ * Requires a credential of `kind` (and applies its rate limit) on a controller or route;
+ * also documents the security scheme and the 401/429 answers in OpenAPI.
+ */
+export function Authenticated(kind: PrincipalKind): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    RequireKind(kind),
+    UseGuards(AuthGuard),
+    ApiBearerAuth(kind),
+    ApiUnauthorizedResponse({ description: 'Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer)' }),
+    ApiTooManyRequestsResponse({ description: 'Rate limit exceeded (Retry-After, RateLimit headers)' }),
+  );
+}
+
+/** The authenticated principal of the request (set by AuthGuard). */
+export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
+  const principal = context.switchToHttp().getRequest<FastifyRequest>().principal;
+  if (!principal) throw new Error('@CurrentPrincipal() used on a route without @Authenticated()');
+  return principal;
+});

@@ -1,0 +1,91 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { errors as joseErrors, jwtVerify, type JWTPayload, SignJWT } from 'jose';
+import { Clock, DomainError, newId } from '@app/platform';
+import type { AuthModuleOptions, OAuthOptions } from '../auth.options';
+import { AUTH_OPTIONS } from '../auth.tokens';
+import { TIERS, type Tier } from '../principal';
+
+export interface AccessTokenClaims {
+  readonly clientId: string;
+  readonly partnerId: string;
+  readonly tier: Tier;
+}
+
+/**
+ * Access tokens are JWTs (RFC 9068 profile, `typ: at+jwt`) signed with HS256. The key id
+ * (`kid`) selects the verification key, so keys can rotate: put the new key first in
+ * OAUTH_JWT_KEYS (it signs), keep the old one after it until its tokens expire.
+ */
+@Injectable()
+export class AccessTokenService {
+  private readonly oauth: OAuthOptions;
+
+  constructor(
+    @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
+    private readonly clock: Clock,
+  ) {
+    if (!options.oauth || options.oauth.keys.length === 0)
+      throw new Error('AuthModule: oauth options with at least one key are required');
+    this.oauth = options.oauth;
+  }
+
+  get ttlSeconds(): number {
+    return this.oauth.tokenTtlSeconds;
+  }
+
+  async issue(claims: AccessTokenClaims): Promise<string> {
+    const [key] = this.oauth.keys;
+    if (!key) throw new Error('no signing key');
+    const now = Math.floor(this.clock.nowMs() / 1000);
+    return new SignJWT({ client_id: claims.clientId, partner_id: claims.partnerId, tier: claims.tier })
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid })
+      .setIssuer(this.oauth.issuer)
+      .setAudience(this.oauth.issuer)
+      .setSubject(claims.clientId)
+      .setJti(newId('jti'))
+      .setIssuedAt(now)
+      .setExpirationTime(now + this.oauth.tokenTtlSeconds)
+      .sign(key.secret);
+  }
+
+  /** Signature, issuer, audience, type and expiry; throws DomainError('invalid_token'). */
+  async verify(token: string): Promise<AccessTokenClaims> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(
+        token,
+        (header) => {
+          const key = this.oauth.keys.find((k) => k.kid === header.kid);
+          if (!key) throw new joseErrors.JWKSNoMatchingKey();
+          return key.secret;
+        },
+        {
+          algorithms: ['HS256'],
+          issuer: this.oauth.issuer,
+          audience: this.oauth.issuer,
+          typ: 'at+jwt',
+          currentDate: this.clock.now(),
+          requiredClaims: ['exp', 'iat', 'sub'],
+        },
+      ));
+    } catch (err) {
+      throw invalidToken(err instanceof joseErrors.JWTExpired ? 'The access token expired.' : 'The access token is invalid.');
+    }
+    const { client_id: clientId, partner_id: partnerId, tier } = payload as Record<string, unknown>;
+    if (typeof clientId !== 'string' || typeof partnerId !== 'string' || !TIERS.includes(tier as Tier)) {
+      throw invalidToken('The access token is invalid.');
+    }
+    return { clientId, partnerId, tier: tier as Tier };
+  }
+
+  realm(): string {
+    return this.oauth.issuer;
+  }
+}
+
+/** RFC 6750 §3.1 `invalid_token`, in the platform error body. */
+export function invalidToken(description: string, realm = 'offers-api'): DomainError {
+  return new DomainError('invalid_token', description, {
+    headers: { 'WWW-Authenticate': `Bearer realm="${realm}", error="invalid_token", error_description="${description}"` },
+  });
+}

@@ -1,0 +1,20 @@
+import { RawHttpError } from '@app/platform';
+
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_grant' | 'invalid_scope';
+
+export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
+
+/**
+ * RFC 6749 §5.2 error response: `{ error, error_description }`, 400, or 401 for
+ * `invalid_client` with a `WWW-Authenticate` challenge naming the scheme we accept (Basic).
+ */
+export function oauthError(error: OAuthErrorCode, description: string, realm: string): RawHttpError {
+  if (error === 'invalid_client') {
+    return new RawHttpError(
+      401,
+      { error, error_description: description },
+      { ...NO_STORE, 'WWW-Authenticate': `Basic realm="${realm}", charset="UTF-8"` },
+    );
+  }
+  return new RawHttpError(400, { error, error_description: description }, NO_STORE);
+}

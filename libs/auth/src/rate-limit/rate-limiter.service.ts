@@ -1,0 +1,92 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DomainError, RedisService } from '@app/platform';
+import { DEFAULT_RATE_LIMITS, type AuthModuleOptions, type RateLimitOptions } from '../auth.options';
+import { AUTH_OPTIONS } from '../auth.tokens';
+import { type Principal, principalKey } from '../principal';
+
+/**
+ * Fixed-window counter per principal, in one atomic Lua script, so the limit holds across
+ * every instance sharing the Redis. Returns the count in the window and the window's
+ * remaining milliseconds.
+ */
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+`;
+
+export interface RateLimitDecision {
+  readonly allowed: boolean;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly retryAfterSeconds: number;
+}
+
+@Injectable()
+export class RateLimiter {
+  private readonly logger = new Logger('RateLimiter');
+  private readonly limits: RateLimitOptions;
+  private lastWarning = 0;
+
+  constructor(
+    @Inject(AUTH_OPTIONS) private readonly options: AuthModuleOptions,
+    private readonly redis: RedisService,
+  ) {
+    this.limits = options.rateLimit ?? DEFAULT_RATE_LIMITS[options.service];
+  }
+
+  policyFor(principal: Principal): { name: string; limit: number; windowSeconds: number } {
+    const per = this.limits.perPrincipal;
+    if (typeof per === 'number') return { name: 'default', limit: per, windowSeconds: this.limits.windowSeconds };
+    const tier = principal.kind === 'partner' ? principal.tier : 'starter';
+    return { name: tier, limit: per[tier], windowSeconds: this.limits.windowSeconds };
+  }
+
+  /**
+   * Counts one request. Headers follow draft-ietf-httpapi-ratelimit-headers-10:
+   * `RateLimit-Policy: "growth";q=100;w=60` and `RateLimit: "growth";r=42;t=17`.
+   * If Redis cannot answer, the request is allowed (fail open) and a warning logged.
+   */
+  async hit(principal: Principal): Promise<RateLimitDecision | undefined> {
+    const policy = this.policyFor(principal);
+    const windowMs = policy.windowSeconds * 1000;
+    let count: number;
+    let ttlMs: number;
+    try {
+      const result = (await this.redis.commands.eval(
+        HIT_SCRIPT,
+        1,
+        `ratelimit:${this.options.service}:${principalKey(principal)}`,
+        String(windowMs),
+      )) as [number, number];
+      [count, ttlMs] = result;
+    } catch (err) {
+      const now = Date.now();
+      if (now - this.lastWarning > 10_000) {
+        this.lastWarning = now;
+        this.logger.warn(`rate limiting disabled while Redis is unavailable (failing open): ${(err as Error).message}`);
+      }
+      return undefined;
+    }
+    const remaining = Math.max(0, policy.limit - count);
+    const reset = Math.max(1, Math.ceil(ttlMs / 1000));
+    return {
+      allowed: count <= policy.limit,
+      retryAfterSeconds: reset,
+      headers: {
+        'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`,
+        RateLimit: `"${policy.name}";r=${remaining};t=${reset}`,
+      },
+    };
+  }
+
+  /** Throws the contract's 429 (`rate_limit_error`, `Retry-After`). */
+  static exceeded(decision: RateLimitDecision): DomainError {
+    return new DomainError('rate_limit_exceeded', `Too many requests. Retry after ${decision.retryAfterSeconds} seconds.`, {
+      headers: { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
+    });
+  }
+}
