@@ -50,12 +50,23 @@ describe('loadConfig', () => {
   });
 
   it('stops production boot with the development admin key or a short one', () => {
-    expect(problemsOf(() => loadConfig(OffersConfig, { ...base, NODE_ENV: 'production' }))).toEqual(['ADMIN_API_KEY']);
-    expect(problemsOf(() => loadConfig(OffersConfig, { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'short-but-8' }))).toEqual(
-      ['ADMIN_API_KEY'],
-    );
-    const ok = loadConfig(OffersConfig, { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'k'.repeat(40) });
+    expect(problemsOf(() => loadConfig(VectorConfig, { ...base, NODE_ENV: 'production' }))).toEqual(['ADMIN_API_KEY']);
+    const short = { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'short-but-8' };
+    expect(problemsOf(() => loadConfig(VectorConfig, short))).toEqual(['ADMIN_API_KEY']);
+    const ok = loadConfig(VectorConfig, { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'k'.repeat(40) });
     expect(ok.isProduction).toBe(true);
+  });
+
+  it('validates OAUTH_JWT_KEYS and requires real keys in production (offers-api)', () => {
+    const prod = { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'k'.repeat(40) };
+    expect(problemsOf(() => loadConfig(OffersConfig, prod))).toEqual(['OAUTH_JWT_KEYS']);
+    expect(() => loadConfig(OffersConfig, { ...prod, OAUTH_JWT_KEYS: 'k1:short' })).toThrow(
+      /OAUTH_JWT_KEYS .*at least 32 characters/,
+    );
+    const twice = `k1:${'a'.repeat(32)},k1:${'b'.repeat(32)}`;
+    expect(() => loadConfig(OffersConfig, { ...base, OAUTH_JWT_KEYS: twice })).toThrow(/appears twice/);
+    const ok = loadConfig(OffersConfig, { ...prod, OAUTH_JWT_KEYS: `new:${'a'.repeat(32)},old:${'b'.repeat(32)}` });
+    expect(ok.jwtKeys.map((k) => k.kid)).toEqual(['new', 'old']);
   });
 
   it('derives what the process runs from ROLE', () => {
