@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken, DomainError } from '@app/platform';
 import { type Authenticator, PartnerAuthenticator, PaymentsKeyAuthenticator, VectorTokenAuthenticator } from './authenticators';
-import type { Principal, PrincipalKind } from './principal';
+import { type Principal, type PrincipalKind, principalKey } from './principal';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
 
 declare module 'fastify' {
@@ -60,6 +60,7 @@ export class AuthGuard implements CanActivate {
     }
     const principal = await this.authenticators[kind].authenticate(credential);
     request.principal = principal;
+    request.principalKey = principalKey(principal);
 
     const decision = await this.rateLimiter.hit(principal);
     if (decision) {

@@ -3,6 +3,11 @@ import { APP_FILTER } from '@nestjs/core';
 import { AdminInfoController } from './admin/admin-info.controller';
 import { AdminGuard } from './admin/admin.guard';
 import { Clock } from './clock';
+import { IdempotencyPurgeJob } from './idempotency/idempotency-purge.job';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyRepository } from './idempotency/idempotency.repository';
+import { IdempotencyService } from './idempotency/idempotency.service';
+import { TransactionRunner } from './idempotency/transaction-runner';
 import { PlatformConfig } from './config/platform-config';
 import { PrismaService } from './database/prisma.service';
 import { PlatformExceptionFilter } from './errors/exception-filter';
@@ -44,6 +49,11 @@ export class PlatformModule {
         { provide: MetricsService, useFactory: () => new MetricsService(service) },
         QueueRegistry,
         Clock,
+        IdempotencyRepository,
+        IdempotencyService,
+        IdempotencyInterceptor,
+        IdempotencyPurgeJob,
+        TransactionRunner,
         HealthService,
         AdminGuard,
         { provide: APP_FILTER, useClass: PlatformExceptionFilter },
@@ -58,6 +68,9 @@ export class PlatformModule {
         QueueRegistry,
         AdminGuard,
         Clock,
+        IdempotencyService,
+        IdempotencyInterceptor,
+        TransactionRunner,
       ],
     };
   }

@@ -88,6 +88,20 @@ export abstract class PlatformConfig {
   @Min(0)
   SHUTDOWN_TIMEOUT_MS: number = 10_000;
 
+  /** How long an unfinished Idempotency-Key claim blocks retries before it is considered abandoned. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  IDEMPOTENCY_LEASE_MS: number = 30_000;
+
+  /** How long idempotent responses are kept for replay (contract: 24 h). */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  IDEMPOTENCY_RETENTION_HOURS: number = 24;
+
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
   }

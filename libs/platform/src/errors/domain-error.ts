@@ -8,6 +8,11 @@ export interface DomainErrorOptions {
   /** Extra fields merged into the `error` object (e.g. `decline_code`, `payment_id`). */
   readonly details?: Readonly<Record<string, unknown>>;
   readonly cause?: unknown;
+  /**
+   * Overrides the catalog's status within the same error type, e.g. Stripe's
+   * `resource_missing` is 404 for the URL's object but 400 for a referenced one.
+   */
+  readonly status?: number;
 }
 
 /**
@@ -27,7 +32,8 @@ export class DomainError extends Error {
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DomainError';
-    this.spec = errorSpec(code);
+    const spec = errorSpec(code);
+    this.spec = options.status === undefined ? spec : { ...spec, status: options.status };
     this.param = options.param;
     this.headers = options.headers ?? {};
     this.details = options.details ?? {};

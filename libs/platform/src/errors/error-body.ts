@@ -31,3 +31,17 @@ export function errorBody(
     },
   };
 }
+
+/** The body the global filter renders for a DomainError (used to store a response for replay). */
+export function domainErrorBody(
+  error: {
+    spec: { type: ErrorType };
+    code: string;
+    message: string;
+    param: string | undefined;
+    details: Readonly<Record<string, unknown>>;
+  },
+  requestId: string,
+): ErrorBody {
+  return errorBody(error.spec.type, error.code, error.message, requestId, error.param, error.details);
+}

@@ -39,6 +39,9 @@ export const ERROR_CATALOG = {
   permission_denied: { status: 403, type: 'permission_error' },
   // limits
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
+  // idempotency (platform contract: Payments service decisions, Idempotency)
+  idempotency_key_reused: { status: 422, type: 'idempotency_error' },
+  idempotency_key_in_use: { status: 409, type: 'idempotency_error' },
   // server side
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },

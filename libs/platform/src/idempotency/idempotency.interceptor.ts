@@ -1,0 +1,94 @@
+import {
+  applyDecorators,
+  type CallHandler,
+  type ExecutionContext,
+  HttpStatus,
+  Injectable,
+  type NestInterceptor,
+  UseInterceptors,
+} from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
+import { Reflector } from '@nestjs/core';
+import { ApiHeader } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { from, lastValueFrom, type Observable } from 'rxjs';
+import { PrismaService } from '../database/prisma.service';
+import { RawHttpError } from '../errors/raw-http-error';
+import { type IdempotencyClaim, idempotencyStorage } from './idempotency-context';
+import { IdempotencyService } from './idempotency.service';
+import { toJson } from './transaction-runner';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A stable id of the authenticated caller (set by the auth guard); scopes Idempotency-Keys. */
+    principalKey?: string;
+  }
+}
+
+/** A stored response replayed for a retried request (`Idempotent-Replayed: true`). */
+export class ReplayedResponse extends RawHttpError {
+  constructor(status: number, body: unknown) {
+    super(status, (body ?? {}) as Record<string, unknown>, { 'Idempotent-Replayed': 'true' });
+    this.name = 'ReplayedResponse';
+  }
+}
+
+/**
+ * Honours `Idempotency-Key` on a POST route (IdempotencyService has the rules). The route's
+ * service should write through TransactionRunner so the response is stored with the effect;
+ * otherwise it is stored right after the handler returns. A request that fails without a
+ * stored response releases its claim: nothing committed, so the retry runs again safely.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly idempotency: IdempotencyService,
+    private readonly prisma: PrismaService,
+    private readonly reflector: Reflector,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const header = request.headers['idempotency-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key === undefined || request.method !== 'POST') return next.handle();
+    return from(this.around(context, request, key, next));
+  }
+
+  private async around(context: ExecutionContext, request: FastifyRequest, key: string, next: CallHandler): Promise<unknown> {
+    const scope = request.principalKey;
+    if (scope === undefined) throw new Error('@Idempotent() needs an authenticated route (no principalKey on the request)');
+    const path = request.url.split('?')[0] ?? request.url;
+    const outcome = await this.idempotency.claim(scope, key, request.method, path, request.body);
+    if (outcome.kind === 'replay') throw new ReplayedResponse(outcome.status, outcome.body);
+
+    const successStatus =
+      this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
+      (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
+    const claim: IdempotencyClaim = { id: outcome.id, scope, successStatus, completed: false };
+    try {
+      const result = await idempotencyStorage.run(claim, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
+      if (!claim.completed) {
+        await this.idempotency.complete(this.prisma, scope, claim.id, successStatus, toJson(result));
+        claim.completed = true;
+      }
+      return result;
+    } catch (err) {
+      if (!claim.completed) await this.idempotency.release(scope, claim.id).catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
+/** Marks POST routes (a route, or every POST of a controller) as idempotent under `Idempotency-Key` and documents the header. */
+export function Idempotent(): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    UseInterceptors(IdempotencyInterceptor),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response.',
+    }),
+  );
+}

@@ -1,0 +1,113 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../clock';
+import { PlatformConfig } from '../config/platform-config';
+import type { PrismaService, PrismaTx } from '../database/prisma.service';
+import { DomainError } from '../errors/domain-error';
+import { IdempotencyRepository } from './idempotency.repository';
+
+export type ClaimOutcome =
+  | { readonly kind: 'claimed'; readonly id: string }
+  | { readonly kind: 'replay'; readonly status: number; readonly body: unknown };
+
+/** JSON with object keys sorted at every level, so key order never changes a fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
+}
+
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/**
+ * Idempotency-Key semantics (platform contract, Payments service decisions):
+ * claim (scope, key) atomically; same key + same request → the stored response; same key +
+ * another request → 422; still running → 409 with Retry-After; a claim whose request died
+ * is taken over after the lease; records are kept IDEMPOTENCY_RETENTION_HOURS.
+ */
+@Injectable()
+export class IdempotencyService {
+  constructor(
+    private readonly repository: IdempotencyRepository,
+    private readonly config: PlatformConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async claim(scope: string, key: string, method: string, path: string, body: unknown): Promise<ClaimOutcome> {
+    if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+      throw new DomainError('parameter_invalid', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`, {
+        param: 'Idempotency-Key',
+      });
+    }
+    const fingerprint = requestFingerprint(method, path, body);
+    const now = this.clock.now();
+    const lockedUntil = new Date(now.getTime() + this.config.IDEMPOTENCY_LEASE_MS);
+    const expiresAt = new Date(now.getTime() + this.config.IDEMPOTENCY_RETENTION_HOURS * 3_600_000);
+    const id = randomUUID();
+
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await this.repository.tryClaim({ id, scope, key, fingerprint, method, path, lockedUntil, expiresAt })) {
+        return { kind: 'claimed', id };
+      }
+      const existing = await this.repository.find(scope, key);
+      if (!existing) continue; // released or purged between the two statements: try again
+      const expired = existing.expiresAt < now;
+      if (!expired && existing.fingerprint !== fingerprint) {
+        throw new DomainError(
+          'idempotency_key_reused',
+          'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+          { param: 'Idempotency-Key' },
+        );
+      }
+      if (!expired && existing.responseStatus !== null) {
+        return { kind: 'replay', status: existing.responseStatus, body: JSON.parse(existing.responseBody ?? 'null') as unknown };
+      }
+      const leaseOver = existing.responseStatus === null && (existing.lockedUntil === null || existing.lockedUntil < now);
+      if (expired || leaseOver) {
+        const row = { fingerprint, method, path, lockedUntil, expiresAt };
+        if (await this.repository.takeOver(scope, existing.id, now, row)) return { kind: 'claimed', id: existing.id };
+        continue;
+      }
+      const waitMs = (existing.lockedUntil?.getTime() ?? now.getTime()) - now.getTime();
+      throw new DomainError(
+        'idempotency_key_in_use',
+        'A request with this Idempotency-Key is still being processed. Retry later.',
+        {
+          param: 'Idempotency-Key',
+          headers: { 'Retry-After': String(Math.max(1, Math.min(5, Math.ceil(waitMs / 1000)))) },
+        },
+      );
+    }
+    throw new DomainError(
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is being processed concurrently. Retry later.',
+      {
+        param: 'Idempotency-Key',
+        headers: { 'Retry-After': '1' },
+      },
+    );
+  }
+
+  complete(db: PrismaTx | PrismaService, scope: string, id: string, status: number, body: unknown): Promise<void> {
+    return this.repository.complete(db, scope, id, status, body);
+  }
+
+  release(scope: string, id: string): Promise<void> {
+    return this.repository.release(scope, id);
+  }
+
+  purgeExpired(): Promise<number> {
+    return this.repository.purgeExpired(this.clock.now());
+  }
+}

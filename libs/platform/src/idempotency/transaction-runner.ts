@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService, type PrismaTx } from '../database/prisma.service';
+import { currentIdempotencyClaim } from './idempotency-context';
+import { IdempotencyService } from './idempotency.service';
+
+/** What to store for replay when the transaction's result is answered with an error (e.g. a 402 after a declined charge). */
+export interface StoredResponse {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export interface TransactionOptions<T> {
+  /**
+   * The response this request will answer with, when it is not `result` with the route's
+   * success status — e.g. a failed payment committed and answered 402.
+   */
+  readonly responseFor?: (result: T) => StoredResponse | undefined;
+}
+
+/**
+ * Runs a service's writes in one Prisma transaction. When the request carries an
+ * Idempotency-Key, the response is stored in the same transaction, so the effect and the
+ * replayable response commit together or not at all (a retry can never apply it twice).
+ */
+@Injectable()
+export class TransactionRunner {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  run<T>(work: (tx: PrismaTx) => Promise<T>, options: TransactionOptions<T> = {}): Promise<T> {
+    const claim = currentIdempotencyClaim();
+    return this.prisma.$transaction(async (tx) => {
+      const result = await work(tx);
+      if (claim && !claim.completed) {
+        const response = options.responseFor?.(result) ?? { status: claim.successStatus, body: toJson(result) };
+        await this.idempotency.complete(tx, claim.scope, claim.id, response.status, response.body);
+        claim.completed = true;
+      }
+      return result;
+    });
+  }
+}
+
+/** The value as the HTTP layer will serialize it (Dates → ISO strings, toJSON honoured). */
+export function toJson(value: unknown): unknown {
+  return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown);
+}
