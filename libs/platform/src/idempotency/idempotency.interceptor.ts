@@ -67,7 +67,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
       (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
     const claim: IdempotencyClaim = { id: outcome.id, scope, successStatus, completed: false };
     try {
-      const result = await idempotencyStorage.run(claim, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
+      const result: unknown = await idempotencyStorage.run(claim, () =>
+        lastValueFrom(next.handle() as Observable<unknown>, { defaultValue: undefined }),
+      );
       if (!claim.completed) {
         await this.idempotency.complete(this.prisma, scope, claim.id, successStatus, toJson(result));
         claim.completed = true;
