@@ -3,6 +3,37 @@ import { type Job, Queue, type QueueOptions, Worker, type WorkerOptions } from '
 import { PlatformConfig } from '../config/platform-config';
 import { RedisService } from './redis.service';
 
+/** How long shutdown waits for a worker or queue to close before forcing it (e.g. Redis unreachable). */
+const CLOSE_GRACE_MS = 5_000;
+
+async function closeWithin(
+  closing: Promise<void>,
+  ms: number,
+  force: () => Promise<void>,
+  what: string,
+  logger: Logger,
+): Promise<void> {
+  if (await settlesWithin(closing, ms)) return;
+  logger.warn(`${what} did not close within ${ms} ms; forcing it`);
+  await settlesWithin(force(), 1_000);
+}
+
+/** True if `work` settled within `ms`; a closing connection to a dead Redis may never settle. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
+
 /**
  * Creates BullMQ queues and workers with the service's connection and key prefix, and
  * closes them on shutdown: workers first (they finish their active jobs), queues last.
@@ -13,6 +44,7 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
   private readonly logger = new Logger('Queues');
   private readonly queues = new Map<string, Queue>();
   private readonly workers: Worker[] = [];
+  private readonly lastWarning = new Map<string, number>();
 
   constructor(
     private readonly config: PlatformConfig,
@@ -27,7 +59,7 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
       prefix: this.config.QUEUE_PREFIX,
       ...options,
     });
-    queue.on('error', (err: Error) => this.logger.warn(`queue ${name}: ${err.message}`));
+    queue.on('error', (err: Error) => this.logThrottled(`queue ${name}`, err));
     this.queues.set(name, queue);
     return queue;
   }
@@ -44,16 +76,35 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
       prefix: this.config.QUEUE_PREFIX,
       ...options,
     });
-    worker.on('error', (err: Error) => this.logger.warn(`worker ${name}: ${err.message}`));
+    worker.on('error', (err: Error) => this.logThrottled(`worker ${name}`, err));
     this.workers.push(worker);
     return worker;
   }
 
+  /** Workers finish their active jobs first; if Redis is gone, they are closed by force after a grace period. */
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.allSettled(this.workers.map((w) => w.close()));
+    const grace = this.graceMs();
+    await Promise.allSettled(
+      this.workers.map((w) => closeWithin(w.close(), grace, () => w.close(true), `worker ${w.name}`, this.logger)),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    const grace = this.graceMs();
+    await Promise.allSettled(
+      [...this.queues.values()].map((q) => closeWithin(q.close(), grace, () => q.disconnect(), `queue ${q.name}`, this.logger)),
+    );
+  }
+
+  /** With Redis unreachable nothing can finish cleanly: do not wait for it. */
+  private graceMs(): number {
+    return this.redis.commands.status === 'ready' ? CLOSE_GRACE_MS : 100;
+  }
+
+  private logThrottled(what: string, err: Error): void {
+    const now = Date.now();
+    if (now - (this.lastWarning.get(what) ?? 0) < 10_000) return;
+    this.lastWarning.set(what, now);
+    this.logger.warn(`${what}: ${err.message}`);
   }
 }
