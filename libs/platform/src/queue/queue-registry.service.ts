@@ -83,6 +83,7 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
 
   /** Workers finish their active jobs first; if Redis is gone, they are closed by force after a grace period. */
   async beforeApplicationShutdown(): Promise<void> {
+    this.redis.stopReconnecting();
     const grace = this.graceMs();
     await Promise.allSettled(
       this.workers.map((w) => closeWithin(w.close(), grace, () => w.close(true), `worker ${w.name}`, this.logger)),

@@ -26,6 +26,8 @@ export class RedisService implements OnApplicationShutdown {
   private readonly logger = new Logger('Redis');
   readonly commands: Redis;
   private lastErrorLog = 0;
+  /** Once shutting down, BullMQ's connections stop reconnecting so the process can exit even without Redis. */
+  private closing = false;
 
   constructor(readonly url: string) {
     this.commands = new Redis({
@@ -59,7 +61,13 @@ export class RedisService implements OnApplicationShutdown {
       ...(o.tls === undefined ? {} : { tls: o.tls }),
       maxRetriesPerRequest: null,
       enableOfflineQueue: true,
+      retryStrategy: (times: number) => (this.closing ? null : Math.min(times * 200, 2_000)),
     };
+  }
+
+  /** Called at the start of shutdown: from now on, lost BullMQ connections are not re-opened. */
+  stopReconnecting(): void {
+    this.closing = true;
   }
 
   /** PING, waiting up to `timeoutMs` for the connection (e.g. right after boot). */
