@@ -1,5 +1,6 @@
 import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
+import { PartnerWebhookEndpointsController, WebhooksModule } from '@app/webhooks';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { OffersConfig } from './config';
 
@@ -26,6 +27,18 @@ export class OffersAppModule {
             },
             windowSeconds: 60,
           },
+        }),
+        WebhooksModule.forRoot({
+          ownerType: 'partner',
+          eventTypes: [
+            'offer.opened',
+            'offer.closing_soon',
+            'offer.closed',
+            'indication.received',
+            'allocation.confirmed',
+            'allocation.scaled',
+          ],
+          controllers: [PartnerWebhookEndpointsController],
         }),
       ],
     };

@@ -39,6 +39,9 @@ export const ERROR_CATALOG = {
   permission_denied: { status: 403, type: 'permission_error' },
   // limits
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
+  // webhooks (libs/webhooks)
+  webhook_url_invalid: invalid(400),
+  webhook_endpoint_disabled: invalid(409),
   // idempotency (platform contract: Payments service decisions, Idempotency)
   idempotency_key_reused: { status: 422, type: 'idempotency_error' },
   idempotency_key_in_use: { status: 409, type: 'idempotency_error' },

@@ -1,0 +1,36 @@
+/** The smallest service that runs libs/webhooks: the platform plus WebhooksModule, no routes. */
+import { PlatformConfig, PlatformModule, type ServiceDefinition } from '@app/platform';
+import { WebhooksModule } from '@app/webhooks';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { Expose } from 'class-transformer';
+
+export class BenchConfig extends PlatformConfig {
+  @Expose()
+  BENCH_PORT: number = 0;
+
+  get port(): number {
+    return this.BENCH_PORT;
+  }
+}
+
+export const BENCH_EVENT = 'bench.event';
+
+@Module({})
+class WebhooksBenchModule {
+  static forRoot(config: BenchConfig): DynamicModule {
+    return {
+      module: WebhooksBenchModule,
+      imports: [
+        PlatformModule.forRoot({ service: 'webhooks-bench', config }),
+        WebhooksModule.forRoot({ ownerType: 'partner', eventTypes: [BENCH_EVENT] }),
+      ],
+    };
+  }
+}
+
+export const benchService: ServiceDefinition<BenchConfig> = {
+  name: 'webhooks-bench',
+  configClass: BenchConfig,
+  module: (config) => WebhooksBenchModule.forRoot(config),
+  openApi: { title: 'webhooks-bench', version: '0', description: 'libs/webhooks benchmark' },
+};

@@ -1,0 +1,65 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { QueueRegistry } from '@app/platform';
+import type { Queue } from 'bullmq';
+import { type DeliveryJobData, deliveryQueueName, type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
+
+/** How long an enqueue may wait for Redis before the dispatcher gives up (the sweep retries). */
+export const ENQUEUE_TIMEOUT_MS = 5_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: Redis did not answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The BullMQ queue of deliveries. One job per delivery with `jobId` = delivery id, so
+ * enqueuing the same delivery twice (dispatcher and sweep, two dispatchers) is a no-op.
+ * Finished jobs are removed: the database is the record of what happened.
+ */
+@Injectable()
+export class DeliveryQueue {
+  private readonly logger = new Logger('Webhooks');
+  readonly queue: Queue<DeliveryJobData>;
+
+  constructor(queues: QueueRegistry, @Inject(WEBHOOKS_OPTIONS) options: ResolvedWebhooksOptions) {
+    this.queue = queues.queue<DeliveryJobData>(deliveryQueueName(options.ownerType), {
+      defaultJobOptions: {
+        removeOnComplete: true,
+        removeOnFail: true,
+        // only for unexpected processor errors (database down); HTTP failures are
+        // rescheduled by the processor on the contract's schedule
+        attempts: 5,
+        backoff: { type: 'exponential', delay: 1_000 },
+      },
+    });
+  }
+
+  async enqueue(deliveryIds: readonly string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await withTimeout(
+      this.queue.addBulk(deliveryIds.map((id) => ({ name: 'deliver', data: { deliveryId: id }, opts: { jobId: id } }))),
+      ENQUEUE_TIMEOUT_MS,
+      'enqueue webhook deliveries',
+    );
+  }
+
+  /** Enqueues now; a job already waiting for its retry delay is promoted instead. */
+  async enqueueNow(deliveryIds: readonly string[]): Promise<void> {
+    for (const id of deliveryIds) {
+      const existing = await withTimeout(this.queue.getJob(id), ENQUEUE_TIMEOUT_MS, 'read webhook job');
+      if (existing !== undefined && (await existing.isDelayed())) {
+        await existing.promote().catch((err: unknown) => this.logger.warn(`promote ${id}: ${String(err)}`));
+      }
+    }
+    await this.enqueue(deliveryIds);
+  }
+
+  async depth(): Promise<Record<string, number>> {
+    return withTimeout(this.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized'), 2_000, 'queue depth');
+  }
+}

@@ -1,0 +1,120 @@
+import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import { isIP } from 'node:net';
+import { guardedLookup, isBlockedAddress } from '../security/url-guard';
+
+/** What one POST to a receiver produced. `statusCode` null = no HTTP answer (timeout, refused, blocked). */
+export interface SendResult {
+  readonly statusCode: number | null;
+  readonly durationMs: number;
+  readonly error: string | null;
+  readonly responseExcerpt: string | null;
+  /** From a `Retry-After` header (seconds or HTTP date), in ms. */
+  readonly retryAfterMs: number | null;
+}
+
+export interface SendRequest {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly timeoutMs: number;
+  readonly allowPrivateUrls: boolean;
+}
+
+/** Bytes of the response body kept in the attempt log. */
+export const EXCERPT_CHARS = 512;
+const MAX_READ_BYTES = 16 * 1024;
+
+export function parseRetryAfter(value: string | undefined, now: number): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/**
+ * POSTs a webhook with node's http(s) client: no redirects are followed (a 3xx is a
+ * failure), the whole exchange — connect, headers and body — must finish within
+ * `timeoutMs`, and unless private URLs are allowed every address the socket connects to
+ * is checked (guardedLookup), so DNS changes after registration cannot reach internal hosts.
+ */
+export class HttpSender {
+  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 64 });
+
+  send(req: SendRequest): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
+    const fail = (error: string): SendResult => ({
+      statusCode: null,
+      durationMs: elapsed(),
+      error,
+      responseExcerpt: null,
+      retryAfterMs: null,
+    });
+
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      return Promise.resolve(fail('invalid url'));
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (!req.allowPrivateUrls && isIP(host) !== 0 && isBlockedAddress(host)) {
+      return Promise.resolve(fail(`blocked: ${host} is a private, loopback, link-local or metadata address`));
+    }
+    const https = url.protocol === 'https:';
+    const doRequest = https ? httpsRequest : httpRequest;
+
+    return new Promise<SendResult>((resolve) => {
+      let settled = false;
+      const finish = (result: SendResult): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const outgoing = doRequest(
+        url,
+        {
+          method: 'POST',
+          headers: { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
+          agent: https ? this.httpsAgent : this.httpAgent,
+          ...(req.allowPrivateUrls ? {} : { lookup: guardedLookup }),
+        },
+        (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          let read = 0;
+          res.on('data', (chunk: Buffer) => {
+            if (read < MAX_READ_BYTES) chunks.push(chunk);
+            read += chunk.length;
+          });
+          res.on('error', (err: Error) => finish(fail(err.message)));
+          res.on('close', () => finish(fail('connection closed before the response ended')));
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            const text = Buffer.concat(chunks).toString('utf8');
+            const retryAfter: string | string[] | undefined = res.headers['retry-after'];
+            finish({
+              statusCode: status,
+              durationMs: elapsed(),
+              error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
+              responseExcerpt: text === '' ? null : text.slice(0, EXCERPT_CHARS),
+              retryAfterMs: parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : retryAfter?.[0], Date.now()),
+            });
+          });
+        },
+      );
+      const timer = setTimeout(() => {
+        outgoing.destroy(new Error(`timeout: no complete answer within ${req.timeoutMs} ms`));
+      }, req.timeoutMs);
+      outgoing.on('error', (err: Error) => finish(fail(err.message)));
+      outgoing.end(req.body);
+    });
+  }
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}

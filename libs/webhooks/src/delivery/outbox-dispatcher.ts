@@ -1,0 +1,142 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Clock, PlatformConfig } from '@app/platform';
+import { Client } from 'pg';
+import { WebhooksConfig } from '../webhooks.config';
+import { WebhooksMetrics } from '../webhooks.metrics';
+import { OUTBOX_CHANNEL, WebhooksRepository } from '../webhooks.repository';
+import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
+import { DeliveryQueue } from './delivery-queue';
+
+const BATCH = 200;
+
+/**
+ * Moves committed outbox rows into BullMQ: for each event, one delivery row per matching
+ * endpoint (idempotent), one job per delivery (jobId = delivery id), then marks the event
+ * dispatched. Woken at commit by PostgreSQL LISTEN/NOTIFY (the emitting transaction calls
+ * pg_notify, so ROLE=api processes wake ROLE=worker ones) and by a periodic sweep, which
+ * also re-enqueues pending deliveries whose job was lost (Redis restarted without data).
+ * If Redis or the process dies between commit and enqueue, the event stays undispatched
+ * and the next pass picks it up: nothing is lost.
+ */
+@Injectable()
+export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private listener: Client | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private lastError = 0;
+
+  constructor(
+    private readonly repository: WebhooksRepository,
+    private readonly queue: DeliveryQueue,
+    private readonly platform: PlatformConfig,
+    @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    private readonly clock: Clock,
+    metrics: WebhooksMetrics,
+  ) {
+    metrics.setSources(
+      async () => {
+        const oldest = await this.repository.oldestUndispatchedAt(this.options.ownerType);
+        return oldest === null ? 0 : Math.max(0, (this.clock.nowMs() - oldest.getTime()) / 1000);
+      },
+      () => this.queue.depth(),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.options.runWorkers) return;
+    this.listen();
+    this.sweepTimer = setInterval(() => this.sweep(), this.config.WEBHOOK_SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+    this.nudge();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.sweepTimer);
+    clearTimeout(this.reconnectTimer);
+    await this.listener?.end().catch(() => undefined);
+    await this.running;
+  }
+
+  /** Dispatch soon; coalesces concurrent wake-ups into at most one extra pass. */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.dispatchAll()
+      .then(() => undefined)
+      .catch((err: unknown) => this.logFailure('dispatch', err))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.nudge();
+        }
+      });
+  }
+
+  /** Dispatches every undispatched event of this owner type; returns how many. */
+  async dispatchAll(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const events = await this.repository.undispatchedEvents(this.options.ownerType, BATCH);
+      if (events.length === 0) return total;
+      const ids = events.map((e) => e.id);
+      const deliveries = await this.repository.fanOut(ids);
+      await this.queue.enqueue(deliveries);
+      await this.repository.markDispatched(ids, this.clock.now());
+      total += ids.length;
+      if (events.length < BATCH) return total;
+    }
+  }
+
+  /** Re-enqueues pending deliveries long past their due time (their job was lost). */
+  async requeueOverdue(): Promise<number> {
+    const grace = Math.max(60_000, 2 * this.config.WEBHOOK_LOCK_DURATION_MS);
+    const ids = await this.repository.overdueDeliveries(this.options.ownerType, new Date(this.clock.nowMs() - grace), 500);
+    await this.queue.enqueue(ids);
+    return ids.length;
+  }
+
+  private sweep(): void {
+    this.nudge();
+    this.requeueOverdue().catch((err: unknown) => this.logFailure('requeue overdue deliveries', err));
+  }
+
+  private listen(): void {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: this.platform.DATABASE_URL });
+    this.listener = client;
+    const retry = (err: unknown): void => {
+      this.logFailure('outbox LISTEN connection', err);
+      client.removeAllListeners();
+      client.end().catch(() => undefined);
+      if (this.stopped) return;
+      this.reconnectTimer = setTimeout(() => this.listen(), 1_000);
+      this.reconnectTimer.unref();
+    };
+    client.on('error', retry);
+    client.on('notification', (msg) => {
+      if (msg.channel === OUTBOX_CHANNEL && msg.payload === this.options.ownerType) this.nudge();
+    });
+    client
+      .connect()
+      .then(() => client.query(`LISTEN ${OUTBOX_CHANNEL}`))
+      .then(() => this.nudge()) // events committed while we were not listening
+      .catch(retry);
+  }
+
+  private logFailure(what: string, err: unknown): void {
+    const now = Date.now();
+    if (now - this.lastError < 10_000) return;
+    this.lastError = now;
+    this.logger.warn(`${what} failed (the sweep retries): ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

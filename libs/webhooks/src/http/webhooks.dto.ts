@@ -1,0 +1,49 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from '../webhooks.types';
+
+export class CreateWebhookEndpointDto {
+  @ApiProperty({ example: 'https://partner.example.com/webhooks', description: 'https required in production' })
+  @IsString()
+  @MaxLength(2048)
+  url!: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Event types to receive; omitted or empty = all',
+    example: ['offer.opened'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  events?: string[];
+}
+
+export class ListWebhookDeliveriesQuery {
+  @ApiPropertyOptional({ enum: WEBHOOK_DELIVERY_STATUSES })
+  @IsOptional()
+  @IsIn(WEBHOOK_DELIVERY_STATUSES)
+  status?: WebhookDeliveryStatus;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'Cursor: a delivery id from the previous page' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  starting_after?: string;
+}
+
+export class RecoverWebhookDeliveriesDto {
+  @ApiProperty({ example: '2026-11-20T00:00:00Z', description: 'Redeliver every failed delivery created at or after this time' })
+  @IsISO8601({ strict: true })
+  since!: string;
+}

@@ -1,0 +1,35 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Clock, type PrismaTx } from '@app/platform';
+import { WebhooksRepository } from './webhooks.repository';
+import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from './webhooks.tokens';
+import type { WebhookEventInput } from './webhooks.types';
+
+/**
+ * The transactional outbox's write side. Call `emit` inside the Prisma transaction that
+ * makes the change the event reports: the event exists if and only if the change
+ * committed, and the dispatcher is notified at commit.
+ *
+ *     await prisma.$transaction(async (tx) => {
+ *       const ind = await repo.createIndication(tx, ...);
+ *       await webhooks.emit(tx, { ownerType: 'partner', ownerId, event: 'indication.received', data: view(ind) });
+ *     });
+ */
+@Injectable()
+export class WebhookEmitter {
+  constructor(
+    private readonly repository: WebhooksRepository,
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Returns the event id (`evt_…`, the envelope's `id` and the `webhook-id` header). */
+  async emit(tx: PrismaTx, input: WebhookEventInput): Promise<string> {
+    if (input.ownerType !== this.options.ownerType) {
+      throw new Error(`WebhookEmitter of ${this.options.ownerType} cannot emit for owner type ${input.ownerType}`);
+    }
+    if (!this.options.eventTypes.includes(input.event)) {
+      throw new Error(`Unknown webhook event type ${input.event}; add it to WebhooksModule.forRoot({ eventTypes })`);
+    }
+    return this.repository.insertEvent(tx, input, this.clock.now());
+  }
+}

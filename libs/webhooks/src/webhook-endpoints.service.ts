@@ -1,0 +1,82 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Clock, DomainError, NotFoundError } from '@app/platform';
+import { checkUrl, type Resolver, systemResolver } from './security/url-guard';
+import { newWebhookSecret } from './security/signature';
+import { WebhooksConfig } from './webhooks.config';
+import { WebhooksRepository } from './webhooks.repository';
+import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from './webhooks.tokens';
+import type { ListView, WebhookEndpointView, WebhookOwner } from './webhooks.types';
+import { endpointView } from './webhooks.views';
+
+export interface CreateEndpointInput {
+  readonly url: string;
+  readonly events?: readonly string[] | undefined;
+}
+
+export interface DeletedView {
+  readonly id: string;
+  readonly object: 'webhook_endpoint';
+  readonly deleted: true;
+}
+
+/** Injection token of the DNS resolver used by the registration-time SSRF check (tests replace it). */
+export const WEBHOOK_RESOLVER = Symbol('WEBHOOK_RESOLVER');
+export const systemResolverProvider = { provide: WEBHOOK_RESOLVER, useValue: systemResolver };
+
+/** Endpoint management for one owner: create (secret shown once), list, get, delete, rotate. */
+@Injectable()
+export class WebhookEndpointsService {
+  constructor(
+    private readonly repository: WebhooksRepository,
+    @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    @Inject(WEBHOOK_RESOLVER) private readonly resolver: Resolver,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(owner: WebhookOwner, input: CreateEndpointInput): Promise<WebhookEndpointView> {
+    const events = this.checkEvents(input.events ?? []);
+    const checked = await checkUrl(input.url, this.config, this.resolver);
+    if (!checked.ok) throw new DomainError('webhook_url_invalid', checked.reason, { param: 'url' });
+    const endpoint = await this.repository.createEndpoint(owner, { url: input.url, events, secret: newWebhookSecret() });
+    return endpointView(endpoint, this.clock.now(), true);
+  }
+
+  async list(owner: WebhookOwner): Promise<ListView<WebhookEndpointView>> {
+    const now = this.clock.now();
+    const endpoints = await this.repository.listEndpoints(owner);
+    return { object: 'list', data: endpoints.map((e) => endpointView(e, now)), has_more: false };
+  }
+
+  async get(owner: WebhookOwner, id: string): Promise<WebhookEndpointView> {
+    const endpoint = await this.repository.findEndpoint(owner, id);
+    if (endpoint === null) throw new NotFoundError('webhook endpoint', id, 'id');
+    return endpointView(endpoint, this.clock.now());
+  }
+
+  async delete(owner: WebhookOwner, id: string): Promise<DeletedView> {
+    if (!(await this.repository.deleteEndpoint(owner, id))) throw new NotFoundError('webhook endpoint', id, 'id');
+    return { id, object: 'webhook_endpoint', deleted: true };
+  }
+
+  /** New secret now; the old one keeps signing (second signature) for WEBHOOK_SECRET_GRACE_HOURS. */
+  async rotateSecret(owner: WebhookOwner, id: string): Promise<WebhookEndpointView> {
+    const now = this.clock.now();
+    const expires = new Date(now.getTime() + this.config.secretGraceMs);
+    const endpoint = await this.repository.rotateSecret(owner, id, newWebhookSecret(), expires);
+    if (endpoint === null) throw new NotFoundError('webhook endpoint', id, 'id');
+    return endpointView(endpoint, now, true);
+  }
+
+  private checkEvents(events: readonly string[]): string[] {
+    const known = new Set(this.options.eventTypes);
+    for (const [i, e] of events.entries()) {
+      if (!known.has(e)) {
+        throw new DomainError('parameter_invalid', `events[${i}] must be one of: ${this.options.eventTypes.join(', ')}`, {
+          param: `events[${i}]`,
+        });
+      }
+    }
+    return [...new Set(events)].sort();
+  }
+}

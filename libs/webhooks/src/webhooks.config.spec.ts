@@ -1,0 +1,50 @@
+import { ConfigError } from '@app/platform';
+import { loadWebhooksConfig } from './webhooks.config';
+
+describe('loadWebhooksConfig', () => {
+  it('applies the contract defaults', () => {
+    const c = loadWebhooksConfig({}, 'development');
+    expect(c.retryScheduleMs).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+    expect(c.WEBHOOK_TIMEOUT_MS).toBe(10_000);
+    expect(c.secretGraceMs).toBe(24 * 3_600_000);
+    expect(c.disableAfterMs).toBe(5 * 24 * 3_600_000);
+    expect([c.allowPrivateUrls, c.requireHttps]).toEqual([true, false]);
+  });
+
+  it('allows private URLs by default only outside production', () => {
+    expect(loadWebhooksConfig({}, 'test').allowPrivateUrls).toBe(true);
+    expect(loadWebhooksConfig({}, 'production').allowPrivateUrls).toBe(false);
+    expect(loadWebhooksConfig({}, 'production').requireHttps).toBe(true);
+    expect(loadWebhooksConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }, 'production').allowPrivateUrls).toBe(true);
+    expect(loadWebhooksConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false' }, 'development').allowPrivateUrls).toBe(false);
+  });
+
+  it('parses a scaled-down schedule and decimal hours', () => {
+    const c = loadWebhooksConfig({ WEBHOOK_RETRY_SCHEDULE: '50ms, 1s,2m', WEBHOOK_SECRET_GRACE_HOURS: '0.5' }, 'test');
+    expect(c.retryScheduleMs).toEqual([50, 1_000, 120_000]);
+    expect(c.secretGraceMs).toBe(1_800_000);
+  });
+
+  it('names every bad variable', () => {
+    try {
+      loadWebhooksConfig(
+        { WEBHOOK_RETRY_SCHEDULE: '5 minutes', WEBHOOK_ALLOW_PRIVATE_URLS: 'maybe', WEBHOOK_TIMEOUT_MS: 'x' },
+        'test',
+      );
+      throw new Error('expected a ConfigError');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).problems.map(([name]) => name).sort()).toEqual([
+        'WEBHOOK_ALLOW_PRIVATE_URLS',
+        'WEBHOOK_RETRY_SCHEDULE',
+        'WEBHOOK_TIMEOUT_MS',
+      ]);
+    }
+  });
+
+  it('requires the lock to outlast the timeout', () => {
+    expect(() => loadWebhooksConfig({ WEBHOOK_TIMEOUT_MS: '20000', WEBHOOK_LOCK_DURATION_MS: '15000' }, 'test')).toThrow(
+      /WEBHOOK_LOCK_DURATION_MS must be greater than WEBHOOK_TIMEOUT_MS/,
+    );
+  });
+});

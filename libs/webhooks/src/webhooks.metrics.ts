@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { MetricsService } from '@app/platform';
+import { Counter, Gauge, Histogram } from 'prom-client';
+
+export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'endpoint_disabled';
+
+/**
+ * Webhook metrics in the service's registry: outcomes of attempts, attempt latency, and
+ * two gauges computed at scrape time (outbox lag, queue depth) from callbacks the
+ * dispatcher registers.
+ */
+@Injectable()
+export class WebhooksMetrics {
+  readonly outcomes: Counter<'outcome'>;
+  readonly attemptDuration: Histogram<'result'>;
+  private lagSource: () => Promise<number> = () => Promise.resolve(0);
+  private depthSource: () => Promise<Record<string, number>> = () => Promise.resolve({});
+
+  constructor(metrics: MetricsService) {
+    const registers = [metrics.registry];
+    this.outcomes = new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome (succeeded, retry_scheduled, failed = retries exhausted, endpoint_disabled)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.attemptDuration = new Histogram({
+      name: 'webhook_attempt_duration_seconds',
+      help: 'Duration of webhook POST attempts, by result (2xx, non_2xx, error)',
+      labelNames: ['result'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    const lag = (): Promise<number> => this.lagSource().catch(() => -1);
+    const depth = (): Promise<Record<string, number>> => this.depthSource().catch(() => ({}));
+    new Gauge({
+      name: 'webhook_outbox_lag_seconds',
+      help: 'Age of the oldest committed webhook event not yet dispatched to the queue (0 when none)',
+      registers,
+      async collect() {
+        this.set(await lag());
+      },
+    });
+    new Gauge({
+      name: 'webhook_queue_depth',
+      help: 'Webhook delivery jobs in the queue by state',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const counts = await depth();
+        for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+      },
+    });
+  }
+
+  setSources(lag: () => Promise<number>, depth: () => Promise<Record<string, number>>): void {
+    this.lagSource = lag;
+    this.depthSource = depth;
+  }
+
+  observeAttempt(statusCode: number | null, seconds: number): void {
+    const result = statusCode === null ? 'error' : statusCode >= 200 && statusCode < 300 ? '2xx' : 'non_2xx';
+    this.attemptDuration.observe({ result }, seconds);
+  }
+}

@@ -1,0 +1,107 @@
+/** Who owns an endpoint (and the events sent to it). */
+export type WebhookOwnerType = 'partner' | 'payments_account';
+export const WEBHOOK_OWNER_TYPES: readonly WebhookOwnerType[] = ['partner', 'payments_account'];
+
+/**
+ * An endpoint's owner. offers-api: `{ ownerType: 'partner', ownerId: partnerId }`;
+ * payments-api: `{ ownerType: 'payments_account', ownerId: `${accountId}:${mode}` }` so test
+ * and live endpoints and events never mix (as Stripe).
+ */
+export interface WebhookOwner {
+  readonly ownerType: WebhookOwnerType;
+  readonly ownerId: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export const WEBHOOK_DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+
+/** What a service passes to `WebhookEmitter.emit`. `data` must be JSON. */
+export interface WebhookEventInput extends WebhookOwner {
+  readonly event: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** The body POSTed to receivers (docs/webhooks.md). */
+export interface WebhookEnvelope {
+  readonly id: string;
+  readonly event: string;
+  readonly timestamp: string;
+  readonly data: unknown;
+}
+
+export interface WebhookEndpointRecord extends WebhookOwner {
+  readonly id: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly secret: string;
+  readonly previousSecret: string | null;
+  readonly previousSecretExpiresAt: Date | null;
+  readonly disabledAt: Date | null;
+  readonly disabledReason: string | null;
+  readonly failingSince: Date | null;
+  readonly createdAt: Date;
+}
+
+export interface WebhookAttemptRecord {
+  readonly statusCode: number | null;
+  readonly durationMs: number;
+  readonly error: string | null;
+  readonly responseExcerpt: string | null;
+  readonly createdAt: Date;
+}
+
+export interface WebhookDeliveryRecord {
+  readonly id: string;
+  readonly endpointId: string;
+  readonly eventId: string;
+  readonly event: string;
+  readonly status: WebhookDeliveryStatus;
+  readonly attemptCount: number;
+  readonly nextAttemptAt: Date | null;
+  readonly lastAttemptAt: Date | null;
+  readonly createdAt: Date;
+  readonly attempts: readonly WebhookAttemptRecord[];
+}
+
+/** API representation of an endpoint. `secret` only in the answers of create and rotate-secret. */
+export interface WebhookEndpointView {
+  readonly id: string;
+  readonly object: 'webhook_endpoint';
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly status: 'enabled' | 'disabled';
+  readonly disabled_reason: string | null;
+  readonly failing_since: string | null;
+  readonly created_at: string;
+  readonly secret?: string;
+  /** While a rotated-out secret still signs (rotate-secret answer and later reads). */
+  readonly previous_secret_expires_at?: string | null;
+}
+
+export interface WebhookAttemptView {
+  readonly status_code: number | null;
+  readonly duration_ms: number;
+  readonly error: string | null;
+  readonly response_excerpt: string | null;
+  readonly created_at: string;
+}
+
+export interface WebhookDeliveryView {
+  readonly id: string;
+  readonly object: 'webhook_delivery';
+  readonly endpoint_id: string;
+  readonly event_id: string;
+  readonly event: string;
+  readonly status: WebhookDeliveryStatus;
+  readonly attempt_count: number;
+  readonly next_attempt_at: string | null;
+  readonly last_attempt_at: string | null;
+  readonly created_at: string;
+  readonly attempts: readonly WebhookAttemptView[];
+}
+
+export interface ListView<T> {
+  readonly object: 'list';
+  readonly data: readonly T[];
+  readonly has_more: boolean;
+}
