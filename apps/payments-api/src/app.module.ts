@@ -2,6 +2,8 @@ import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { PaymentsConfig } from './config';
+import { CustomersModule } from './customers/customers.module';
+import { PaymentsModule } from './payments/payments.module';
 
 @Module({})
 export class PaymentsAppModule {
@@ -14,6 +16,8 @@ export class PaymentsAppModule {
           service: 'payments',
           rateLimit: { perPrincipal: config.PAYMENTS_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
         }),
+        CustomersModule,
+        PaymentsModule,
       ],
     };
   }

@@ -45,6 +45,12 @@ export const ERROR_CATALOG = {
   // idempotency (platform contract: Payments service decisions, Idempotency)
   idempotency_key_reused: { status: 422, type: 'idempotency_error' },
   idempotency_key_in_use: { status: 409, type: 'idempotency_error' },
+  // payments-api (docs/payments.md)
+  card_declined: { status: 402, type: 'card_error' },
+  processing_error: { status: 402, type: 'card_error' },
+  live_mode_not_enabled: { status: 403, type: 'permission_error' },
+  amount_exceeds_refundable: invalid(400),
+  payment_not_refundable: invalid(400),
   // server side
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },

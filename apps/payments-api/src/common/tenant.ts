@@ -1,0 +1,9 @@
+import type { PaymentsKeyPrincipal, PaymentsMode } from '@app/auth';
+
+/** The account and mode every payments object belongs to; every repository method takes it. */
+export interface Tenant {
+  readonly accountId: string;
+  readonly mode: PaymentsMode;
+}
+
+export const tenantOf = (p: PaymentsKeyPrincipal): Tenant => ({ accountId: p.accountId, mode: p.mode });

@@ -1,0 +1,58 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal, type PaymentsKeyPrincipal } from '@app/auth';
+import { Idempotent } from '@app/platform';
+import { tenantOf } from '../common/tenant';
+import { CustomerListView, CustomerView, DeletedCustomerView } from '../common/views';
+import { CustomersService } from './customers.service';
+import { CustomerCreateDto, CustomerListQuery, CustomerUpdateDto } from './dto/customer.dto';
+
+@ApiTags('customers')
+@Authenticated('payments_key')
+@Idempotent()
+@Controller('v2/customers')
+export class CustomersController {
+  constructor(private readonly customers: CustomersService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a customer' })
+  @ApiCreatedResponse({ type: CustomerView })
+  create(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Body() dto: CustomerCreateDto): Promise<CustomerView> {
+    return this.customers.create(tenantOf(key), dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List customers, newest first' })
+  @ApiOkResponse({ type: CustomerListView })
+  list(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Query() query: CustomerListQuery): Promise<CustomerListView> {
+    return this.customers.list(tenantOf(key), query);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: CustomerView })
+  @ApiNotFoundResponse()
+  retrieve(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Param('id') id: string): Promise<CustomerView> {
+    return this.customers.retrieve(tenantOf(key), id);
+  }
+
+  @Post(':id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Update a customer (fields omitted are unchanged)' })
+  @ApiOkResponse({ type: CustomerView })
+  @ApiNotFoundResponse()
+  update(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Param('id') id: string,
+    @Body() dto: CustomerUpdateDto,
+  ): Promise<CustomerView> {
+    return this.customers.update(tenantOf(key), id, dto);
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Delete a customer; it can no longer be charged' })
+  @ApiOkResponse({ type: DeletedCustomerView })
+  @ApiNotFoundResponse()
+  delete(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Param('id') id: string): Promise<DeletedCustomerView> {
+    return this.customers.delete(tenantOf(key), id);
+  }
+}

@@ -1,0 +1,59 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ListQuery } from '../../common/list';
+import { IsMetadata, type Metadata } from '../../common/metadata';
+import { type Currency, MAX_AMOUNT, SUPPORTED_CURRENCIES } from '../../common/money';
+
+export class PaymentCreateDto {
+  @ApiProperty({ description: 'Minor currency units (pence, cents)', minimum: 1, maximum: MAX_AMOUNT, example: 2000 })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_AMOUNT)
+  amount!: number;
+
+  @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'gbp', description: 'Lowercase ISO 4217' })
+  @IsString()
+  @IsIn(SUPPORTED_CURRENCIES, { message: `currency must be one of (lowercase): ${SUPPORTED_CURRENCIES.join(', ')}` })
+  currency!: Currency;
+
+  @ApiProperty({ example: 'cus_Nv0rWm6Qx2...' })
+  @IsString()
+  @MaxLength(64)
+  customer_id!: string;
+
+  @ApiPropertyOptional({ maxLength: 1000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  description?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @IsOptional()
+  @IsMetadata()
+  metadata?: Metadata;
+
+  @ApiPropertyOptional({ example: 'pm_card_visa', description: 'Test mode: see docs/payments.md. Default pm_card_visa.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  payment_method?: string;
+}
+
+const TIMESTAMP = /^(\d{1,12}|\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?)?)$/;
+
+export class PaymentListQuery extends ListQuery {
+  @ApiPropertyOptional({ description: 'Only payments of this customer' })
+  @IsOptional()
+  @IsString()
+  customer_id?: string;
+
+  @ApiPropertyOptional({ name: 'created[gte]', description: 'ISO 8601 timestamp or Unix seconds' })
+  @IsOptional()
+  @Matches(TIMESTAMP, { message: 'created[gte] must be an ISO 8601 timestamp or Unix seconds' })
+  'created[gte]'?: string;
+
+  @ApiPropertyOptional({ name: 'created[lte]', description: 'ISO 8601 timestamp or Unix seconds' })
+  @IsOptional()
+  @Matches(TIMESTAMP, { message: 'created[lte] must be an ISO 8601 timestamp or Unix seconds' })
+  'created[lte]'?: string;
+}

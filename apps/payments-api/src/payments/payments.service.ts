@@ -1,0 +1,144 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { currentRequestId, DomainError, domainErrorBody, newId, NotFoundError, TransactionRunner } from '@app/platform';
+import { CustomersRepository } from '../customers/customers.repository';
+import { PaymentEvents } from '../common/events';
+import { type ListEnvelope, missingCursor, page, pageRequest } from '../common/list';
+import type { Metadata } from '../common/metadata';
+import type { Tenant } from '../common/tenant';
+import type { PaymentView } from '../common/views';
+import { LIVE_PROCESSOR, PaymentProcessor } from '../processor/payment-processor';
+import { DEFAULT_PAYMENT_METHOD, TEST_PAYMENT_METHODS, TestModeProcessor } from '../processor/test-mode.processor';
+import type { PaymentCreateDto, PaymentListQuery } from './dto/payment.dto';
+import { type PaymentRow, PaymentsRepository } from './payments.repository';
+
+export function paymentView(row: PaymentRow): PaymentView {
+  return {
+    id: row.id,
+    object: 'payment',
+    status: row.status as PaymentView['status'],
+    amount: row.amount,
+    currency: row.currency,
+    customer_id: row.customerId,
+    description: row.description,
+    metadata: row.metadata as Metadata,
+    payment_method: row.paymentMethod,
+    amount_refunded: row.amountRefunded,
+    refunded: row.amountRefunded === row.amount && row.status === 'succeeded',
+    failure_code: row.failureCode,
+    decline_code: row.declineCode,
+    failure_message: row.failureMessage,
+    livemode: row.mode === 'live',
+    created: row.createdAt.toISOString(),
+  };
+}
+
+/** 402 `card_error` for a failed payment, carrying its decline code and id (platform contract). */
+export function cardError(payment: PaymentView): DomainError {
+  const code = payment.failure_code === 'processing_error' ? 'processing_error' : 'card_declined';
+  return new DomainError(code, payment.failure_message ?? 'Your card was declined.', {
+    details: { ...(payment.decline_code ? { decline_code: payment.decline_code } : {}), payment_id: payment.id },
+  });
+}
+
+function timestamp(value: string | undefined, param: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = /^\d+$/.test(value) ? new Date(Number(value) * 1000) : new Date(value);
+  if (Number.isNaN(date.getTime())) throw new DomainError('parameter_invalid', `${param} is not a valid timestamp`, { param });
+  return date;
+}
+
+@Injectable()
+export class PaymentsService {
+  constructor(
+    private readonly payments: PaymentsRepository,
+    private readonly customers: CustomersRepository,
+    private readonly transactions: TransactionRunner,
+    private readonly events: PaymentEvents,
+    private readonly testProcessor: TestModeProcessor,
+    @Optional() @Inject(LIVE_PROCESSOR) private readonly liveProcessor: PaymentProcessor | null,
+  ) {}
+
+  /**
+   * Charges the customer. The payment row (succeeded or failed), its event and — under an
+   * Idempotency-Key — the response commit in one transaction; a failed payment is stored and
+   * then answered 402.
+   */
+  async create(tenant: Tenant, dto: PaymentCreateDto): Promise<PaymentView> {
+    const processor = tenant.mode === 'test' ? this.testProcessor : this.liveProcessor;
+    if (!processor) {
+      throw new DomainError(
+        'live_mode_not_enabled',
+        'Live mode charges are not enabled: no live payment processor is configured.',
+      );
+    }
+    const method = dto.payment_method ?? DEFAULT_PAYMENT_METHOD;
+    if (tenant.mode === 'test' && !(method in TEST_PAYMENT_METHODS)) {
+      throw new DomainError(
+        'parameter_invalid',
+        `No such test payment method: '${method}'. Use one of ${Object.keys(TEST_PAYMENT_METHODS).join(', ')}.`,
+        { param: 'payment_method' },
+      );
+    }
+    if (!(await this.customers.findActive(tenant, dto.customer_id))) {
+      throw new DomainError('resource_missing', `No such customer: '${dto.customer_id}'`, { param: 'customer_id', status: 400 });
+    }
+    const outcome = await processor.charge({
+      amount: dto.amount,
+      currency: dto.currency,
+      paymentMethod: method,
+      mode: tenant.mode,
+    });
+    const failed = outcome.status === 'failed' ? outcome : undefined;
+
+    const view = await this.transactions.run(
+      async (tx) => {
+        const row = await this.payments.create(tx, tenant, {
+          id: newId('pay'),
+          customerId: dto.customer_id,
+          amount: dto.amount,
+          currency: dto.currency,
+          status: outcome.status,
+          description: dto.description ?? null,
+          metadata: dto.metadata ?? {},
+          paymentMethod: method,
+          failureCode: failed?.failureCode ?? null,
+          declineCode: failed?.declineCode ?? null,
+          failureMessage: failed?.message ?? null,
+        });
+        const payment = paymentView(row);
+        await this.events.emit(tx, tenant, failed ? 'payment.failed' : 'payment.succeeded', payment);
+        return payment;
+      },
+      {
+        responseFor: (payment) =>
+          payment.status === 'failed'
+            ? { status: 402, body: domainErrorBody(cardError(payment), currentRequestId() ?? '') }
+            : undefined,
+      },
+    );
+    if (view.status === 'failed') throw cardError(view);
+    return view;
+  }
+
+  async retrieve(tenant: Tenant, id: string): Promise<PaymentView> {
+    const row = await this.payments.find(tenant, id);
+    if (!row) throw new NotFoundError('payment', id, 'id');
+    return paymentView(row);
+  }
+
+  async list(tenant: Tenant, query: PaymentListQuery): Promise<ListEnvelope<PaymentView>> {
+    const after = query.starting_after === undefined ? undefined : await this.payments.cursor(tenant, query.starting_after);
+    if (query.starting_after !== undefined && !after) throw missingCursor('payment', query.starting_after, 'starting_after');
+    const before = query.ending_before === undefined ? undefined : await this.payments.cursor(tenant, query.ending_before);
+    if (query.ending_before !== undefined && !before) throw missingCursor('payment', query.ending_before, 'ending_before');
+    const request = pageRequest(query, { after, before });
+    const createdGte = timestamp(query['created[gte]'], 'created[gte]');
+    const createdLte = timestamp(query['created[lte]'], 'created[lte]');
+    const rows = await this.payments.list(tenant, request, {
+      ...(query.customer_id ? { customerId: query.customer_id } : {}),
+      ...(createdGte ? { createdGte } : {}),
+      ...(createdLte ? { createdLte } : {}),
+    });
+    return page(rows, request, '/v2/payments', paymentView);
+  }
+}

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { type Prisma, PrismaService, type PrismaTx } from '@app/platform';
+import { type Cursor, keyset, type PageRequest } from '../common/list';
+import type { Tenant } from '../common/tenant';
+
+export type RefundRow = Prisma.RefundGetPayload<object>;
+
+/** The only file of refunds that talks to Prisma; every query is scoped by the tenant. */
+@Injectable()
+export class RefundsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  create(
+    tx: PrismaTx,
+    tenant: Tenant,
+    data: { id: string; paymentId: string; amount: number; currency: string; reason: string | null },
+  ): Promise<RefundRow> {
+    return tx.refund.create({ data: { ...data, status: 'succeeded', accountId: tenant.accountId, mode: tenant.mode } });
+  }
+
+  find(tenant: Tenant, id: string): Promise<RefundRow | null> {
+    return this.prisma.refund.findFirst({ where: { id, accountId: tenant.accountId, mode: tenant.mode } });
+  }
+
+  cursor(tenant: Tenant, id: string): Promise<Cursor | null> {
+    return this.prisma.refund.findFirst({
+      where: { id, accountId: tenant.accountId, mode: tenant.mode },
+      select: { id: true, createdAt: true },
+    });
+  }
+
+  list(tenant: Tenant, page: PageRequest, paymentId?: string): Promise<RefundRow[]> {
+    const { where, orderBy, take } = keyset(page);
+    return this.prisma.refund.findMany({
+      where: { AND: [{ accountId: tenant.accountId, mode: tenant.mode, ...(paymentId ? { paymentId } : {}) }, where] },
+      orderBy,
+      take,
+    });
+  }
+}

@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, newId, NotFoundError, TransactionRunner } from '@app/platform';
+import { PaymentEvents } from '../common/events';
+import { type ListEnvelope, missingCursor, page, pageRequest } from '../common/list';
+import type { Tenant } from '../common/tenant';
+import type { RefundView } from '../common/views';
+import { PaymentsRepository } from '../payments/payments.repository';
+import type { RefundCreateDto, RefundListQuery } from './dto/refund.dto';
+import { type RefundRow, RefundsRepository } from './refunds.repository';
+
+export function refundView(row: RefundRow): RefundView {
+  return {
+    id: row.id,
+    object: 'refund',
+    payment_id: row.paymentId,
+    amount: row.amount,
+    currency: row.currency,
+    status: 'succeeded',
+    reason: row.reason,
+    created: row.createdAt.toISOString(),
+  };
+}
+
+@Injectable()
+export class RefundsService {
+  constructor(
+    private readonly refunds: RefundsRepository,
+    private readonly payments: PaymentsRepository,
+    private readonly transactions: TransactionRunner,
+    private readonly events: PaymentEvents,
+  ) {}
+
+  /**
+   * Full or partial refund. The payment row is locked FOR UPDATE for the whole transaction,
+   * so concurrent refunds are applied one at a time against the true remaining balance
+   * (and a CHECK constraint backs it up in the database).
+   */
+  create(tenant: Tenant, dto: RefundCreateDto): Promise<RefundView> {
+    return this.transactions.run(async (tx) => {
+      const payment = await this.payments.lockForRefund(tx, tenant, dto.payment_id);
+      if (!payment)
+        throw new DomainError('resource_missing', `No such payment: '${dto.payment_id}'`, { param: 'payment_id', status: 400 });
+      if (payment.status !== 'succeeded') {
+        throw new DomainError(
+          'payment_not_refundable',
+          `Payment ${payment.id} has status '${payment.status}' and cannot be refunded.`,
+          {
+            param: 'payment_id',
+          },
+        );
+      }
+      const remaining = payment.amount - payment.amountRefunded;
+      const amount = dto.amount ?? remaining;
+      if (remaining === 0 || amount > remaining) {
+        throw new DomainError(
+          'amount_exceeds_refundable',
+          remaining === 0
+            ? `Payment ${payment.id} has already been refunded in full.`
+            : `Refund amount (${amount}) is greater than the amount left to refund on payment ${payment.id} (${remaining}).`,
+          { param: 'amount' },
+        );
+      }
+      const row = await this.refunds.create(tx, tenant, {
+        id: newId('re'),
+        paymentId: payment.id,
+        amount,
+        currency: payment.currency,
+        reason: dto.reason ?? null,
+      });
+      await this.payments.addRefunded(tx, payment.id, amount);
+      const refund = refundView(row);
+      await this.events.emit(tx, tenant, 'refund.succeeded', refund);
+      return refund;
+    });
+  }
+
+  async retrieve(tenant: Tenant, id: string): Promise<RefundView> {
+    const row = await this.refunds.find(tenant, id);
+    if (!row) throw new NotFoundError('refund', id, 'id');
+    return refundView(row);
+  }
+
+  async list(tenant: Tenant, query: RefundListQuery): Promise<ListEnvelope<RefundView>> {
+    const after = query.starting_after === undefined ? undefined : await this.refunds.cursor(tenant, query.starting_after);
+    if (query.starting_after !== undefined && !after) throw missingCursor('refund', query.starting_after, 'starting_after');
+    const before = query.ending_before === undefined ? undefined : await this.refunds.cursor(tenant, query.ending_before);
+    if (query.ending_before !== undefined && !before) throw missingCursor('refund', query.ending_before, 'ending_before');
+    const request = pageRequest(query, { after, before });
+    const rows = await this.refunds.list(tenant, request, query.payment_id);
+    return page(rows, request, '/v2/refunds', refundView);
+  }
+}

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import { Clock, IdempotencyService, PrismaService, requestFingerprint } from '@app/platform';
+import { jest } from '@jest/globals';
+import { newAccount, newCustomer, startPayments, type Account, type ErrorJson, type PaymentsApp } from './payments-context';
+
+describe('Idempotency-Key on every POST (platform contract: Idempotency)', () => {
+  let t: PaymentsApp;
+  let acct: Account;
+  let customer: string;
+  let prisma: PrismaService;
+  beforeAll(async () => {
+    t = await startPayments({ IDEMPOTENCY_LEASE_MS: '400' });
+    acct = await newAccount(t);
+    customer = await newCustomer(t, acct.test);
+    prisma = t.app.get(PrismaService);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const payWithKey = (key: string, payload: object, headers = acct.test) =>
+    t.app.inject({ method: 'POST', url: '/v2/payments', headers: { ...headers, 'idempotency-key': key }, payload });
+  const paymentsOf = (c: string) => prisma.payment.count({ where: { customerId: c } });
+
+  it('replays the original status and body with Idempotent-Replayed: true, charging once', async () => {
+    const c = await newCustomer(t, acct.test);
+    const key = randomUUID();
+    const first = await payWithKey(key, { amount: 1500, currency: 'gbp', customer_id: c });
+    expect(first.statusCode).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const second = await payWithKey(key, { currency: 'gbp', customer_id: c, amount: 1500 }); // key order does not matter
+    expect(second.statusCode).toBe(201);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.json()).toEqual(first.json());
+    expect(await paymentsOf(c)).toBe(1);
+  });
+
+  it('replays a stored 402 for a declined charge, storing one failed payment', async () => {
+    const c = await newCustomer(t, acct.test);
+    const key = randomUUID();
+    const body = { amount: 900, currency: 'gbp', customer_id: c, payment_method: 'pm_card_insufficient_funds' };
+    const first = await payWithKey(key, body);
+    expect(first.statusCode).toBe(402);
+    const second = await payWithKey(key, body);
+    expect(second.statusCode).toBe(402);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.json()).toEqual(first.json());
+    expect(await paymentsOf(c)).toBe(1);
+  });
+
+  it('answers the same key with another body with 422 idempotency_error', async () => {
+    const key = randomUUID();
+    expect((await payWithKey(key, { amount: 100, currency: 'gbp', customer_id: customer })).statusCode).toBe(201);
+    const res = await payWithKey(key, { amount: 101, currency: 'gbp', customer_id: customer });
+    expect(res.statusCode).toBe(422);
+    expect(res.json<ErrorJson>().error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
+  });
+
+  it('scopes keys to the API key: another key with the same Idempotency-Key is a new request', async () => {
+    const other: Account = await newAccount(t, 'Other');
+    const otherCustomer = await newCustomer(t, other.test);
+    const key = randomUUID();
+    const a = await payWithKey(key, { amount: 100, currency: 'gbp', customer_id: customer });
+    const b = await payWithKey(key, { amount: 100, currency: 'gbp', customer_id: otherCustomer }, other.test);
+    expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('rejects a key longer than 255 characters', async () => {
+    const res = await payWithKey('k'.repeat(256), { amount: 100, currency: 'gbp', customer_id: customer });
+    expect(res.statusCode).toBe(400);
+    expect(res.json<ErrorJson>().error).toMatchObject({ code: 'parameter_invalid', param: 'Idempotency-Key' });
+    expect((await payWithKey('k'.repeat(255), { amount: 100, currency: 'gbp', customer_id: customer })).statusCode).toBe(201);
+  });
+
+  it('does not store failures that committed nothing: the retry runs again', async () => {
+    const c = await newCustomer(t, acct.test);
+    const key = randomUUID();
+    const bad = await payWithKey(key, { amount: 100, currency: 'GBP', customer_id: c });
+    expect(bad.statusCode).toBe(400);
+    const good = await payWithKey(key, { amount: 100, currency: 'gbp', customer_id: c });
+    expect(good.statusCode).toBe(201);
+    expect(good.headers['idempotent-replayed']).toBeUndefined();
+    expect(await paymentsOf(c)).toBe(1);
+  });
+
+  it('50 parallel identical requests create exactly one payment; every answer is the same 201 or a 409', async () => {
+    const c = await newCustomer(t, acct.test);
+    const key = randomUUID();
+    const body = { amount: 4200, currency: 'usd', customer_id: c };
+    const responses = await Promise.all(Array.from({ length: 50 }, () => payWithKey(key, body)));
+    const created = responses.filter((r) => r.statusCode === 201);
+    const conflicts = responses.filter((r) => r.statusCode === 409);
+    expect(created.length + conflicts.length).toBe(50);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    const bodies = new Set(created.map((r) => r.body));
+    expect(bodies.size).toBe(1);
+    for (const r of conflicts) {
+      expect(r.json<ErrorJson>().error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_in_use' });
+      expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    expect(await paymentsOf(c)).toBe(1);
+    const replay = await payWithKey(key, body);
+    expect(replay.body).toBe([...bodies][0]);
+  });
+
+  it('a request that died between claim and commit blocks retries for the lease only, then its retry succeeds once', async () => {
+    const c = await newCustomer(t, acct.test);
+    const key = randomUUID();
+    const body = { amount: 777, currency: 'gbp', customer_id: c };
+    // What a process killed mid-request leaves behind: a claim with no response, nothing else.
+    const scope = (await prisma.paymentApiKey.findFirstOrThrow({ where: { accountId: acct.id, mode: 'test' } })).id;
+    await prisma.idempotencyKey.create({
+      data: {
+        scope: `payments_key:${scope}`,
+        key,
+        fingerprint: requestFingerprint('POST', '/v2/payments', body),
+        method: 'POST',
+        path: '/v2/payments',
+        lockedUntil: new Date(Date.now() + 400),
+        expiresAt: new Date(Date.now() + 86_400_000),
+      },
+    });
+    const during = await payWithKey(key, body);
+    expect(during.statusCode).toBe(409);
+    expect(during.headers['retry-after']).toBe('1');
+    await new Promise((r) => setTimeout(r, 500));
+    const retry = await payWithKey(key, body);
+    expect(retry.statusCode).toBe(201);
+    const again = await payWithKey(key, body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(retry.body);
+    expect(await paymentsOf(c)).toBe(1);
+  });
+
+  it('rolls back the effect with its response when the transaction fails, so the retry charges once', async () => {
+    const c = await newCustomer(t, acct.test);
+    const key = randomUUID();
+    const body = { amount: 321, currency: 'gbp', customer_id: c };
+    const events = t.app.get((await import('../../apps/payments-api/src/common/events')).PaymentEvents);
+    const spy = jest.spyOn(events, 'emit').mockRejectedValueOnce(new Error('connection lost before commit'));
+    const failed = await payWithKey(key, body);
+    expect(failed.statusCode).toBe(500);
+    spy.mockRestore();
+    expect(await paymentsOf(c)).toBe(0);
+    const retry = await payWithKey(key, body);
+    expect(retry.statusCode).toBe(201);
+    expect(await paymentsOf(c)).toBe(1);
+  });
+
+  it('covers refunds and customers too, and purges records past retention', async () => {
+    const p = (await payWithKey(randomUUID(), { amount: 1000, currency: 'gbp', customer_id: customer })).json<{ id: string }>();
+    const key = randomUUID();
+    const refund = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v2/refunds',
+        headers: { ...acct.test, 'idempotency-key': key },
+        payload: { payment_id: p.id, amount: 400 },
+      });
+    const [r1, r2] = [await refund(), await refund()];
+    expect([r1.statusCode, r2.statusCode]).toEqual([201, 201]);
+    expect(r2.headers['idempotent-replayed']).toBe('true');
+    expect((await prisma.payment.findUniqueOrThrow({ where: { id: p.id } })).amountRefunded).toBe(400);
+
+    const before = await prisma.idempotencyKey.count();
+    expect(before).toBeGreaterThan(0);
+    const clock = t.app.get(Clock);
+    const spy = jest.spyOn(clock, 'now').mockReturnValue(new Date(Date.now() + 25 * 3_600_000));
+    try {
+      expect(await t.app.get(IdempotencyService).purgeExpired()).toBe(before);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await prisma.idempotencyKey.count()).toBe(0);
+  });
+});
