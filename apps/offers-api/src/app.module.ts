@@ -3,10 +3,19 @@ import { PlatformModule } from '@app/platform';
 import { PartnerWebhookEndpointsController, WebhooksModule } from '@app/webhooks';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { OffersConfig } from './config';
+import { OffersDomainModule } from './domain.module';
+import { OFFER_EVENT_TYPES } from './events/offer-events';
 
 @Module({})
 export class OffersAppModule {
   static forRoot(config: OffersConfig): DynamicModule {
+    // One WebhooksModule instance: the app mounts its partner routes (/api/v1/webhook-endpoints)
+    // and the offers domain emits through its outbox.
+    const webhooks = WebhooksModule.forRoot({
+      ownerType: 'partner',
+      eventTypes: OFFER_EVENT_TYPES,
+      controllers: [PartnerWebhookEndpointsController],
+    });
     return {
       module: OffersAppModule,
       imports: [
@@ -28,18 +37,8 @@ export class OffersAppModule {
             windowSeconds: 60,
           },
         }),
-        WebhooksModule.forRoot({
-          ownerType: 'partner',
-          eventTypes: [
-            'offer.opened',
-            'offer.closing_soon',
-            'offer.closed',
-            'indication.received',
-            'allocation.confirmed',
-            'allocation.scaled',
-          ],
-          controllers: [PartnerWebhookEndpointsController],
-        }),
+        webhooks,
+        OffersDomainModule.forRoot({ webhooks }),
       ],
     };
   }

@@ -42,6 +42,14 @@ export const ERROR_CATALOG = {
   // webhooks (libs/webhooks)
   webhook_url_invalid: invalid(400),
   webhook_endpoint_disabled: invalid(409),
+  // offers-api (platform contract: Offers service decisions)
+  terms_not_accepted: invalid(400),
+  terms_version_invalid: invalid(400),
+  amount_too_small: invalid(400),
+  offer_not_live: invalid(409),
+  offer_not_closed: invalid(409),
+  offer_not_editable: invalid(409),
+  offer_already_allocated: invalid(409),
   // idempotency (platform contract: Payments service decisions, Idempotency)
   idempotency_key_reused: { status: 422, type: 'idempotency_error' },
   idempotency_key_in_use: { status: 409, type: 'idempotency_error' },

@@ -1,0 +1,43 @@
+import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal, type PartnerPrincipal } from '@app/auth';
+import { AdminOnly } from '@app/platform';
+import { AllocationListDto, AllocationRunDto, AllocationRunResultDto } from './dto/allocation.dto';
+import { AllocationsService } from './allocations.service';
+
+@ApiTags('allocations')
+@Authenticated('partner')
+@Controller('api/v1/offers/:offer_id/allocations')
+export class AllocationsController {
+  constructor(private readonly allocations: AllocationsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Allocations of your indications on this offer (empty until the offer is allocated)' })
+  @ApiOkResponse({ type: AllocationListDto })
+  @ApiNotFoundResponse({ description: 'No such offer in your agreement' })
+  list(@CurrentPrincipal() partner: PartnerPrincipal, @Param('offer_id') offerId: string): Promise<AllocationListDto> {
+    return this.allocations.listForPartner(partner, offerId);
+  }
+}
+
+@ApiTags('admin')
+@AdminOnly()
+@Controller('admin/v1/offers/:id/allocations')
+export class AllocationsAdminController {
+  constructor(private readonly allocations: AllocationsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Allocate a closed offer (once); fires allocation.confirmed / allocation.scaled per indication' })
+  @ApiCreatedResponse({ type: AllocationRunResultDto })
+  @ApiConflictResponse({ description: 'offer_not_closed, offer_already_allocated' })
+  run(@Param('id') id: string, @Body() body: AllocationRunDto): Promise<AllocationRunResultDto> {
+    return this.allocations.run(id, body);
+  }
+}

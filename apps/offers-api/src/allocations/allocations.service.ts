@@ -1,0 +1,142 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { PartnerPrincipal } from '@app/auth';
+import { Clock, DomainError, newId } from '@app/platform';
+import { OfferEvents } from '../events/offer-events';
+import { OffersService } from '../offers/offers.service';
+import { allocate } from './allocation';
+import { type AllocationRecord, AllocationsRepository } from './allocations.repository';
+import type { AllocationDto, AllocationListDto, AllocationRunDto, AllocationRunResultDto } from './dto/allocation.dto';
+import { allocationMoney, decimalToTicks, sharesForAmount } from './money';
+
+export const allocationView = (a: AllocationRecord): AllocationDto => ({
+  id: a.id,
+  indication_id: a.indicationId,
+  investor_id: a.investorId,
+  offer_id: a.offerId,
+  shares_allocated: a.sharesAllocated,
+  amount_allocated: Number(a.amountAllocated),
+  currency: a.currency,
+  shares_requested: a.sharesRequested,
+  amount_requested: a.amountRequested,
+  amount_refunded: a.amountRefunded,
+  scaling_factor: Number(a.scalingFactor),
+  method: a.method,
+  outcome: a.sharesAllocated === a.sharesRequested ? 'confirmed' : 'scaled',
+  created_at: a.createdAt.toISOString(),
+});
+
+/** The event data: the Allocation fields of the interface document, plus amount_requested and scaling_factor. */
+const eventData = (a: AllocationRecord): Record<string, unknown> => ({
+  investor_id: a.investorId,
+  offer_id: a.offerId,
+  shares_allocated: a.sharesAllocated,
+  amount_allocated: Number(a.amountAllocated),
+  currency: a.currency,
+  amount_requested: a.amountRequested,
+  scaling_factor: Number(a.scalingFactor),
+  indication_id: a.indicationId,
+  allocation_id: a.id,
+});
+
+@Injectable()
+export class AllocationsService {
+  private readonly logger = new Logger('Allocations');
+
+  constructor(
+    private readonly repository: AllocationsRepository,
+    private readonly offers: OffersService,
+    private readonly events: OfferEvents,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Allocates a closed offer once: every received indication asks for the whole shares its
+   * amount buys; the policy shares `shares_available` out (allocation.ts); results, their
+   * events (allocation.confirmed when filled in full, allocation.scaled otherwise) and the
+   * offer's allocated mark commit together.
+   */
+  async run(offerId: string, dto: AllocationRunDto): Promise<AllocationRunResultDto> {
+    if (dto.policy === 'min_then_pro_rata' && dto.minimum_allocation_shares === undefined) {
+      throw new DomainError(
+        'parameter_missing',
+        'Missing required parameter: minimum_allocation_shares (policy min_then_pro_rata).',
+        {
+          param: 'minimum_allocation_shares',
+        },
+      );
+    }
+    if (dto.policy === 'pro_rata' && dto.minimum_allocation_shares !== undefined) {
+      throw new DomainError('parameter_invalid', 'minimum_allocation_shares applies only to policy min_then_pro_rata.', {
+        param: 'minimum_allocation_shares',
+      });
+    }
+    const offer = await this.offers.adminRequire(offerId);
+    if (dto.shares_available > offer.sharesOffered) {
+      throw new DomainError('parameter_invalid', `shares_available must be at most shares_offered (${offer.sharesOffered}).`, {
+        param: 'shares_available',
+      });
+    }
+    const priceTicks = decimalToTicks(offer.pricePerShare);
+
+    const records = await this.repository.transaction(async (tx) => {
+      const now = this.clock.now();
+      if (!(await this.repository.claimRun(tx, offerId, now))) {
+        if (offer.allocatedAt !== null || offer.status === 'closed') {
+          throw new DomainError('offer_already_allocated', `Offer ${offerId} has already been allocated.`);
+        }
+        throw new DomainError('offer_not_closed', `Offer ${offerId} is ${offer.status}; allocation needs a closed offer.`);
+      }
+      const indications = await this.repository.receivedIndications(tx, offerId);
+      const requested = indications.map((i) => ({ ...i, shares: sharesForAmount(i.amount, priceTicks) }));
+      const shares = allocate(
+        requested.map((r) => ({ id: r.id, shares: r.shares, submittedAt: r.createdAt.getTime() })),
+        {
+          policy: dto.policy,
+          sharesAvailable: dto.shares_available,
+          ...(dto.minimum_allocation_shares === undefined ? {} : { minimumShares: dto.minimum_allocation_shares }),
+        },
+      );
+      const rows: AllocationRecord[] = requested.map((r) => {
+        const allocated = shares.get(r.id) ?? 0;
+        const money = allocationMoney(r.amount, r.shares, allocated, priceTicks);
+        return {
+          id: newId('alloc'),
+          indicationId: r.id,
+          offerId,
+          partnerId: r.partnerId,
+          investorId: r.investorId,
+          sharesRequested: r.shares,
+          sharesAllocated: allocated,
+          amountRequested: r.amount,
+          amountAllocated: money.amountAllocated,
+          amountRefunded: money.amountRefunded,
+          currency: offer.currency,
+          scalingFactor: money.scalingFactor,
+          method: dto.policy,
+          createdAt: now,
+        };
+      });
+      await this.repository.insert(tx, rows);
+      for (const row of rows) {
+        const event = row.sharesAllocated === row.sharesRequested ? 'allocation.confirmed' : 'allocation.scaled';
+        await this.events.emit(tx, { partnerId: row.partnerId, event, data: eventData(row) });
+      }
+      return rows;
+    });
+    this.logger.log({ offerId, allocations: records.length }, `offer ${offerId} allocated (${dto.policy})`);
+    return {
+      offer_id: offerId,
+      policy: dto.policy,
+      shares_available: dto.shares_available,
+      shares_requested: records.reduce((s, r) => s + r.sharesRequested, 0),
+      shares_allocated: records.reduce((s, r) => s + r.sharesAllocated, 0),
+      allocations: records.map(allocationView),
+    };
+  }
+
+  async listForPartner(partner: PartnerPrincipal, offerId: string): Promise<AllocationListDto> {
+    await this.offers.requireVisible(partner.partnerId, offerId);
+    const rows = await this.repository.listForPartner(partner.partnerId, offerId);
+    return { allocations: rows.map(allocationView), total: rows.length };
+  }
+}

@@ -1,0 +1,56 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { CURRENCIES, type Currency } from '../../offers/offer.types';
+import { ALLOCATION_POLICIES, type AllocationPolicy } from '../allocation';
+
+/** POST /admin/v1/offers/{id}/allocations (platform contract: Offers service decisions, Allocation). */
+export class AllocationRunDto {
+  @ApiProperty({ example: 1_000_000, description: 'Whole shares to allocate; at most shares_offered' })
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  shares_available!: number;
+
+  @ApiProperty({ enum: ALLOCATION_POLICIES })
+  @IsIn(ALLOCATION_POLICIES)
+  policy!: AllocationPolicy;
+
+  @ApiPropertyOptional({ description: 'min_then_pro_rata only (required there): shares every applicant gets first' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  minimum_allocation_shares?: number;
+}
+
+/** An allocation: the Allocation fields of the interface document plus what was asked and refunded. */
+export class AllocationDto {
+  @ApiProperty({ example: 'alloc_...' }) id!: string;
+  @ApiProperty() indication_id!: string;
+  @ApiProperty() investor_id!: string;
+  @ApiProperty() offer_id!: string;
+  @ApiProperty() shares_allocated!: number;
+  @ApiProperty({ description: 'shares_allocated × price_per_share, decimal, major units' }) amount_allocated!: number;
+  @ApiProperty({ enum: CURRENCIES }) currency!: Currency;
+  @ApiProperty() shares_requested!: number;
+  @ApiProperty({ description: 'The indication amount, minor units' }) amount_requested!: number;
+  @ApiProperty({ description: 'amount_requested − amount_allocated, minor units' }) amount_refunded!: number;
+  @ApiProperty({ description: 'shares_allocated / shares_requested (1 = filled in full)' }) scaling_factor!: number;
+  @ApiProperty({ enum: ALLOCATION_POLICIES, description: 'The allocation method' }) method!: AllocationPolicy;
+  @ApiProperty({ enum: ['confirmed', 'scaled'] }) outcome!: 'confirmed' | 'scaled';
+  @ApiProperty() created_at!: string;
+}
+
+export class AllocationListDto {
+  @ApiProperty({ type: [AllocationDto] }) allocations!: AllocationDto[];
+  @ApiProperty() total!: number;
+}
+
+export class AllocationRunResultDto {
+  @ApiProperty() offer_id!: string;
+  @ApiProperty({ enum: ALLOCATION_POLICIES }) policy!: AllocationPolicy;
+  @ApiProperty() shares_available!: number;
+  @ApiProperty() shares_requested!: number;
+  @ApiProperty() shares_allocated!: number;
+  @ApiProperty({ type: [AllocationDto] }) allocations!: AllocationDto[];
+}

@@ -1,0 +1,53 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { CURRENCIES, type Currency } from '../../offers/offer.types';
+
+export const INDICATION_STATUSES = ['received', 'cancelled'] as const;
+export type IndicationStatus = (typeof INDICATION_STATUSES)[number];
+
+/** The partner's own investor id: `inv_` + 1-124 of A-Z a-z 0-9 . _ - (offers-distribution.md). */
+export const INVESTOR_ID = /^inv_[A-Za-z0-9._-]{1,124}$/;
+
+/** POST /api/v1/offers/{offer_id}/indications (offers-distribution.md "Indication (request)"). */
+export class IndicationCreateDto {
+  @ApiProperty({ example: 'inv_8842', pattern: INVESTOR_ID.source })
+  @IsString()
+  @Matches(INVESTOR_ID, { message: 'investor_id must look like inv_<characters> (A-Z a-z 0-9 . _ -, at most 128 in all)' })
+  investor_id!: string;
+
+  @ApiProperty({ example: 100_000, description: 'Gross amount in minor units (pence, cents); at least minimum_investment × 100' })
+  @IsInt({ message: 'amount must be an integer number of minor currency units' })
+  @Min(1)
+  @Max(2_147_483_647)
+  amount!: number;
+
+  @ApiProperty({ enum: CURRENCIES, description: "Lowercase; must be the offer's currency" })
+  @IsIn(CURRENCIES, { message: 'currency must be one of: gbp, eur (lowercase)' })
+  currency!: Currency;
+
+  @ApiProperty({ example: true, description: 'Must be true' })
+  @IsBoolean()
+  terms_accepted!: boolean;
+
+  @ApiProperty({ example: '2026-11-01', description: 'The version from GET /api/v1/terms' })
+  @IsString()
+  @Length(1, 64)
+  terms_version!: string;
+}
+
+/** The stored indication (platform contract: Offers service decisions). */
+export class IndicationDto {
+  @ApiProperty({ example: 'ind_Zq81...' }) id!: string;
+  @ApiProperty() offer_id!: string;
+  @ApiProperty() investor_id!: string;
+  @ApiProperty({ description: 'Minor units' }) amount!: number;
+  @ApiProperty({ enum: CURRENCIES }) currency!: Currency;
+  @ApiProperty() terms_version!: string;
+  @ApiProperty({ enum: INDICATION_STATUSES }) status!: IndicationStatus;
+  @ApiProperty() created_at!: string;
+}
+
+export class IndicationListDto {
+  @ApiProperty({ type: [IndicationDto] }) indications!: IndicationDto[];
+  @ApiProperty() total!: number;
+}

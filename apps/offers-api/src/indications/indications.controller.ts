@@ -1,0 +1,55 @@
+import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal, type PartnerPrincipal } from '@app/auth';
+import { Idempotent } from '@app/platform';
+import { IndicationCreateDto, IndicationDto, IndicationListDto } from './dto/indication.dto';
+import { IndicationsService } from './indications.service';
+
+@ApiTags('indications')
+@Authenticated('partner')
+@Controller('api/v1/offers/:offer_id/indications')
+export class IndicationsController {
+  constructor(private readonly indications: IndicationsService) {}
+
+  @Post()
+  @Idempotent()
+  @ApiOperation({ summary: "Submit an investor's indication of interest; fires indication.received" })
+  @ApiCreatedResponse({ type: IndicationDto })
+  @ApiBadRequestResponse({ description: 'terms_not_accepted, terms_version_invalid, amount_too_small, parameter_*' })
+  @ApiConflictResponse({ description: 'offer_not_live' })
+  @ApiNotFoundResponse({ description: 'No such offer in your agreement' })
+  create(
+    @CurrentPrincipal() partner: PartnerPrincipal,
+    @Param('offer_id') offerId: string,
+    @Body() body: IndicationCreateDto,
+  ): Promise<IndicationDto> {
+    return this.indications.create(partner, offerId, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Your indications on this offer' })
+  @ApiOkResponse({ type: IndicationListDto })
+  list(@CurrentPrincipal() partner: PartnerPrincipal, @Param('offer_id') offerId: string): Promise<IndicationListDto> {
+    return this.indications.list(partner, offerId);
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Cancel one of your indications while the offer is live' })
+  @ApiOkResponse({ type: IndicationDto })
+  @ApiConflictResponse({ description: 'offer_not_live' })
+  cancel(
+    @CurrentPrincipal() partner: PartnerPrincipal,
+    @Param('offer_id') offerId: string,
+    @Param('id') id: string,
+  ): Promise<IndicationDto> {
+    return this.indications.cancel(partner, offerId, id);
+  }
+}

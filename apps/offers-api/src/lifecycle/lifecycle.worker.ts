@@ -1,0 +1,53 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { QueueRegistry } from '@app/platform';
+import type { Job } from 'bullmq';
+import { LIFECYCLE_QUEUE, LifecycleJob, type LifecycleJobData, SWEEP_INTERVAL_MS, SWEEP_SCHEDULER_ID } from './lifecycle.jobs';
+import { LifecycleService } from './lifecycle.service';
+
+type AnyLifecycleJob = Job<LifecycleJobData[LifecycleJob], unknown, `${LifecycleJob}`>;
+
+/**
+ * Thin adapter from BullMQ to LifecycleService. Starts only where workers run (ROLE≠api):
+ * registers the repeatable sweep and runs one sweep at boot, so transitions missed while
+ * no worker was running are applied straight away.
+ */
+@Injectable()
+export class LifecycleWorker implements OnApplicationBootstrap {
+  private readonly logger = new Logger('OffersLifecycle');
+
+  constructor(
+    private readonly queues: QueueRegistry,
+    private readonly lifecycle: LifecycleService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const worker = this.queues.worker<LifecycleJobData[LifecycleJob], unknown>(LIFECYCLE_QUEUE, (job) =>
+      this.process(job as AnyLifecycleJob),
+    );
+    if (!worker) return;
+    // Not awaited: boot must not wait for Redis (readiness reports it; BullMQ reconnects).
+    this.startSweeps().catch((err: unknown) => this.logger.warn(`lifecycle sweep start failed: ${String(err)}`));
+  }
+
+  private async startSweeps(): Promise<void> {
+    await this.queues
+      .queue(LIFECYCLE_QUEUE)
+      .upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: SWEEP_INTERVAL_MS }, { name: LifecycleJob.Sweep, data: {} });
+    await this.lifecycle.sweep();
+  }
+
+  private async process(job: AnyLifecycleJob): Promise<unknown> {
+    const name = job.name as LifecycleJob;
+    switch (name) {
+      case LifecycleJob.Open:
+      case LifecycleJob.ClosingSoon:
+      case LifecycleJob.Close: {
+        const { offerId } = job.data as LifecycleJobData[typeof name];
+        const offer = await this.lifecycle.advance(offerId);
+        return { status: offer?.status ?? 'missing' };
+      }
+      case LifecycleJob.Sweep:
+        return this.lifecycle.sweep();
+    }
+  }
+}

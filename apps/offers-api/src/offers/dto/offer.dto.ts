@@ -1,0 +1,176 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsNumber, IsOptional, IsPositive, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { CURRENCIES, type Currency, OFFER_STATUSES, OFFER_TYPES, type OfferStatus, type OfferType } from '../offer.types';
+
+/** ISO 8601 with an explicit UTC offset (`Z` or `±hh:mm`): a bare local time is ambiguous. */
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+const TICKER = /^[A-Z0-9][A-Z0-9.-]{0,15}$/;
+const INT32_MAX = 2_147_483_647;
+
+/** The Offer JSON (offers-distribution.md "Offer"), plus opens_at and shares_offered. */
+export class OfferDto {
+  @ApiProperty({ example: 'offer_4fZk2QmT8xWb1nLp7yRc3sDv' }) id!: string;
+  @ApiProperty({ example: 'Acme Robotics plc' }) company!: string;
+  @ApiProperty({ example: 'ACME' }) ticker!: string;
+  @ApiProperty({ enum: OFFER_TYPES }) type!: OfferType;
+  @ApiProperty({ enum: OFFER_STATUSES }) status!: OfferStatus;
+  @ApiProperty({ example: 2.5, description: 'Decimal, major units of the offer currency' }) price_per_share!: number;
+  @ApiProperty({ enum: CURRENCIES }) currency!: Currency;
+  @ApiProperty({
+    example: 250,
+    description: 'Decimal, major units; an indication amount must be at least this × 100 minor units',
+  })
+  minimum_investment!: number;
+  @ApiProperty({ example: '2026-12-01T08:00:00.000Z' }) opens_at!: string;
+  @ApiProperty({ example: '2026-12-08T16:30:00.000Z' }) closes_at!: string;
+  @ApiProperty({ example: 40_000_000 }) shares_offered!: number;
+}
+
+export class OfferListDto {
+  @ApiProperty({ type: [OfferDto] }) offers!: OfferDto[];
+  @ApiProperty({ description: 'Offers matching the filter, over all pages' }) total!: number;
+  @ApiProperty({ description: 'The page returned, 1-based' }) page!: number;
+}
+
+/** GET /api/v1/offers query (platform contract: page 1-based, limit default 20, max 100). */
+export class OfferListQueryDto {
+  @ApiPropertyOptional({ enum: OFFER_STATUSES, description: 'Default: live and upcoming' })
+  @IsOptional()
+  @IsIn(OFFER_STATUSES)
+  status?: OfferStatus;
+
+  @ApiPropertyOptional({ enum: OFFER_TYPES })
+  @IsOptional()
+  @IsIn(OFFER_TYPES)
+  type?: OfferType;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit: number = 20;
+
+  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  page: number = 1;
+}
+
+/** POST /admin/v1/offers. Status is derived from opens_at / closes_at and the clock. */
+export class OfferCreateDto {
+  @ApiProperty({ example: 'Acme Robotics plc' })
+  @IsString()
+  @Length(1, 200)
+  company!: string;
+
+  @ApiProperty({ example: 'ACME', pattern: TICKER.source })
+  @IsString()
+  @Matches(TICKER, { message: 'ticker must be 1-16 characters of A-Z, 0-9, "." and "-"' })
+  ticker!: string;
+
+  @ApiProperty({ enum: OFFER_TYPES })
+  @IsIn(OFFER_TYPES)
+  type!: OfferType;
+
+  @ApiProperty({ example: 2.5, description: 'Major units, at most 4 decimal places' })
+  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 4 })
+  @IsPositive()
+  @Max(1_000_000)
+  price_per_share!: number;
+
+  @ApiProperty({ enum: CURRENCIES })
+  @IsIn(CURRENCIES)
+  currency!: Currency;
+
+  @ApiProperty({ example: 250, description: 'Major units, at most 2 decimal places, at least price_per_share' })
+  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 2 })
+  @IsPositive()
+  @Max(10_000_000)
+  minimum_investment!: number;
+
+  @ApiProperty({ example: '2026-12-01T08:00:00Z' })
+  @IsString()
+  @Matches(ISO_UTC, { message: 'opens_at must be an ISO 8601 timestamp with Z or an offset' })
+  opens_at!: string;
+
+  @ApiProperty({ example: '2026-12-08T16:30:00Z' })
+  @IsString()
+  @Matches(ISO_UTC, { message: 'closes_at must be an ISO 8601 timestamp with Z or an offset' })
+  closes_at!: string;
+
+  @ApiProperty({ example: 40_000_000 })
+  @IsInt()
+  @Min(1)
+  @Max(INT32_MAX)
+  shares_offered!: number;
+}
+
+/** PATCH /admin/v1/offers/{id}: any subset; closed offers cannot change. */
+export class OfferUpdateDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  company?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Matches(TICKER, { message: 'ticker must be 1-16 characters of A-Z, 0-9, "." and "-"' })
+  ticker?: string;
+
+  @ApiPropertyOptional({ enum: OFFER_TYPES })
+  @IsOptional()
+  @IsIn(OFFER_TYPES)
+  type?: OfferType;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 4 })
+  @IsPositive()
+  @Max(1_000_000)
+  price_per_share?: number;
+
+  @ApiPropertyOptional({ enum: CURRENCIES })
+  @IsOptional()
+  @IsIn(CURRENCIES)
+  currency?: Currency;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 2 })
+  @IsPositive()
+  @Max(10_000_000)
+  minimum_investment?: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Matches(ISO_UTC, { message: 'opens_at must be an ISO 8601 timestamp with Z or an offset' })
+  opens_at?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Matches(ISO_UTC, { message: 'closes_at must be an ISO 8601 timestamp with Z or an offset' })
+  closes_at?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(INT32_MAX)
+  shares_offered?: number;
+}
+
+export class AgreementDto {
+  @ApiProperty() partner_id!: string;
+  @ApiProperty() offer_id!: string;
+  @ApiProperty() created_at!: string;
+}

@@ -1,0 +1,27 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal, type PartnerPrincipal } from '@app/auth';
+import { OfferDto, OfferListDto, OfferListQueryDto } from './dto/offer.dto';
+import { OffersService } from './offers.service';
+
+@ApiTags('offers')
+@Authenticated('partner')
+@Controller('api/v1/offers')
+export class OffersController {
+  constructor(private readonly offers: OffersService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List offers in your distribution agreement (default: live and upcoming)' })
+  @ApiOkResponse({ type: OfferListDto })
+  list(@CurrentPrincipal() partner: PartnerPrincipal, @Query() query: OfferListQueryDto): Promise<OfferListDto> {
+    return this.offers.list(partner, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One offer in your distribution agreement' })
+  @ApiOkResponse({ type: OfferDto })
+  @ApiNotFoundResponse({ description: 'No such offer in your agreement' })
+  get(@CurrentPrincipal() partner: PartnerPrincipal, @Param('id') id: string): Promise<OfferDto> {
+    return this.offers.get(partner, id);
+  }
+}

@@ -1,0 +1,162 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { PartnerPrincipal } from '@app/auth';
+import { DomainError, newId, NotFoundError, type PrismaTx } from '@app/platform';
+import { decimalToTicks } from '../allocations/money';
+import { LifecycleService } from '../lifecycle/lifecycle.service';
+import type { AgreementDto, OfferCreateDto, OfferListDto, OfferListQueryDto, OfferUpdateDto } from './dto/offer.dto';
+import { type OfferFields, type OfferRecord, type OfferView, offerView } from './offer.types';
+import { OffersRepository } from './offers.repository';
+
+/** Without a status filter, the list shows what a partner can act on (platform contract). */
+const DEFAULT_STATUSES = ['live', 'upcoming'] as const;
+/** How long an admin write waits for Redis to take its lifecycle jobs. */
+const SCHEDULE_WAIT_MS = 2_000;
+
+@Injectable()
+export class OffersService {
+  private readonly logger = new Logger('Offers');
+
+  constructor(
+    private readonly repository: OffersRepository,
+    private readonly lifecycle: LifecycleService,
+  ) {}
+
+  async list(partner: PartnerPrincipal, query: OfferListQueryDto): Promise<OfferListDto> {
+    const { offers, total } = await this.repository.listVisible(partner.partnerId, {
+      statuses: query.status === undefined ? DEFAULT_STATUSES : [query.status],
+      ...(query.type === undefined ? {} : { type: query.type }),
+      skip: (query.page - 1) * query.limit,
+      take: query.limit,
+    });
+    return { offers: offers.map(offerView), total, page: query.page };
+  }
+
+  async get(partner: PartnerPrincipal, offerId: string): Promise<OfferView> {
+    return offerView(await this.requireVisible(partner.partnerId, offerId));
+  }
+
+  /** An offer in the partner's agreement; any other id is 404, whether or not it exists. */
+  async requireVisible(partnerId: string, offerId: string, tx?: PrismaTx): Promise<OfferRecord> {
+    const offer = await this.repository.findVisible(partnerId, offerId, tx);
+    if (!offer) throw new NotFoundError('offer', offerId);
+    return offer;
+  }
+
+  async adminGet(offerId: string): Promise<OfferView> {
+    return offerView(await this.adminRequire(offerId));
+  }
+
+  async adminCreate(dto: OfferCreateDto): Promise<OfferView> {
+    const fields: OfferFields = {
+      company: dto.company,
+      ticker: dto.ticker,
+      type: dto.type,
+      pricePerShare: dto.price_per_share.toFixed(4),
+      currency: dto.currency,
+      minimumInvestment: dto.minimum_investment.toFixed(2),
+      sharesOffered: dto.shares_offered,
+      opensAt: new Date(dto.opens_at),
+      closesAt: new Date(dto.closes_at),
+    };
+    checkOffer(fields);
+    const created = await this.repository.adminCreate(newId('offer'), fields);
+    // Status follows the clock: an offer created with opens_at in the past is live at once.
+    const current = (await this.lifecycle.advance(created.id)) ?? created;
+    await this.scheduleQuietly(() => this.lifecycle.schedule(current));
+    this.logger.log({ offerId: created.id }, `offer ${created.id} created (${current.status})`);
+    return offerView(current);
+  }
+
+  async adminUpdate(offerId: string, dto: OfferUpdateDto): Promise<OfferView> {
+    const before = await this.adminRequire(offerId);
+    if (before.status === 'closed') {
+      throw new DomainError('offer_not_editable', `Offer ${offerId} is closed and can no longer be changed.`);
+    }
+    const changes: Partial<OfferFields> = {
+      ...(dto.company == null ? {} : { company: dto.company }),
+      ...(dto.ticker == null ? {} : { ticker: dto.ticker }),
+      ...(dto.type == null ? {} : { type: dto.type }),
+      ...(dto.price_per_share == null ? {} : { pricePerShare: dto.price_per_share.toFixed(4) }),
+      ...(dto.currency == null ? {} : { currency: dto.currency }),
+      ...(dto.minimum_investment == null ? {} : { minimumInvestment: dto.minimum_investment.toFixed(2) }),
+      ...(dto.shares_offered == null ? {} : { sharesOffered: dto.shares_offered }),
+      ...(dto.opens_at == null ? {} : { opensAt: new Date(dto.opens_at) }),
+      ...(dto.closes_at == null ? {} : { closesAt: new Date(dto.closes_at) }),
+    };
+    if (before.status === 'live') {
+      // Indications already taken were made against these terms of the offer.
+      const frozen = (['opensAt', 'pricePerShare', 'currency', 'minimumInvestment'] as const).filter(
+        (k) => changes[k] !== undefined && comparable(changes[k]) !== comparable(before[k]),
+      );
+      if (frozen.length > 0) {
+        throw new DomainError(
+          'offer_not_editable',
+          `Offer ${offerId} is live: only company, ticker, type, shares_offered and closes_at can change.`,
+          { param: snake(frozen[0] ?? 'opensAt') },
+        );
+      }
+    }
+    checkOffer({ ...before, ...changes });
+    const closesMoved = changes.closesAt !== undefined && changes.closesAt.getTime() !== before.closesAt.getTime();
+    const updated = await this.repository.adminUpdate(offerId, changes, closesMoved);
+    if (!updated) throw new DomainError('offer_not_editable', `Offer ${offerId} is closed and can no longer be changed.`);
+    const current = (await this.lifecycle.advance(offerId)) ?? updated;
+    await this.scheduleQuietly(() => this.lifecycle.reschedule(before, current));
+    return offerView(current);
+  }
+
+  async addToAgreement(partnerId: string, offerId: string): Promise<AgreementDto> {
+    if (!(await this.repository.partnerExists(partnerId))) throw new NotFoundError('partner', partnerId, 'id');
+    await this.adminRequire(offerId, 'offer_id');
+    const createdAt = await this.repository.adminAddToAgreement(partnerId, offerId);
+    return { partner_id: partnerId, offer_id: offerId, created_at: createdAt.toISOString() };
+  }
+
+  /** Any offer by id (admin and system use). */
+  async adminRequire(offerId: string, param?: string): Promise<OfferRecord> {
+    const offer = await this.repository.adminFind(offerId);
+    if (!offer) throw new NotFoundError('offer', offerId, param);
+    return offer;
+  }
+
+  /**
+   * Redis trouble must neither fail nor stall a committed change: after SCHEDULE_WAIT_MS the
+   * request answers anyway, and the lifecycle sweep re-enqueues whatever is missing.
+   */
+  private async scheduleQuietly(fn: () => Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from Redis within ${SCHEDULE_WAIT_MS} ms`)), SCHEDULE_WAIT_MS);
+    });
+    try {
+      await Promise.race([fn(), timeout]);
+    } catch (err) {
+      this.logger.warn(`could not enqueue lifecycle jobs (the sweep will): ${String(err)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Dates by instant, decimals by value ("2.5" = "2.5000"), the rest as strings. */
+function comparable(value: Date | string | undefined): string {
+  if (value instanceof Date) return String(value.getTime());
+  if (value !== undefined && /^\d+(\.\d+)?$/.test(value)) return decimalToTicks(value).toString();
+  return String(value);
+}
+
+function snake(field: string): string {
+  return field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** Rules across fields of an offer. */
+function checkOffer(o: OfferFields): void {
+  if (o.closesAt.getTime() <= o.opensAt.getTime()) {
+    throw new DomainError('parameter_invalid', 'closes_at must be later than opens_at.', { param: 'closes_at' });
+  }
+  if (decimalToTicks(o.minimumInvestment) < decimalToTicks(o.pricePerShare)) {
+    throw new DomainError('parameter_invalid', 'minimum_investment must be at least price_per_share (one share).', {
+      param: 'minimum_investment',
+    });
+  }
+}

@@ -1,0 +1,34 @@
+import { Body, Controller, Get, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '@app/auth';
+import { AdminOnly } from '@app/platform';
+import { TermsDto, TermsPublishDto } from './dto/terms.dto';
+import { TermsService } from './terms.service';
+
+@ApiTags('terms')
+@Authenticated('partner')
+@Controller('api/v1/terms')
+export class TermsController {
+  constructor(private readonly terms: TermsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'The current terms; send its version as terms_version with every indication' })
+  @ApiOkResponse({ type: TermsDto })
+  current(): Promise<TermsDto> {
+    return this.terms.current();
+  }
+}
+
+@ApiTags('admin')
+@AdminOnly()
+@Controller('admin/v1/terms')
+export class TermsAdminController {
+  constructor(private readonly terms: TermsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Publish a new current terms version' })
+  @ApiCreatedResponse({ type: TermsDto })
+  publish(@Body() body: TermsPublishDto): Promise<TermsDto> {
+    return this.terms.publish(body);
+  }
+}

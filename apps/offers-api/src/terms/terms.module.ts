@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { TermsAdminController, TermsController } from './terms.controller';
+import { TermsRepository } from './terms.repository';
+import { TermsService } from './terms.service';
+
+@Module({
+  controllers: [TermsController, TermsAdminController],
+  providers: [TermsRepository, TermsService],
+  exports: [TermsService],
+})
+export class TermsModule {}
