@@ -2,6 +2,7 @@ import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { VectorConfig } from './config';
+import { TablesModule } from './tables/tables.module';
 
 @Module({})
 export class VectorAppModule {
@@ -14,6 +15,7 @@ export class VectorAppModule {
           service: 'vector',
           rateLimit: { perPrincipal: config.VECTOR_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
         }),
+        TablesModule,
       ],
     };
   }

@@ -11,7 +11,26 @@ export class VectorConfig extends PlatformConfig {
   @Max(65535)
   VECTOR_PORT: number = 3001;
 
-  /** Requests per minute per API token (libs/auth rate limiter). */
+  /**
+   * Largest request body: 64 MiB. An insert of 1000 rows × 4096 dimensions is about 40 MB
+   * of JSON at float32 precision (≈ 9 significant digits); the platform's 1 MiB default
+   * would refuse batches of realistic embeddings.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  override BODY_LIMIT_BYTES: number = 64 * 1024 * 1024;
+
+  /** How often each instance polls the change sequence for other instances' writes. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(20)
+  @Max(60_000)
+  VECTOR_SYNC_INTERVAL_MS: number = 250;
+
+  /** Requests per minute per API token (the rate limit of libs/auth). */
   @Expose()
   @Type(() => Number)
   @IsInt()

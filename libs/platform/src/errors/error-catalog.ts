@@ -32,6 +32,8 @@ export const ERROR_CATALOG = {
   route_not_found: invalid(404),
   resource_missing: invalid(404),
   resource_already_exists: invalid(409),
+  // vector-api: an embedding's length differs from its table's dimension
+  dimension_mismatch: invalid(400),
   // authentication and authorization (RFC 6750)
   authentication_required: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },

@@ -1,0 +1,55 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Runs a self-contained function (no imports, no outer references) in a worker thread from
+ * its source text. Using `eval` workers avoids resolving a separate worker file, which
+ * differs between the compiled service (dist/, CommonJS) and Jest (TypeScript as ESM).
+ * Typed-array buffers in `transfer` are moved, not copied; results come back the same way.
+ * Aborting `signal` terminates the thread (a table deleted or the service stopping).
+ */
+export function runInWorker<R>(
+  fn: (...args: never[]) => R,
+  args: readonly unknown[],
+  transfer: readonly ArrayBuffer[] = [],
+  signal?: AbortSignal,
+): Promise<R> {
+  const source = `
+const { parentPort, workerData } = require('node:worker_threads');
+const fn = (${fn.toString()});
+const result = fn(...workerData);
+const transfer = [];
+for (const v of Object.values(result)) if (ArrayBuffer.isView(v)) transfer.push(v.buffer);
+parentPort.postMessage(result, transfer);
+`;
+  return new Promise<R>((resolve, reject) => {
+    const worker = new Worker(source, { eval: true, workerData: args, transferList: [...transfer] });
+    let settled = false;
+    worker.once('message', (result: R) => {
+      settled = true;
+      resolve(result);
+      void worker.terminate();
+    });
+    worker.once('error', (err) => {
+      settled = true;
+      reject(err);
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`worker exited with code ${code}`));
+    });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        if (settled) return;
+        settled = true;
+        reject(new Error('worker aborted'));
+        void worker.terminate();
+      },
+      { once: true },
+    );
+  });
+}
+
+/** Yields to the event loop (lets pending I/O and queries run between chunks of work). */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,56 @@
+import { exactSearch, exactSearchLabels, FlatIndex } from './flat-index';
+import { bruteForce, clusteredVectors, gaussian, mulberry32 } from './testing';
+import { toNormalized, VectorStore } from './vector-store';
+
+function storeOf(vectors: number[][], dim: number): VectorStore {
+  const store = new VectorStore(dim, 8);
+  vectors.forEach((v, label) => store.put(label, toNormalized(v)));
+  return store;
+}
+
+describe('flat (exact) search', () => {
+  const dim = 37; // not a multiple of 4: exercises the unrolled loop's tail
+  const { vectors } = clusteredVectors(7, 3000, dim, 20);
+  const store = storeOf(vectors, dim);
+  const rand = mulberry32(99);
+  const queries = Array.from({ length: 40 }, () => Array.from({ length: dim }, () => gaussian(rand)));
+
+  it('equals a brute-force reference (ids, order and scores)', () => {
+    for (const q of queries) {
+      const hits = exactSearch(store, toNormalized(q), 10);
+      expect(hits.map((h) => h.label)).toEqual(bruteForce(vectors, q, 10));
+      const qn = Math.hypot(...q);
+      for (const h of hits) {
+        const v = vectors[h.label];
+        const cos = v.reduce((s, x, j) => s + x * q[j], 0) / (Math.hypot(...v) * qn);
+        expect(h.score).toBeCloseTo(cos, 5);
+      }
+    }
+  });
+
+  it('returns every row when k exceeds the table, best first', () => {
+    const small = storeOf(vectors.slice(0, 5), dim);
+    const q = queries[0];
+    expect(new FlatIndex(small).search(toNormalized(q), 50).map((h) => h.label)).toEqual(bruteForce(vectors.slice(0, 5), q, 50));
+  });
+
+  it('never returns deleted rows, and grows its storage as rows arrive', () => {
+    const s = storeOf(vectors.slice(0, 200), dim);
+    const q = toNormalized(queries[1]);
+    const before = exactSearch(s, q, 5).map((h) => h.label);
+    for (const label of before) s.delete(label);
+    const after = exactSearch(s, q, 5).map((h) => h.label);
+    expect(after.some((l) => before.includes(l))).toBe(false);
+    expect(after).toEqual(bruteForce(vectors.slice(0, 200), queries[1], 5, (i) => !before.includes(i)));
+    expect(s.capacity).toBeGreaterThanOrEqual(200);
+  });
+
+  it('restricts to given labels or an accept predicate', () => {
+    const q = queries[2];
+    const even = (i: number): boolean => i % 2 === 0;
+    const expected = bruteForce(vectors, q, 10, even);
+    expect(exactSearch(store, toNormalized(q), 10, even).map((h) => h.label)).toEqual(expected);
+    const labels = vectors.map((_, i) => i).filter(even);
+    expect(exactSearchLabels(store, toNormalized(q), 10, labels).map((h) => h.label)).toEqual(expected);
+  });
+});

@@ -1,0 +1,97 @@
+import { exactSearch } from './flat-index';
+import { IvfIndex, nlistFor } from './ivf-index';
+import { clusteredVectors, recallAt } from './testing';
+import { toNormalized, VectorStore } from './vector-store';
+
+const DIM = 32;
+
+function setup(count: number, seed = 11): { store: VectorStore; queries: number[][]; vectors: number[][] } {
+  const { vectors } = clusteredVectors(seed, count + 100, DIM, 40);
+  const store = new VectorStore(DIM);
+  vectors.slice(0, count).forEach((v, label) => store.put(label, toNormalized(v)));
+  return { store, vectors: vectors.slice(0, count), queries: vectors.slice(count) };
+}
+
+function meanRecall(index: IvfIndex, store: VectorStore, queries: number[][]): number {
+  let total = 0;
+  for (const q of queries) {
+    const nq = toNormalized(q);
+    const hits = index.search(nq, 10);
+    if (!hits) throw new Error('ivf did not answer');
+    total += recallAt(
+      exactSearch(store, nq, 10).map((h) => h.label),
+      hits.map((h) => h.label),
+    );
+  }
+  return total / queries.length;
+}
+
+describe('ivf', () => {
+  it('uses nlist ≈ 4·√N', () => {
+    expect(nlistFor(10_000)).toBe(400);
+    expect(nlistFor(1)).toBe(4);
+  });
+
+  it('reaches recall@10 ≥ 0.95 with its calibrated default nprobe, probing far fewer than all lists', async () => {
+    const { store, queries } = setup(4000);
+    const index = new IvfIndex(store, { minRows: 1000 });
+    await index.idle();
+    const status = index.status();
+    expect(status.state).toBe('ready');
+    expect(status.details.nlist).toBe(nlistFor(4000));
+    expect(status.details.nprobe).toBeLessThan(status.details.nlist);
+    expect(meanRecall(index, store, queries)).toBeGreaterThanOrEqual(0.95);
+    index.close();
+  });
+
+  it('trains in a worker thread for large inputs with the same quality', async () => {
+    const { store, queries } = setup(3000, 12);
+    const index = new IvfIndex(store, { minRows: 1000, workerFromFloats: 1 });
+    expect(index.status().state).toBe('building');
+    expect(index.search(toNormalized(queries[0]), 10)).toBeNull(); // caller answers exactly meanwhile
+    await index.idle();
+    expect(index.status().state).toBe('ready');
+    expect(meanRecall(index, store, queries)).toBeGreaterThanOrEqual(0.95);
+    index.close();
+  });
+
+  it('answers exactly (null) below its size threshold', () => {
+    const { store } = setup(500);
+    const index = new IvfIndex(store, { minRows: 1000 });
+    expect(index.status().state).toBe('exact');
+    expect(index.search(store.vector(0), 10)).toBeNull();
+  });
+
+  it('assigns new rows to their nearest centroid, retrains past its growth factor, never returns deleted rows', async () => {
+    const { vectors } = clusteredVectors(13, 5000, DIM, 40);
+    const store = new VectorStore(DIM);
+    const index = new IvfIndex(store, { minRows: 1000, retrainGrowth: 2 });
+    const add = (from: number, to: number): void => {
+      const labels: number[] = [];
+      for (let l = from; l < to; l++) {
+        store.put(l, toNormalized(vectors[l]));
+        labels.push(l);
+      }
+      index.add(labels);
+    };
+    add(0, 1200);
+    await index.idle();
+    expect(index.status().details.trained_rows).toBe(1200);
+    add(1200, 2000); // < 2× → assigned, no retraining
+    await index.idle();
+    expect(index.status().details.trained_rows).toBe(1200);
+    const q = store.vector(1500);
+    expect(index.search(q, 1)?.[0]?.label).toBe(1500);
+    add(2000, 2600); // ≥ 2× the training size → retrain
+    await index.idle();
+    expect(index.status().details.trained_rows).toBe(2600);
+
+    const victims = (index.search(q, 10) ?? []).map((h) => h.label);
+    for (const l of victims) store.delete(l);
+    index.remove(victims);
+    const after = (index.search(q, 10, undefined, 1000) ?? []).map((h) => h.label);
+    expect(after).toHaveLength(10);
+    expect(after.some((l) => victims.includes(l))).toBe(false);
+    index.close();
+  });
+});

@@ -1,0 +1,43 @@
+/** The three index kinds of the vector-search interface ("Index" table). */
+export const INDEX_KINDS = ['flat', 'ivf', 'hnsw'] as const;
+export type IndexKind = (typeof INDEX_KINDS)[number];
+
+/** One search result inside the engine: a row's uint32 label and its cosine similarity. */
+export interface Hit {
+  readonly label: number;
+  readonly score: number;
+}
+
+/** Restricts a search to the labels it accepts (metadata filters). */
+export type LabelFilter = (label: number) => boolean;
+
+export type IndexState = 'ready' | 'building' | 'exact';
+
+export interface IndexStatus {
+  readonly kind: IndexKind;
+  /**
+   * `ready`: answers from its own structure; `building`: a (re)build runs in the background
+   * and queries are answered exactly meanwhile; `exact`: the table is small, so the index
+   * deliberately answers exactly.
+   */
+  readonly state: IndexState;
+  readonly details: Readonly<Record<string, number>>;
+}
+
+/**
+ * One interface for flat, ivf and hnsw. Vectors live in the shared VectorStore; an index
+ * only keeps its own structure over labels. `search` returns `null` when the index cannot
+ * answer (still building, or the table is below its size threshold): the planner then
+ * answers exactly. `effort` ≥ 1 widens the search (more lists, larger ef) when a filter
+ * leaves too few results.
+ */
+export interface VectorIndex {
+  readonly kind: IndexKind;
+  add(labels: readonly number[]): void;
+  remove(labels: readonly number[]): void;
+  search(query: Float32Array, k: number, accept?: LabelFilter, effort?: number): Hit[] | null;
+  /** True when `search` at this effort already examined every row (widening cannot help). */
+  exhaustive(effort: number): boolean;
+  status(): IndexStatus;
+  close(): void;
+}

@@ -1,0 +1,139 @@
+import { parseFilter } from './filter';
+import { bruteForce, clusteredVectors, recallAt } from './testing';
+import { INDEX_KINDS, type IndexKind } from './types';
+import { type CollectionRow, VectorCollection } from './vector-collection';
+
+const DIM = 24;
+const COUNT = 4000;
+const { vectors } = clusteredVectors(31, COUNT + 30, DIM, 30);
+const data = vectors.slice(0, COUNT);
+const queries = vectors.slice(COUNT);
+// bucket: 1 % of rows have rare=true; half have parity 'even'.
+const rows: CollectionRow[] = data.map((embedding, i) => ({
+  id: `v${i}`,
+  label: i,
+  embedding,
+  metadata: { rare: i % 100 === 7, parity: i % 2 === 0 ? 'even' : 'odd', n: i, tags: [`t${i % 3}`] },
+}));
+
+async function loaded(kind: IndexKind): Promise<VectorCollection> {
+  const c = new VectorCollection(DIM, kind, { ivf: { minRows: 1000 }, exactFilterRows: 500 });
+  c.insert(rows);
+  await c.idle();
+  return c;
+}
+
+describe('VectorCollection planner', () => {
+  describe.each(INDEX_KINDS)('%s', (kind) => {
+    let c: VectorCollection;
+    beforeAll(async () => {
+      c = await loaded(kind);
+    });
+    afterAll(() => c.close());
+
+    it('is ready (not answering exactly by accident)', () => {
+      expect(c.status().state).toBe('ready');
+    });
+
+    it('1 % selectivity: exactly the best matching rows (exact scan of the matches)', () => {
+      for (const q of queries) {
+        const { hits, plan } = c.query(q, 10, parseFilter({ rare: true }));
+        expect(plan.path).toBe('exact');
+        expect(hits.map((h) => h.id)).toEqual(bruteForce(data, q, 10, (i) => i % 100 === 7).map((i) => `v${i}`));
+        expect(hits.every((h) => h.metadata.rare === true)).toBe(true);
+      }
+    });
+
+    it('50 % selectivity through the index: exactly min(n, matches) rows, all matching, the best ones (exact for flat, recall@10 ≥ 0.95 otherwise)', () => {
+      let recall = 0;
+      for (const q of queries) {
+        const { hits, plan } = c.query(q, 10, parseFilter({ parity: 'even' }));
+        expect(plan.path).toBe(kind === 'flat' ? 'exact' : 'index');
+        expect(hits).toHaveLength(10);
+        expect(hits.every((h) => h.metadata.parity === 'even')).toBe(true);
+        const expected = bruteForce(data, q, 10, (i) => i % 2 === 0).map((i) => `v${i}`);
+        if (kind === 'flat') expect(hits.map((h) => h.id)).toEqual(expected);
+        recall += recallAt(
+          expected,
+          hits.map((h) => h.id),
+        );
+      }
+      expect(recall / queries.length).toBeGreaterThanOrEqual(0.95);
+    });
+
+    it('returns all matching rows when fewer than n match, ordered by exact score', () => {
+      const q = queries[0];
+      const { hits } = c.query(q, 1000, parseFilter({ n: { $gte: 100, $lt: 160 }, tags: 't0' }));
+      expect(hits.map((h) => h.id)).toEqual(
+        bruteForce(data, q, 1000, (i) => i >= 100 && i < 160 && i % 3 === 0).map((i) => `v${i}`),
+      );
+      for (let i = 1; i < hits.length; i++)
+        expect((hits[i - 1] as { score: number }).score).toBeGreaterThanOrEqual((hits[i] as { score: number }).score);
+    });
+
+    it('unfiltered recall@10 ≥ 0.95 and scores clamped to [0, 1]', () => {
+      let recall = 0;
+      for (const q of queries) {
+        const { hits } = c.query(q, 10);
+        expect(hits).toHaveLength(10);
+        for (const h of hits) {
+          expect(h.score).toBeGreaterThanOrEqual(0);
+          expect(h.score).toBeLessThanOrEqual(1);
+        }
+        recall += recallAt(
+          bruteForce(data, q, 10).map((i) => `v${i}`),
+          hits.map((h) => h.id),
+        );
+      }
+      expect(recall / queries.length).toBeGreaterThanOrEqual(0.95);
+    });
+
+    it('per-query index override answers (exactly while that index builds)', () => {
+      for (const other of INDEX_KINDS) {
+        const q = queries[3];
+        const { hits } = c.query(q, 5, undefined, other);
+        expect(hits).toHaveLength(5);
+      }
+    });
+  });
+
+  it('never returns deleted ids, and replaying inserts or deletes changes nothing', async () => {
+    const c = await loaded('hnsw');
+    const q = queries[4];
+    const first = c.query(q, 20).hits.map((h) => h.id);
+    const labels = first.map((id) => c.labelOf(id) as number);
+    expect(c.deleteLabels(labels)).toBe(20);
+    expect(c.deleteLabels(labels)).toBe(0);
+    expect(c.insert(rows.filter((r) => labels.includes(r.label)))).toBe(0); // deleted labels never come back
+    for (const kind of INDEX_KINDS) {
+      const ids = c.query(q, 50, undefined, kind).hits.map((h) => h.id);
+      expect(ids.some((id) => first.includes(id))).toBe(false);
+      const filtered = c.query(q, 50, parseFilter({ parity: { $in: ['even', 'odd'] } }), kind).hits.map((h) => h.id);
+      expect(filtered.some((id) => first.includes(id))).toBe(false);
+    }
+    expect(c.size).toBe(COUNT - 20);
+    expect(c.insert(rows.slice(0, 10))).toBe(0); // already present
+    c.close();
+  });
+
+  it('a re-inserted id under a newer label replaces the older one', () => {
+    const c = new VectorCollection(2, 'flat');
+    c.insert([{ id: 'a', label: 0, embedding: [1, 0] }]);
+    c.insert([{ id: 'a', label: 5, embedding: [0, 1] }]);
+    expect(c.size).toBe(1);
+    expect(c.query([0, 1], 5).hits).toEqual([{ id: 'a', score: 1, metadata: {} }]);
+    c.insert([{ id: 'a', label: 3, embedding: [1, 1] }]); // stale: ignored
+    expect(c.query([0, 1], 5).hits.map((h) => h.id)).toEqual(['a']);
+  });
+
+  it('answers exactly while hnsw is still adding rows in the background', async () => {
+    const c = new VectorCollection(DIM, 'hnsw', { hnsw: { sliceMs: 5 } });
+    c.insert(rows);
+    expect(c.status().details.pending).toBeGreaterThan(3000); // nothing blocked: rows wait for chunks
+    const q = queries[5];
+    expect(c.query(q, 10).hits.map((h) => h.id)).toEqual(bruteForce(data, q, 10).map((i) => `v${i}`));
+    await c.idle();
+    expect(c.status().details).toMatchObject({ pending: 0, points: COUNT });
+    c.close();
+  });
+});

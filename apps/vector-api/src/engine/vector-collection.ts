@@ -1,0 +1,211 @@
+import { exactSearch, exactSearchLabels, FlatIndex } from './flat-index';
+import { type Filter, type Metadata, MetadataIndex } from './filter';
+import { HnswIndex, type HnswOptions } from './hnsw-index';
+import { IvfIndex, type IvfOptions } from './ivf-index';
+import type { Hit, IndexKind, IndexStatus, VectorIndex } from './types';
+import { toNormalized, VectorStore } from './vector-store';
+
+export interface CollectionRow {
+  readonly id: string;
+  /** uint32 label, assigned by the database, never reused within a table. */
+  readonly label: number;
+  readonly embedding: ArrayLike<number>;
+  readonly metadata?: Metadata | undefined;
+}
+
+export interface CollectionHit {
+  readonly id: string;
+  readonly score: number;
+  readonly metadata: Metadata;
+}
+
+export interface CollectionOptions {
+  readonly ivf?: Partial<IvfOptions>;
+  readonly hnsw?: Partial<HnswOptions>;
+  /** A filter matching at most this many rows is answered by an exact scan of those rows. */
+  readonly exactFilterRows?: number;
+  /** …or at most this fraction of the table. */
+  readonly exactFilterFraction?: number;
+  readonly onError?: (err: unknown) => void;
+  /** Do not create the default index until `warm()` (bulk loads: build once, after the rows). */
+  readonly deferIndex?: boolean;
+}
+
+export interface QueryPlan {
+  readonly index: IndexKind;
+  /** `exact`: flat scan (all rows, or the filter's rows); `index`: the chosen index answered. */
+  readonly path: 'exact' | 'index';
+  readonly effort: number;
+}
+
+/**
+ * One table in memory: string ids ↔ uint32 labels, the normalised vectors, metadata and
+ * its inverted index, and the indexes (the table's default built eagerly, others on first
+ * use). The planner guarantees min(n, matching rows) results ordered by exact similarity.
+ */
+export class VectorCollection {
+  readonly store: VectorStore;
+  private readonly labelsById = new Map<string, number>();
+  private readonly ids: Array<string | undefined> = [];
+  private readonly metadata: Array<Metadata | undefined> = [];
+  private readonly metaIndex = new MetadataIndex();
+  private readonly indexes = new Map<IndexKind, VectorIndex>();
+  private readonly exactFilterRows: number;
+  private readonly exactFilterFraction: number;
+
+  constructor(
+    readonly dimension: number,
+    readonly defaultIndex: IndexKind,
+    private readonly options: CollectionOptions = {},
+  ) {
+    this.store = new VectorStore(dimension);
+    this.exactFilterRows = options.exactFilterRows ?? 2000;
+    this.exactFilterFraction = options.exactFilterFraction ?? 0.02;
+    this.indexes.set('flat', new FlatIndex(this.store));
+    if (!options.deferIndex) this.index(defaultIndex);
+  }
+
+  /** Starts building the default index (in the background) if it does not exist yet. */
+  warm(): void {
+    this.index(this.defaultIndex);
+  }
+
+  get size(): number {
+    return this.store.alive;
+  }
+
+  has(id: string): boolean {
+    return this.labelsById.has(id);
+  }
+
+  labelOf(id: string): number | undefined {
+    return this.labelsById.get(id);
+  }
+
+  private index(kind: IndexKind): VectorIndex {
+    let index = this.indexes.get(kind);
+    if (!index) {
+      const onError = this.options.onError;
+      index =
+        kind === 'ivf'
+          ? new IvfIndex(this.store, this.options.ivf, onError)
+          : new HnswIndex(this.store, this.options.hnsw, onError);
+      this.indexes.set(kind, index);
+    }
+    return index;
+  }
+
+  /**
+   * Adds rows. Idempotent per label: a label that is present or was ever deleted is
+   * skipped (labels are never reused), so replaying a change log is safe.
+   */
+  insert(rows: readonly CollectionRow[]): number {
+    const added: number[] = [];
+    for (const row of rows) {
+      const previous = this.labelsById.get(row.id);
+      // The same id under another label: one of the two was deleted by a change not yet
+      // applied here. Labels grow with every insert, so the newer label wins.
+      if (previous !== undefined && previous > row.label) continue;
+      if (!this.store.put(row.label, toNormalized(row.embedding))) continue;
+      if (previous !== undefined && previous !== row.label) this.removeLabel(previous);
+      this.labelsById.set(row.id, row.label);
+      this.ids[row.label] = row.id;
+      this.metadata[row.label] = row.metadata;
+      this.metaIndex.add(row.label, row.metadata);
+      added.push(row.label);
+    }
+    if (added.length > 0) for (const index of this.indexes.values()) index.add(added);
+    return added.length;
+  }
+
+  private removeLabel(label: number): boolean {
+    if (!this.store.delete(label)) return false;
+    const id = this.ids[label];
+    if (id !== undefined && this.labelsById.get(id) === label) this.labelsById.delete(id);
+    this.metaIndex.remove(label, this.metadata[label]);
+    this.ids[label] = undefined;
+    this.metadata[label] = undefined;
+    for (const index of this.indexes.values()) index.remove([label]);
+    return true;
+  }
+
+  /** Deletes rows by label (idempotent). Returns how many were present. */
+  deleteLabels(labels: readonly number[]): number {
+    let n = 0;
+    for (const label of labels) if (this.removeLabel(label)) n++;
+    return n;
+  }
+
+  status(kind: IndexKind = this.defaultIndex): IndexStatus {
+    return this.index(kind).status();
+  }
+
+  /** Matching labels of a filter, ascending (exact, from the inverted index). */
+  matchingLabels(filter: Filter): number[] {
+    return this.metaIndex.evaluate(filter, () => this.store.aliveLabels());
+  }
+
+  query(
+    vector: ArrayLike<number>,
+    n: number,
+    filter?: Filter,
+    indexKind: IndexKind = this.defaultIndex,
+  ): { hits: CollectionHit[]; plan: QueryPlan } {
+    const q = toNormalized(vector);
+    const { hits, plan } = this.plan(q, n, filter, indexKind);
+    return {
+      plan,
+      hits: hits.map((h) => ({
+        id: this.ids[h.label] as string,
+        score: Math.min(1, Math.max(0, h.score)),
+        metadata: this.metadata[h.label] ?? {},
+      })),
+    };
+  }
+
+  private plan(q: Float32Array, n: number, filter: Filter | undefined, kind: IndexKind): { hits: Hit[]; plan: QueryPlan } {
+    const hasFilter = filter !== undefined && filter.length > 0;
+    const matched = hasFilter ? this.matchingLabels(filter) : undefined;
+    const available = matched ? matched.length : this.store.alive;
+    const want = Math.min(n, available);
+    if (want === 0) return { hits: [], plan: { index: kind, path: 'exact', effort: 0 } };
+
+    // Few matching rows: scan exactly those (faster than any index and exact).
+    if (
+      matched &&
+      (kind === 'flat' || matched.length <= Math.max(this.exactFilterRows, this.exactFilterFraction * this.store.alive))
+    ) {
+      return { hits: exactSearchLabels(this.store, q, want, matched), plan: { index: kind, path: 'exact', effort: 1 } };
+    }
+    if (kind === 'flat') return { hits: exactSearch(this.store, q, want), plan: { index: kind, path: 'exact', effort: 1 } };
+
+    const index = this.index(kind);
+    let accept: ((label: number) => boolean) | undefined;
+    if (matched) {
+      const bitmap = new Uint8Array(this.store.size);
+      for (const l of matched) bitmap[l] = 1;
+      accept = (label) => bitmap[label] === 1;
+    }
+    // Search, widening (×4 effort) until `want` results come back or the index has looked
+    // at everything; then fall back to an exact scan, so the count is never short.
+    for (let effort = 1; ; effort *= 4) {
+      const hits = index.search(q, want, accept, effort);
+      if (hits === null) break;
+      if (hits.length >= want) return { hits, plan: { index: kind, path: 'index', effort } };
+      if (index.exhaustive(effort)) break;
+    }
+    const hits = matched ? exactSearchLabels(this.store, q, want, matched) : exactSearch(this.store, q, want);
+    return { hits, plan: { index: kind, path: 'exact', effort: 0 } };
+  }
+
+  /** Waits for background builds (tests). */
+  async idle(): Promise<void> {
+    for (const index of this.indexes.values()) {
+      if (index instanceof IvfIndex || index instanceof HnswIndex) await index.idle();
+    }
+  }
+
+  close(): void {
+    for (const index of this.indexes.values()) index.close();
+  }
+}

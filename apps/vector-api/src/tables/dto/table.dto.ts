@@ -1,0 +1,54 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { INDEX_KINDS, type IndexKind, type IndexState } from '../../engine/types';
+
+export const TABLE_NAME = /^[a-z0-9_-]{1,64}$/;
+export const MAX_DIMENSION = 4096;
+
+export class CreateTableDto {
+  @ApiProperty({ pattern: TABLE_NAME.source, example: 'articles' })
+  @IsString()
+  @Matches(TABLE_NAME, { message: 'name must be 1-64 characters of a-z, 0-9, _ and -' })
+  name!: string;
+
+  @ApiProperty({ minimum: 1, maximum: MAX_DIMENSION, example: 384 })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_DIMENSION)
+  dimension!: number;
+
+  @ApiPropertyOptional({ enum: INDEX_KINDS, default: 'flat', description: 'The default index of queries on this table' })
+  @IsOptional()
+  @IsIn(INDEX_KINDS)
+  index?: IndexKind;
+}
+
+export class IndexStatusDto {
+  @ApiProperty({ enum: ['ready', 'building', 'exact'] })
+  state!: IndexState;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'Index parameters and counters (nlist, nprobe, m, ef_search, points, tombstones, ...)',
+  })
+  details!: Record<string, number>;
+}
+
+export class TableDto {
+  @ApiProperty() name!: string;
+  @ApiProperty() dimension!: number;
+  @ApiProperty({ enum: INDEX_KINDS }) index!: IndexKind;
+  @ApiProperty({ description: 'Number of vectors in the table' }) rows!: number;
+  @ApiProperty({ type: IndexStatusDto }) index_status!: IndexStatusDto;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class TableListDto {
+  @ApiProperty({ type: [TableDto] }) data!: TableDto[];
+}
+
+export class TableDeletedDto {
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: [true] }) deleted!: true;
+}

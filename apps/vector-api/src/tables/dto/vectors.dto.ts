@@ -1,0 +1,116 @@
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { INDEX_KINDS, type IndexKind } from '../../engine/types';
+
+export const MAX_ROWS_PER_INSERT = 1000;
+export const MAX_N = 1000;
+export const MAX_ID_LENGTH = 512;
+
+const METADATA_DOC: ApiPropertyOptions = {
+  type: 'object',
+  additionalProperties: {
+    oneOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] } },
+    ],
+  },
+};
+
+export class VectorRowDto {
+  @ApiProperty({ minLength: 1, maxLength: MAX_ID_LENGTH, example: 'doc-1' })
+  @IsString()
+  @Length(1, MAX_ID_LENGTH)
+  id!: string;
+
+  /** Checked element by element in the service, so one error can name every offending id. */
+  @ApiProperty({ type: [Number], description: 'Exactly the table dimension; finite numbers' })
+  @IsArray()
+  embedding!: unknown[];
+
+  @ApiPropertyOptional({ ...METADATA_DOC, description: 'string, number, boolean or arrays of those' })
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, unknown>;
+}
+
+export class InsertVectorsDto {
+  @ApiProperty({ type: [VectorRowDto], minItems: 1, maxItems: MAX_ROWS_PER_INSERT })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_ROWS_PER_INSERT)
+  @ValidateNested({ each: true })
+  @Type(() => VectorRowDto)
+  rows!: VectorRowDto[];
+}
+
+export class InsertedDto {
+  @ApiProperty() inserted!: number;
+}
+
+export class QueryDto {
+  @ApiProperty({ type: [Number], description: 'Same dimension as the table' })
+  @IsArray()
+  vector!: unknown[];
+
+  @ApiProperty({ minimum: 1, maximum: MAX_N })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_N)
+  n!: number;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'key → value (equality; contains for array fields) or {$in|$ne|$gt|$gte|$lt|$lte: ...}; all keys must match',
+    example: { genre: 'jazz', year: { $gte: 1960 } },
+  })
+  @IsOptional()
+  @IsObject()
+  filter?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ enum: INDEX_KINDS, description: "Default: the table's index" })
+  @IsOptional()
+  @IsIn(INDEX_KINDS)
+  index?: IndexKind;
+}
+
+export class QueryResultItemDto {
+  @ApiProperty() id!: string;
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'Cosine similarity clamped to [0, 1]' }) score!: number;
+  @ApiProperty(METADATA_DOC) metadata!: Record<string, unknown>;
+}
+
+export class QueryResponseDto {
+  @ApiProperty({ type: [QueryResultItemDto] }) results!: QueryResultItemDto[];
+  @ApiProperty({ description: 'Query execution time in milliseconds (integer)' }) latency_ms!: number;
+}
+
+export class DeleteVectorsDto {
+  @ApiProperty({ type: [String], minItems: 1, maxItems: MAX_ROWS_PER_INSERT })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_ROWS_PER_INSERT)
+  @IsString({ each: true })
+  ids!: string[];
+}
+
+export class DeletedDto {
+  @ApiProperty() deleted!: number;
+  @ApiProperty({ type: [String] }) not_found!: string[];
+}

@@ -1,0 +1,229 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { VectorConfig } from '../config';
+import type { IndexKind } from '../engine/types';
+import { type CollectionRow, VectorCollection } from '../engine/vector-collection';
+import { type StoredRow, type TableHead, TablesRepository } from './tables.repository';
+
+/** Runs async work on one table one at a time (applying changes in order). */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T> | T): Promise<T> {
+    const result = this.tail.then(fn);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+/** A table as this instance holds it in memory. */
+export interface LiveTable {
+  readonly id: string;
+  readonly name: string;
+  readonly dimension: number;
+  readonly indexKind: IndexKind;
+  readonly createdAt: Date;
+  readonly collection: VectorCollection;
+  /** Every change up to this seq is applied here (later ones may be too: replay is idempotent). */
+  appliedSeq: bigint;
+  readonly mutex: Mutex;
+  readonly registeredEpoch: number;
+}
+
+const LOAD_PAGE = 2000;
+
+function toCollectionRows(rows: readonly StoredRow[]): CollectionRow[] {
+  return rows.map((r) => ({ id: r.id, label: r.label, embedding: r.embedding, metadata: r.metadata }));
+}
+
+/**
+ * The tables of this instance, in memory, kept equal to PostgreSQL: loaded at start,
+ * updated after each local commit, and every VECTOR_SYNC_INTERVAL_MS brought up to date
+ * with the other instances' committed changes (the per-table `seq` and its change log).
+ * Applying a change is idempotent per label, so a change applied locally and replayed by
+ * the poller is harmless.
+ */
+@Injectable()
+export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('VectorTables');
+  private readonly tables = new Map<string, LiveTable>();
+  private readonly loading = new Map<string, Promise<LiveTable>>();
+  private epoch = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private syncing: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly repo: TablesRepository,
+    private readonly config: VectorConfig,
+  ) {}
+
+  /**
+   * Loads every table before the app serves traffic. With PostgreSQL down the app still
+   * starts (readiness reports 503) and the sync loop loads the tables once it is back.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.servesApi) return;
+    try {
+      await this.sync();
+    } catch (err) {
+      this.logger.error({ err }, 'could not load vector tables at start; retrying in the background');
+    }
+    this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.syncing;
+    for (const t of this.tables.values()) t.collection.close();
+    this.tables.clear();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.syncing = this.sync()
+        .catch((err: unknown) => this.logger.warn({ err }, 'vector table sync failed; retrying'))
+        .finally(() => {
+          this.syncing = undefined;
+          this.schedule();
+        });
+    }, this.config.VECTOR_SYNC_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  all(): LiveTable[] {
+    return [...this.tables.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The table by name; loads it when another instance created it since our last sync. */
+  async resolve(name: string): Promise<LiveTable | undefined> {
+    const live = this.tables.get(name);
+    if (live) return live;
+    const head = await this.repo.findTable(name);
+    return head ? this.load(head) : undefined;
+  }
+
+  /** Registers a table this instance has just created (empty). */
+  created(head: TableHead): LiveTable {
+    return this.register(head, this.newCollection(head), head.seq);
+  }
+
+  /** Forgets a table; with `id`, only that incarnation (not a same-named newer one). */
+  dropped(name: string, id?: string): void {
+    const live = this.tables.get(name);
+    if (!live || (id !== undefined && live.id !== id)) return;
+    this.tables.delete(name);
+    live.collection.close();
+  }
+
+  /** After a local insert committed. */
+  applyInsert(table: LiveTable, seq: bigint, rows: readonly CollectionRow[]): Promise<void> {
+    return table.mutex.run(() => {
+      table.collection.insert(rows);
+      if (seq === table.appliedSeq + 1n) table.appliedSeq = seq;
+    });
+  }
+
+  /** After a local delete committed. */
+  applyDelete(table: LiveTable, seq: bigint, labels: readonly number[]): Promise<void> {
+    return table.mutex.run(() => {
+      table.collection.deleteLabels(labels);
+      if (seq === table.appliedSeq + 1n) table.appliedSeq = seq;
+    });
+  }
+
+  private newCollection(head: TableHead, deferIndex = false): VectorCollection {
+    return new VectorCollection(head.dimension, head.indexKind, {
+      deferIndex,
+      onError: (err) => this.logger.error({ err, table: head.name }, 'background index build failed'),
+    });
+  }
+
+  private register(head: TableHead, collection: VectorCollection, appliedSeq: bigint): LiveTable {
+    const live: LiveTable = {
+      id: head.id,
+      name: head.name,
+      dimension: head.dimension,
+      indexKind: head.indexKind,
+      createdAt: head.createdAt,
+      collection,
+      appliedSeq,
+      mutex: new Mutex(),
+      registeredEpoch: this.epoch,
+    };
+    const previous = this.tables.get(head.name);
+    if (previous && previous !== live) previous.collection.close();
+    this.tables.set(head.name, live);
+    return live;
+  }
+
+  /**
+   * Loads a table: its seq first, then every row (pages by label), then the changes after
+   * that seq. Rows read after the seq may already include some of those changes; replaying
+   * them is idempotent, so no snapshot transaction is needed.
+   */
+  private load(head: TableHead): Promise<LiveTable> {
+    const pending = this.loading.get(head.id);
+    if (pending) return pending;
+    const work = (async () => {
+      const collection = this.newCollection(head, true);
+      let after = -1;
+      for (;;) {
+        const page = await this.repo.rowsPage(head.id, after, LOAD_PAGE);
+        collection.insert(toCollectionRows(page));
+        if (page.length < LOAD_PAGE) break;
+        after = page[page.length - 1].label;
+      }
+      collection.warm(); // one background build over all rows, not one per page
+      const live = this.register(head, collection, head.seq);
+      await this.catchUp(live); // a gap here cannot be: changes after head.seq are minutes old at most
+      this.logger.log({ table: head.name, rows: collection.size }, 'vector table loaded');
+      return live;
+    })().finally(() => this.loading.delete(head.id));
+    this.loading.set(head.id, work);
+    return work;
+  }
+
+  /**
+   * Applies every committed change after `appliedSeq`, in seq order, up to `target`.
+   * Returns false when changes are missing (pruned from the log): the caller reloads.
+   */
+  private catchUp(table: LiveTable, target?: bigint): Promise<boolean> {
+    return table.mutex.run(async () => {
+      for (;;) {
+        const changes = await this.repo.changesSince(table.id, table.appliedSeq);
+        for (const change of changes) {
+          if (change.seq !== table.appliedSeq + 1n) return false;
+          if (change.op === 'insert') {
+            table.collection.insert(toCollectionRows(await this.repo.rowsByLabels(table.id, change.labels)));
+          } else {
+            table.collection.deleteLabels(change.labels);
+          }
+          table.appliedSeq = change.seq;
+        }
+        if (changes.length < 1000) return target === undefined || table.appliedSeq >= target;
+      }
+    });
+  }
+
+  /** One round of multi-instance sync: new, dropped and changed tables. */
+  private async sync(): Promise<void> {
+    const epoch = ++this.epoch;
+    const heads = await this.repo.listTables();
+    const names = new Set<string>();
+    for (const head of heads) {
+      if (this.stopped) return;
+      names.add(head.name);
+      const live = this.tables.get(head.name);
+      if (!live || live.id !== head.id) await this.load(head);
+      else if (head.seq > live.appliedSeq && !(await this.catchUp(live, head.seq))) {
+        this.logger.warn({ table: head.name }, 'change log has a gap (pruned); reloading the table');
+        await this.load(head);
+      }
+    }
+    for (const live of this.tables.values()) {
+      // Tables registered during this round (created here meanwhile) are not judged by it.
+      if (!names.has(live.name) && live.registeredEpoch < epoch) this.dropped(live.name);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { Authenticated } from '@app/auth';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { CreateTableDto, TableDeletedDto, TableDto, TableListDto } from './dto/table.dto';
+import { TablesService } from './tables.service';
+
+@ApiTags('tables')
+@Authenticated('vector_token')
+@Controller('v1/tables')
+export class TablesController {
+  constructor(private readonly tables: TablesService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a table' })
+  @ApiCreatedResponse({ type: TableDto })
+  @ApiBadRequestResponse({ description: 'Invalid name, dimension or index' })
+  @ApiConflictResponse({ description: 'A table with this name exists (resource_already_exists)' })
+  create(@Body() dto: CreateTableDto): Promise<TableDto> {
+    return this.tables.create(dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List tables' })
+  @ApiOkResponse({ type: TableListDto })
+  list(): TableListDto {
+    return this.tables.list();
+  }
+
+  @Get(':table')
+  @ApiOperation({ summary: 'A table with its row count and index status' })
+  @ApiOkResponse({ type: TableDto })
+  @ApiNotFoundResponse({ description: 'No such table (resource_missing)' })
+  get(@Param('table') table: string): Promise<TableDto> {
+    return this.tables.get(table);
+  }
+
+  @Delete(':table')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Delete a table and all its vectors' })
+  @ApiOkResponse({ type: TableDeletedDto })
+  @ApiNotFoundResponse({ description: 'No such table (resource_missing)' })
+  drop(@Param('table') table: string): Promise<TableDeletedDto> {
+    return this.tables.drop(table);
+  }
+}

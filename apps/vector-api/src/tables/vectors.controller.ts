@@ -1,0 +1,50 @@
+import { Authenticated } from '@app/auth';
+import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { DeletedDto, DeleteVectorsDto, InsertedDto, InsertVectorsDto, QueryDto, QueryResponseDto } from './dto/vectors.dto';
+import { InsertBodyPipe, RawBody } from './insert-body.pipe';
+import { TablesService } from './tables.service';
+
+@ApiTags('vectors')
+@Authenticated('vector_token')
+@ApiNotFoundResponse({ description: 'No such table (resource_missing)' })
+@Controller('v1/tables/:table')
+export class VectorsController {
+  constructor(private readonly tables: TablesService) {}
+
+  @Post('insert')
+  @ApiOperation({ summary: 'Insert up to 1000 vectors, all or nothing; acknowledged after commit' })
+  @ApiBody({ type: InsertVectorsDto })
+  @ApiCreatedResponse({ type: InsertedDto })
+  @ApiBadRequestResponse({ description: 'Malformed rows or dimension mismatch; error.ids names the offending rows' })
+  @ApiConflictResponse({ description: 'Ids already in the table (resource_already_exists); error.ids names them' })
+  insert(@Param('table') table: string, @RawBody(InsertBodyPipe) dto: InsertVectorsDto): Promise<InsertedDto> {
+    return this.tables.insert(table, dto);
+  }
+
+  @Post('query')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'The n most similar vectors, best first, optionally filtered by metadata' })
+  @ApiOkResponse({ type: QueryResponseDto })
+  @ApiBadRequestResponse({ description: 'Malformed query, filter or dimension mismatch' })
+  query(@Param('table') table: string, @Body() dto: QueryDto): Promise<QueryResponseDto> {
+    return this.tables.query(table, dto);
+  }
+
+  @Delete('vectors')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Delete vectors by id; unknown ids are reported, not an error' })
+  @ApiOkResponse({ type: DeletedDto })
+  deleteVectors(@Param('table') table: string, @Body() dto: DeleteVectorsDto): Promise<DeletedDto> {
+    return this.tables.deleteVectors(table, dto);
+  }
+}
