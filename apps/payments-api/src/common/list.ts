@@ -43,17 +43,29 @@ export interface PageRequest {
   readonly before?: Cursor;
 }
 
-export function pageRequest(query: ListQuery, resolve: { after?: Cursor | null; before?: Cursor | null }): PageRequest {
+/**
+ * Turns list parameters into a page request, resolving the cursor ids through `cursorOf`
+ * (which only finds the caller's own objects); an unknown cursor is a 400 naming it.
+ */
+export async function resolvePage(
+  query: ListQuery,
+  resource: string,
+  cursorOf: (id: string) => Promise<Cursor | null>,
+): Promise<PageRequest> {
   if (query.starting_after !== undefined && query.ending_before !== undefined) {
     throw new DomainError('parameter_invalid', 'starting_after and ending_before cannot be used together.', {
       param: 'ending_before',
     });
   }
-  return {
-    limit: query.limit ?? 10,
-    ...(resolve.after ? { after: resolve.after } : {}),
-    ...(resolve.before ? { before: resolve.before } : {}),
+  const resolve = async (id: string | undefined, param: 'starting_after' | 'ending_before'): Promise<Cursor | undefined> => {
+    if (id === undefined) return undefined;
+    const cursor = await cursorOf(id);
+    if (!cursor) throw new DomainError('resource_missing', `No such ${resource}: '${id}'`, { param, status: 400 });
+    return cursor;
   };
+  const after = await resolve(query.starting_after, 'starting_after');
+  const before = await resolve(query.ending_before, 'ending_before');
+  return { limit: query.limit ?? 10, ...(after ? { after } : {}), ...(before ? { before } : {}) };
 }
 
 /**
@@ -84,8 +96,4 @@ export function page<Row, T>(rows: Row[], request: PageRequest, url: string, vie
   const slice = rows.slice(0, request.limit);
   if (request.before) slice.reverse();
   return { object: 'list', data: slice.map(view), has_more: hasMore, url };
-}
-
-export function missingCursor(resource: string, id: string, param: 'starting_after' | 'ending_before'): DomainError {
-  return new DomainError('resource_missing', `No such ${resource}: '${id}'`, { param, status: 400 });
 }

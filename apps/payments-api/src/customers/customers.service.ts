@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, newId, NotFoundError } from '@app/platform';
-import { type ListEnvelope, missingCursor, page, pageRequest } from '../common/list';
+import { type ListEnvelope, page, resolvePage } from '../common/list';
 import type { Metadata } from '../common/metadata';
 import type { Tenant } from '../common/tenant';
 import type { CustomerListView, CustomerView, DeletedCustomerView } from '../common/views';
@@ -45,11 +45,7 @@ export class CustomersService {
   }
 
   async list(tenant: Tenant, query: CustomerListQuery): Promise<ListEnvelope<CustomerView>> {
-    const after = query.starting_after === undefined ? undefined : await this.customers.cursor(tenant, query.starting_after);
-    if (query.starting_after !== undefined && !after) throw missingCursor('customer', query.starting_after, 'starting_after');
-    const before = query.ending_before === undefined ? undefined : await this.customers.cursor(tenant, query.ending_before);
-    if (query.ending_before !== undefined && !before) throw missingCursor('customer', query.ending_before, 'ending_before');
-    const request = pageRequest(query, { after, before });
+    const request = await resolvePage(query, 'customer', (id) => this.customers.cursor(tenant, id));
     const rows = await this.customers.list(tenant, request, query.email);
     return page(rows, request, '/v2/customers', customerView) satisfies CustomerListView;
   }

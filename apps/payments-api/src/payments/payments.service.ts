@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { currentRequestId, DomainError, domainErrorBody, newId, NotFoundError, TransactionRunner } from '@app/platform';
 import { CustomersRepository } from '../customers/customers.repository';
 import { PaymentEvents } from '../common/events';
-import { type ListEnvelope, missingCursor, page, pageRequest } from '../common/list';
+import { type ListEnvelope, page, resolvePage } from '../common/list';
 import type { Metadata } from '../common/metadata';
 import type { Tenant } from '../common/tenant';
 import type { PaymentView } from '../common/views';
@@ -127,11 +127,7 @@ export class PaymentsService {
   }
 
   async list(tenant: Tenant, query: PaymentListQuery): Promise<ListEnvelope<PaymentView>> {
-    const after = query.starting_after === undefined ? undefined : await this.payments.cursor(tenant, query.starting_after);
-    if (query.starting_after !== undefined && !after) throw missingCursor('payment', query.starting_after, 'starting_after');
-    const before = query.ending_before === undefined ? undefined : await this.payments.cursor(tenant, query.ending_before);
-    if (query.ending_before !== undefined && !before) throw missingCursor('payment', query.ending_before, 'ending_before');
-    const request = pageRequest(query, { after, before });
+    const request = await resolvePage(query, 'payment', (id) => this.payments.cursor(tenant, id));
     const createdGte = timestamp(query['created[gte]'], 'created[gte]');
     const createdLte = timestamp(query['created[lte]'], 'created[lte]');
     const rows = await this.payments.list(tenant, request, {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, newId, NotFoundError, TransactionRunner } from '@app/platform';
 import { PaymentEvents } from '../common/events';
-import { type ListEnvelope, missingCursor, page, pageRequest } from '../common/list';
+import { type ListEnvelope, page, resolvePage } from '../common/list';
 import type { Tenant } from '../common/tenant';
 import type { RefundView } from '../common/views';
 import { PaymentsRepository } from '../payments/payments.repository';
@@ -81,11 +81,7 @@ export class RefundsService {
   }
 
   async list(tenant: Tenant, query: RefundListQuery): Promise<ListEnvelope<RefundView>> {
-    const after = query.starting_after === undefined ? undefined : await this.refunds.cursor(tenant, query.starting_after);
-    if (query.starting_after !== undefined && !after) throw missingCursor('refund', query.starting_after, 'starting_after');
-    const before = query.ending_before === undefined ? undefined : await this.refunds.cursor(tenant, query.ending_before);
-    if (query.ending_before !== undefined && !before) throw missingCursor('refund', query.ending_before, 'ending_before');
-    const request = pageRequest(query, { after, before });
+    const request = await resolvePage(query, 'refund', (id) => this.refunds.cursor(tenant, id));
     const rows = await this.refunds.list(tenant, request, query.payment_id);
     return page(rows, request, '/v2/refunds', refundView);
   }
