@@ -38,6 +38,30 @@ describe('vector-api API tokens', () => {
     expect(after.json<{ error: { code: string } }>().error.code).toBe('invalid_api_key');
   });
 
+  it('revokes at once on every instance (cached lookups are evicted through Redis)', async () => {
+    const other = await startTestApp(vectorProbe, {}, { db: t.db });
+    try {
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/tokens',
+        headers: ADMIN,
+        payload: { name: 'shared' },
+      });
+      const { id, token } = created.json<{ id: string; token: string }>();
+      const call = () => other.app.inject({ method: 'GET', url: '/v1/whoami', headers: { authorization: `Bearer ${token}` } });
+      expect((await call()).statusCode).toBe(200); // now cached on the other instance
+      expect((await t.app.inject({ method: 'DELETE', url: `/admin/v1/tokens/${id}`, headers: ADMIN })).statusCode).toBe(200);
+      let status = 200;
+      for (let i = 0; i < 20 && status === 200; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        status = (await call()).statusCode;
+      }
+      expect(status).toBe(401); // within ~200 ms, well before the 1 s cache TTL
+    } finally {
+      await other.close();
+    }
+  });
+
   it('answers a missing or unknown token with 401', async () => {
     const none = await t.app.inject({ method: 'GET', url: '/v1/whoami' });
     expect(none.statusCode).toBe(401);

@@ -14,6 +14,7 @@ import { AccessTokenService } from './oauth/access-token.service';
 import { TokenController } from './oauth/token.controller';
 import { TokenService } from './oauth/token.service';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
+import { RevocationBus } from './revocation-bus';
 
 const ADMIN_CONTROLLERS: Readonly<Record<AuthModuleOptions['service'], Type[]>> = {
   offers: [TokenController, PartnersAdminController],
@@ -40,6 +41,7 @@ export class AuthModule {
       RateLimiter,
       AuthGuard,
       ...(offers ? [AccessTokenService, TokenService] : []),
+      ...(options.service === 'vector' ? [RevocationBus] : []),
     ];
     return {
       module: AuthModule,

@@ -26,6 +26,8 @@ export interface AuthModuleOptions {
   readonly service: 'offers' | 'vector' | 'payments';
   readonly oauth?: OAuthOptions;
   readonly rateLimit?: RateLimitOptions;
+  /** Per-instance cache of API-key lookups (default 1 s; 0 disables). */
+  readonly apiKeyCacheTtlMs?: number;
 }
 
 export const DEFAULT_RATE_LIMITS: Readonly<Record<AuthModuleOptions['service'], RateLimitOptions>> = {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, sha256Hex } from '@app/platform';
+import { ApiKeyCache } from './api-key-cache';
 import type { AuthModuleOptions } from './auth.options';
 import { AUTH_OPTIONS } from './auth.tokens';
 import { CredentialsRepository } from './credentials.repository';
@@ -77,31 +78,66 @@ export class PartnerAuthenticator implements Authenticator<'partner'> {
   }
 }
 
-/** vector-api: opaque token, looked up by SHA-256 on every request (revocation is immediate). */
+/** How long an instance trusts a cached API-key lookup (revocations also evict it at once). */
+export const API_KEY_CACHE_TTL_MS = 1_000;
+
+/**
+ * vector-api: opaque token, looked up by SHA-256. Lookups are cached for a second; a
+ * revocation evicts the token from this instance's cache at once and, via RevocationBus,
+ * from the other instances'.
+ */
 @Injectable()
 export class VectorTokenAuthenticator implements Authenticator<'vector_token'> {
   readonly kind = 'vector_token';
-  constructor(private readonly repository: CredentialsRepository) {}
+  private readonly cache: ApiKeyCache<VectorTokenPrincipal>;
+
+  constructor(
+    private readonly repository: CredentialsRepository,
+    @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
+  ) {
+    this.cache = new ApiKeyCache(options.apiKeyCacheTtlMs ?? API_KEY_CACHE_TTL_MS);
+  }
 
   async authenticate(credential: string): Promise<VectorTokenPrincipal> {
-    const row = await this.repository.findActiveVectorToken(sha256Hex(credential));
+    const hash = sha256Hex(credential);
+    const cached = this.cache.get(hash);
+    if (cached) return cached;
+    const row = await this.repository.findActiveVectorToken(hash);
     if (!row) throw invalidApiKey('vector-api');
-    return { kind: 'vector_token', tokenId: row.id };
+    const principal: VectorTokenPrincipal = { kind: 'vector_token', tokenId: row.id };
+    this.cache.set(hash, principal);
+    return principal;
+  }
+
+  revoked(tokenId: string): void {
+    this.cache.invalidate((p) => p.tokenId === tokenId);
   }
 }
 
 const PAYMENTS_KEY = /^sk_(test|live)_[A-Za-z0-9]{20,}$/;
 
-/** payments-api: `sk_test_…` / `sk_live_…`, looked up by SHA-256; the key decides account and mode. */
+/** payments-api: `sk_test_…` / `sk_live_…`, looked up by SHA-256 (cached a second); the key decides account and mode. */
 @Injectable()
 export class PaymentsKeyAuthenticator implements Authenticator<'payments_key'> {
   readonly kind = 'payments_key';
-  constructor(private readonly repository: CredentialsRepository) {}
+  private readonly cache: ApiKeyCache<PaymentsKeyPrincipal>;
+
+  constructor(
+    private readonly repository: CredentialsRepository,
+    @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
+  ) {
+    this.cache = new ApiKeyCache(options.apiKeyCacheTtlMs ?? API_KEY_CACHE_TTL_MS);
+  }
 
   async authenticate(credential: string): Promise<PaymentsKeyPrincipal> {
     if (!PAYMENTS_KEY.test(credential)) throw invalidApiKey('payments-api');
-    const row = await this.repository.findActivePaymentKey(sha256Hex(credential));
+    const hash = sha256Hex(credential);
+    const cached = this.cache.get(hash);
+    if (cached) return cached;
+    const row = await this.repository.findActivePaymentKey(hash);
     if (!row) throw invalidApiKey('payments-api');
-    return { kind: 'payments_key', accountId: row.accountId, mode: row.mode, keyId: row.id };
+    const principal: PaymentsKeyPrincipal = { kind: 'payments_key', accountId: row.accountId, mode: row.mode, keyId: row.id };
+    this.cache.set(hash, principal);
+    return principal;
   }
 }

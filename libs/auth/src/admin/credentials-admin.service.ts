@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Clock, newId, NotFoundError, sha256Hex } from '@app/platform';
 import { PartnerAuthenticator } from '../authenticators';
+import { RevocationBus } from '../revocation-bus';
 import { CredentialsRepository, type PartnerRecord, type VectorTokenRecord } from '../credentials.repository';
 import type { Tier } from '../principal';
 import { hashSecret, newOpaqueSecret } from '../secrets';
@@ -33,6 +34,7 @@ export class CredentialsAdminService {
     private readonly repository: CredentialsRepository,
     private readonly clock: Clock,
     private readonly partners: PartnerAuthenticator,
+    @Optional() @Inject(RevocationBus) private readonly revocations: RevocationBus | null,
   ) {}
 
   async createPartner(name: string, tier: Tier): Promise<PartnerDto> {
@@ -78,6 +80,7 @@ export class CredentialsAdminService {
   async revokeVectorToken(id: string): Promise<VectorTokenDto> {
     const row = await this.repository.revokeVectorToken(id, this.clock.now());
     if (!row) throw new NotFoundError('token', id, 'id');
+    await this.revocations?.publishVectorTokenRevoked(id);
     return tokenDto(row);
   }
 

@@ -1,0 +1,34 @@
+/**
+ * A short-lived, per-instance cache of API-key lookups (hash → principal), so an
+ * authenticated request does not need a database round trip. Entries expire after `ttlMs`;
+ * revocations remove them at once on this instance and, through RevocationBus, on the others.
+ */
+export class ApiKeyCache<T> {
+  private readonly entries = new Map<string, { value: T; expires: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  get(key: string): T | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key: string, value: T): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
+  }
+
+  /** Drops every entry whose value matches (e.g. all cached hashes of a revoked token id). */
+  invalidate(matches: (value: T) => boolean): void {
+    for (const [key, entry] of this.entries) if (matches(entry.value)) this.entries.delete(key);
+  }
+}
