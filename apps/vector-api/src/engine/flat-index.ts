@@ -1,33 +1,29 @@
-import { TopK } from './top-k';
 import type { Hit, IndexStatus, LabelFilter, VectorIndex } from './types';
-import { dotAt, type VectorStore } from './vector-store';
+import { toHits, type VectorStore } from './vector-store';
 
 /**
- * Exact top-k over every live row: one linear pass over the contiguous block, a bounded
- * heap for selection. `accept` restricts the rows (filters).
+ * Exact top-k over every live row: one linear pass of the scan kernel (WebAssembly SIMD,
+ * or its JS fallback) over the contiguous block, a bounded heap for selection. `accept`
+ * restricts the rows (filters); like liveness it is only asked about rows that would
+ * enter the top k.
  */
 export function exactSearch(store: VectorStore, query: Float32Array, k: number, accept?: LabelFilter): Hit[] {
-  const top = new TopK(k);
-  const { data, state, dim, size } = store;
-  for (let label = 0, off = 0; label < size; label++, off += dim) {
-    if (state[label] !== 1) continue;
-    if (accept !== undefined && !accept(label)) continue;
-    const s = dotAt(data, off, query, dim);
-    if (s >= top.threshold) top.push(label, s);
-  }
-  return top.results();
+  return toHits(store.kernel.scan(query, k, store.acceptor(accept)));
 }
 
 /** Exact top-k over the given labels only (the planner's path for selective filters). */
-export function exactSearchLabels(store: VectorStore, query: Float32Array, k: number, labels: Iterable<number>): Hit[] {
-  const top = new TopK(k);
-  const { data, state, dim } = store;
-  for (const label of labels) {
-    if (state[label] !== 1) continue;
-    const s = dotAt(data, label * dim, query, dim);
-    if (s >= top.threshold) top.push(label, s);
-  }
-  return top.results();
+export function exactSearchLabels(
+  store: VectorStore,
+  query: Float32Array,
+  k: number,
+  labels: ArrayLike<number> | Iterable<number>,
+): Hit[] {
+  return toHits(store.kernel.scanRows(query, rowList(labels), k, store.acceptor()));
+}
+
+/** The kernel takes indexable row lists; sets (pending rows) are copied once. */
+export function rowList(labels: ArrayLike<number> | Iterable<number>): ArrayLike<number> {
+  return 'length' in labels ? labels : Array.from(labels);
 }
 
 /** The `flat` index: no structure of its own, always exact. */
@@ -48,7 +44,7 @@ export class FlatIndex implements VectorIndex {
   }
 
   status(): IndexStatus {
-    return { kind: 'flat', state: 'ready', details: { rows: this.store.alive } };
+    return { kind: 'flat', state: 'ready', details: { rows: this.store.alive, simd: this.store.simd ? 1 : 0 } };
   }
 
   close(): void {}

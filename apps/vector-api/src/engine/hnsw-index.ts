@@ -133,6 +133,7 @@ export class HnswIndex implements VectorIndex {
       for (const label of this.pending)
         if (label < building.inGraph.length && building.inGraph[label] !== 0) this.pending.delete(label);
       this.current = building;
+      this.lastEf = -1; // a new graph starts at hnswlib's default ef
       this.building = undefined;
     }
     const current = this.current;
@@ -167,6 +168,17 @@ export class HnswIndex implements VectorIndex {
     if (g && !this.building && g.points > 0 && g.tombstones / g.points > this.options.rebuildTombstoneRatio) this.startBuild();
   }
 
+  /** hnswlib-node only takes plain Arrays: one reused buffer instead of Array.from per query. */
+  private readonly queryBuffer: number[] = [];
+  private lastEf = -1;
+
+  private plainQuery(query: Float32Array): number[] {
+    const q = this.queryBuffer;
+    q.length = query.length;
+    for (let i = 0; i < query.length; i++) q[i] = query[i] ?? 0;
+    return q;
+  }
+
   search(query: Float32Array, k: number, accept?: LabelFilter, effort = 1): Hit[] | null {
     const g = this.current;
     if (!g) return null;
@@ -174,8 +186,12 @@ export class HnswIndex implements VectorIndex {
     const hits: Hit[] = [];
     if (live > 0) {
       const ef = Math.min(Math.max(k, this.options.efSearch) * effort, Math.max(live, k));
-      g.graph.setEf(Math.ceil(ef));
-      const q = Array.from(query);
+      const efInt = Math.ceil(ef);
+      if (efInt !== this.lastEf) {
+        g.graph.setEf(efInt);
+        this.lastEf = efInt;
+      }
+      const q = this.plainQuery(query);
       const res = accept ? g.graph.searchKnn(q, Math.min(k, live), accept) : g.graph.searchKnn(q, Math.min(k, live));
       for (const label of res.neighbors) {
         // Scores are recomputed exactly from our own vectors (hnswlib's are float distances).
@@ -222,6 +238,7 @@ export class HnswIndex implements VectorIndex {
   close(): void {
     this.closed = true;
     this.current = undefined;
+    this.lastEf = -1;
     this.building = undefined;
     this.pending.clear();
   }

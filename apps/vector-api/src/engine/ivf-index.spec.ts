@@ -94,4 +94,45 @@ describe('ivf', () => {
     expect(after.some((l) => victims.includes(l))).toBe(false);
     index.close();
   });
+
+  it.each([
+    ['WebAssembly SIMD', true],
+    ['JavaScript fallback', false],
+  ])('%s: probing every list equals the exact search across overflow rows, relayouts and deletes', async (_name, simd) => {
+    const { vectors } = clusteredVectors(14, 3000, DIM, 40);
+    const store = new VectorStore(DIM, 1024, { simd });
+    const index = new IvfIndex(store, { minRows: 1000 });
+    const add = (from: number, to: number): void => {
+      for (let l = from; l < to; l++) store.put(l, toNormalized(vectors[l]));
+      index.add(Array.from({ length: to - from }, (_, i) => from + i));
+    };
+    const queries = vectors.slice(2900).map((v) => toNormalized(v));
+    const expectExhaustiveIsExact = (): void => {
+      for (const q of queries.slice(0, 20)) {
+        const hits = index.search(q, 10, undefined, 1e6) ?? [];
+        const exact = exactSearch(store, q, 10);
+        expect(hits.map((h) => h.label)).toEqual(exact.map((h) => h.label));
+        hits.forEach((h, i) => expect(Math.abs(h.score - (exact[i]?.score ?? NaN))).toBeLessThan(1e-6));
+      }
+    };
+    add(0, 2000);
+    await index.idle();
+    expect(index.status().details).toMatchObject({ trained_rows: 2000, overflow: 0 });
+    add(2000, 2100); // fewer than 1/8 of the laid-out rows: they stay in the lists' overflow
+    await index.idle();
+    expect(index.status().details.overflow).toBe(100);
+    expectExhaustiveIsExact();
+    add(2100, 2400); // past 1/8: folded into a new contiguous layout
+    await index.idle();
+    expect(index.status().details).toMatchObject({ trained_rows: 2000, overflow: 0 });
+    expectExhaustiveIsExact();
+    const victims = (index.search(queries[0], 400, undefined, 1e6) ?? []).map((h) => h.label);
+    for (const l of victims) store.delete(l);
+    index.remove(victims); // relayout drops them (and the scan skips them until then)
+    expectExhaustiveIsExact();
+    await index.idle();
+    expectExhaustiveIsExact();
+    expect(store.alive).toBe(2400 - 400);
+    index.close();
+  });
 });

@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { runInWorker, yieldToEventLoop } from './background';
-import { exactSearchLabels } from './flat-index';
+import { rowList } from './flat-index';
 import { type IvfModelData, trainIvfModel } from './ivf-train';
-import { compareHits, TopK } from './top-k';
+import { createScanKernel, type ScanKernel, TopN } from './simd';
 import type { Hit, IndexStatus, LabelFilter, VectorIndex } from './types';
-import { dotAt, type VectorStore } from './vector-store';
+import { toHits, type VectorStore } from './vector-store';
 
 export interface IvfOptions {
   /** Below this many live rows the index answers exactly (a scan is as fast and exact). */
@@ -23,21 +23,76 @@ export interface IvfOptions {
 export const DEFAULT_IVF_OPTIONS: IvfOptions = {
   minRows: 2000,
   retrainGrowth: 2,
-  targetRecall: 0.98,
+  // Calibrated on in-set queries, which overestimate held-out recall a little: 0.965 lands
+  // above the 0.95 the contract promises with margin, at about half the probes of 0.98.
+  targetRecall: 0.965,
   seed: 0x1f2e3d,
   workerFromFloats: 0,
   sliceMs: 8,
 };
 
 interface IvfModel {
-  readonly centroids: Float32Array;
+  /**
+   * The centroids in a scan kernel of their own: choosing the lists to probe scores all
+   * nlist centroids per query, about as many floats as the probed lists hold at the
+   * default nprobe, so it runs at the same SIMD speed as the list scans.
+   */
+  readonly centroids: ScanKernel;
   readonly nlist: number;
   readonly nprobe: number;
   readonly estimatedRecall: number;
   readonly trainedRows: number;
-  readonly lists: number[][];
-  /** 1 when the label is in one of the lists. */
+  layout: ListLayout;
+  /**
+   * Rows assigned after `layout` was built, per list: scanned by gathering them from the
+   * store's kernel until the next relayout folds them in.
+   */
+  overflow: number[][];
+  overflowRows: number;
+  /** Laid-out rows deleted since the layout was built (still scanned, then rejected). */
+  staleRows: number;
+  /** 1 when the label is in one of the lists (laid out or overflow). */
   listed: Uint8Array;
+}
+
+/**
+ * The lists' rows copied into a kernel of their own, list after list, so a probed list is
+ * one contiguous stretch scanned at streaming speed. Gathering the same rows from the
+ * store (row = label) costs a cache miss per row: ≈3× slower on the 100-d GloVe set,
+ * ≈1.7× on MNIST. The price is a second copy of the rows of an ivf table.
+ */
+interface ListLayout {
+  readonly kernel: ScanKernel;
+  /** List c occupies kernel rows [start[c], start[c + 1]). */
+  readonly start: Int32Array;
+  /** Kernel row → label. */
+  readonly rowLabels: Int32Array;
+}
+
+/** Copies the live rows of each list into one kernel, list after list. */
+function layOut(store: VectorStore, lists: ReadonlyArray<ArrayLike<number>>): ListLayout {
+  let total = 0;
+  for (const list of lists) for (let i = 0; i < list.length; i++) if (store.isAlive(list[i])) total++;
+  const kernel = createScanKernel(store.dim, Math.max(1, total), { simd: store.simd });
+  const start = new Int32Array(lists.length + 1);
+  const rowLabels = new Int32Array(total);
+  let row = 0;
+  lists.forEach((list, c) => {
+    start[c] = row;
+    for (let i = 0; i < list.length; i++) {
+      const label = list[i];
+      if (!store.isAlive(label)) continue;
+      kernel.set(row, store.vector(label));
+      rowLabels[row++] = label;
+    }
+  });
+  start[lists.length] = row;
+  return { kernel, start, rowLabels };
+}
+
+/** Relayout once an eighth of the laid-out rows are overflow or deleted: amortised, a row is copied ≤ 8 times more. */
+function needsRelayout(model: IvfModel): boolean {
+  return model.overflowRows + model.staleRows > model.layout.rowLabels.length / 8;
 }
 
 /** nlist ≈ 4·√N (the usual IVF rule of thumb), at least 1. */
@@ -83,8 +138,13 @@ export class IvfIndex implements VectorIndex {
 
   remove(labels: readonly number[]): void {
     // Deleted labels stay in their list and are skipped by the scan (the store's state);
-    // the next training drops them.
-    for (const label of labels) this.pending.delete(label);
+    // the next relayout or training drops them.
+    const model = this.model;
+    for (const label of labels) {
+      this.pending.delete(label);
+      if (model && label < model.listed.length && model.listed[label] === 1) model.staleRows++;
+    }
+    if (model && needsRelayout(model)) this.drain();
   }
 
   private assign(model: IvfModel, label: number): void {
@@ -95,33 +155,43 @@ export class IvfIndex implements VectorIndex {
       model.listed = grown;
     }
     if (model.listed[label] === 1) return;
-    const { dim } = this.store;
-    const v = this.store.vector(label);
-    let best = 0;
-    let bestScore = -Infinity;
-    for (let c = 0; c < model.nlist; c++) {
-      const s = dotAt(model.centroids, c * dim, v, dim);
-      if (s > bestScore) {
-        bestScore = s;
-        best = c;
-      }
-    }
-    model.lists[best]?.push(label);
+    const best = model.centroids.scan(this.store.vector(label), 1).labels[0] ?? 0;
+    model.overflow[best]?.push(label);
+    model.overflowRows++;
     model.listed[label] = 1;
   }
 
-  /** Assigns pending rows in chunks between event-loop turns (nlist·dim work per row). */
+  /** Folds the overflow into a fresh layout and drops deleted rows (O(rows·dim) copy). */
+  private relayout(model: IvfModel): void {
+    const { layout, overflow } = model;
+    const lists = overflow.map((extra, c) => [...layout.rowLabels.subarray(layout.start[c], layout.start[c + 1]), ...extra]);
+    model.layout = layOut(this.store, lists);
+    model.overflow = lists.map(() => []);
+    model.overflowRows = 0;
+    model.staleRows = 0;
+  }
+
+  /**
+   * Assigns pending rows in chunks between event-loop turns (nlist·dim work per row), then
+   * relayouts the lists if enough rows arrived or left.
+   */
   private drain(): void {
     if (this.draining || this.closed) return;
     this.draining = (async () => {
-      while (this.pending.size > 0 && !this.closed) {
+      for (;;) {
         const model = this.model;
-        if (!model) return;
-        const sliceEnd = performance.now() + this.options.sliceMs;
-        for (const label of this.pending) {
-          this.pending.delete(label);
-          this.assign(model, label);
-          if (performance.now() >= sliceEnd) break;
+        if (!model || this.closed) return;
+        if (this.pending.size > 0) {
+          const sliceEnd = performance.now() + this.options.sliceMs;
+          for (const label of this.pending) {
+            this.pending.delete(label);
+            this.assign(model, label);
+            if (performance.now() >= sliceEnd) break;
+          }
+        } else if (needsRelayout(model)) {
+          this.relayout(model);
+        } else {
+          return;
         }
         await yieldToEventLoop();
       }
@@ -171,13 +241,18 @@ export class IvfIndex implements VectorIndex {
       lists[result.assign[i]]?.push(label);
       listed[label] = 1;
     }
+    const centroids = createScanKernel(dim, result.nlist, { simd: this.store.simd });
+    centroids.load(result.centroids, result.nlist);
     this.model = {
-      centroids: result.centroids,
+      centroids,
       nlist: result.nlist,
       nprobe: result.nprobe,
       estimatedRecall: result.recall,
       trainedRows: n,
-      lists,
+      layout: layOut(this.store, lists),
+      overflow: lists.map(() => []),
+      overflowRows: 0,
+      staleRows: 0,
       listed,
     };
     // Rows that arrived while training ran (in any label order: several instances write)
@@ -196,25 +271,24 @@ export class IvfIndex implements VectorIndex {
   search(query: Float32Array, k: number, accept?: LabelFilter, effort = 1): Hit[] | null {
     const model = this.model;
     if (!model || this.store.alive < this.options.minRows) return null;
-    const { dim, data, state } = this.store;
     const probes = Math.min(model.nlist, Math.ceil(model.nprobe * effort));
-    const nearest = new TopK(probes);
-    for (let c = 0; c < model.nlist; c++) nearest.push(c, dotAt(model.centroids, c * dim, query, dim));
-    const top = new TopK(k);
-    for (const { label: c } of nearest.results()) {
-      const list = model.lists[c];
-      for (let i = 0; i < list.length; i++) {
-        const label = list[i];
-        if (state[label] !== 1) continue;
-        if (accept !== undefined && !accept(label)) continue;
-        const s = dotAt(data, label * dim, query, dim);
-        if (s >= top.threshold) top.push(label, s);
-      }
+    const nearest = model.centroids.scan(query, probes).labels;
+    // One selection across the probed lists (their contiguous stretch, then their few
+    // overflow rows) and the pending rows, which are gathered from the store's kernel.
+    const { kernel } = this.store;
+    const { layout, overflow } = model;
+    const keep = this.store.acceptor(accept);
+    const top = new TopN(k);
+    for (let i = 0; i < nearest.length; i++) {
+      const c = nearest[i];
+      const first = layout.start[c];
+      const count = layout.start[c + 1] - first;
+      if (count > 0) layout.kernel.scanRangeInto(query, first, count, top, keep, layout.rowLabels);
+      const extra = overflow[c];
+      if (extra !== undefined && extra.length > 0) kernel.scanRowsInto(query, extra, top, keep);
     }
-    const hits = top.results();
-    if (this.pending.size === 0) return hits;
-    const extra = exactSearchLabels(this.store, query, k, accept ? [...this.pending].filter(accept) : this.pending);
-    return [...hits, ...extra].sort(compareHits).slice(0, k);
+    if (this.pending.size > 0) kernel.scanRowsInto(query, rowList(this.pending), top, keep);
+    return toHits(top.result());
   }
 
   exhaustive(effort: number): boolean {
@@ -238,6 +312,8 @@ export class IvfIndex implements VectorIndex {
         estimated_recall_at_10: Math.round(model.estimatedRecall * 1000) / 1000,
         pending: this.pending.size,
         retraining: this.training ? 1 : 0,
+        overflow: model.overflowRows,
+        simd: this.store.simd ? 1 : 0,
       },
     };
   }

@@ -16,8 +16,8 @@ const rows: CollectionRow[] = data.map((embedding, i) => ({
   metadata: { rare: i % 100 === 7, parity: i % 2 === 0 ? 'even' : 'odd', n: i, tags: [`t${i % 3}`] },
 }));
 
-async function loaded(kind: IndexKind): Promise<VectorCollection> {
-  const c = new VectorCollection(DIM, kind, { ivf: { minRows: 1000 }, exactFilterRows: 500 });
+async function loaded(kind: IndexKind, simd = true): Promise<VectorCollection> {
+  const c = new VectorCollection(DIM, kind, { ivf: { minRows: 1000 }, exactFilterRows: 500, simd });
   c.insert(rows);
   await c.idle();
   return c;
@@ -135,5 +135,34 @@ describe('VectorCollection planner', () => {
     await c.idle();
     expect(c.status().details).toMatchObject({ pending: 0, points: COUNT });
     c.close();
+  });
+
+  describe.each(INDEX_KINDS)('%s: the WebAssembly SIMD scan and the JavaScript fallback agree', (kind) => {
+    let simd: VectorCollection;
+    let js: VectorCollection;
+    beforeAll(async () => {
+      [simd, js] = await Promise.all([loaded(kind, true), loaded(kind, false)]);
+    });
+    afterAll(() => {
+      simd.close();
+      js.close();
+    });
+
+    it.each([
+      ['unfiltered', undefined],
+      ['1 % selective (exact scan of the matches)', { rare: true }],
+      ['50 % selective (through the index)', { parity: 'even' }],
+    ])('%s: same ids in the same order, same scores, same plan', (_name, filter) => {
+      expect(simd.store.simd).toBe(true);
+      expect(js.store.simd).toBe(false);
+      for (const q of queries) {
+        const f = filter === undefined ? undefined : parseFilter(filter);
+        const a = simd.query(q, 10, f);
+        const b = js.query(q, 10, f);
+        expect(a.plan).toEqual(b.plan);
+        expect(a.hits.map((h) => h.id)).toEqual(b.hits.map((h) => h.id));
+        a.hits.forEach((h, i) => expect(Math.abs(h.score - (b.hits[i]?.score ?? NaN))).toBeLessThan(1e-5));
+      }
+    });
   });
 });

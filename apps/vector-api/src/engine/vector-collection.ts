@@ -29,6 +29,8 @@ export interface CollectionOptions {
   readonly onError?: (err: unknown) => void;
   /** Do not create the default index until `warm()` (bulk loads: build once, after the rows). */
   readonly deferIndex?: boolean;
+  /** false forces the JavaScript exact scan instead of WebAssembly SIMD (tests, comparisons). */
+  readonly simd?: boolean;
 }
 
 export interface QueryPlan {
@@ -58,7 +60,7 @@ export class VectorCollection {
     readonly defaultIndex: IndexKind,
     private readonly options: CollectionOptions = {},
   ) {
-    this.store = new VectorStore(dimension);
+    this.store = new VectorStore(dimension, undefined, { simd: options.simd ?? true });
     this.exactFilterRows = options.exactFilterRows ?? 2000;
     this.exactFilterFraction = options.exactFilterFraction ?? 0.02;
     this.indexes.set('flat', new FlatIndex(this.store));

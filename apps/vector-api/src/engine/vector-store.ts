@@ -1,3 +1,6 @@
+import { createScanKernel, type ScanKernel, type ScanResult } from './simd';
+import type { Hit } from './types';
+
 /** Slot states of a label. A label is never reused once deleted (labels only grow). */
 export const SlotState = { Empty: 0, Alive: 1, Deleted: 2 } as const;
 
@@ -16,24 +19,53 @@ export function toNormalized(values: ArrayLike<number>): Float32Array {
   return normalize(Float32Array.from(values));
 }
 
+export interface VectorStoreOptions {
+  /**
+   * false forces the JavaScript scan (tests compare both paths; a runtime without
+   * WebAssembly SIMD gets it anyway). Default: WebAssembly SIMD when available.
+   */
+  readonly simd?: boolean;
+}
+
 /**
- * Every row's L2-normalised vector in one contiguous Float32Array, addressed by label
- * (row `label` occupies [label·dim, (label+1)·dim)), so a dot product is the cosine and
- * an exact scan walks memory linearly.
+ * Every row's L2-normalised vector, addressed by label, so a dot product is the cosine.
+ *
+ * Two copies of each row are kept:
+ * - `kernel`: the scan kernel's block (WebAssembly memory, or its JS fallback's buffer),
+ *   row `label` = kernel row `label`. Exact scans run there: flat at memory bandwidth,
+ *   the planner's scan of a filter's rows, rows not yet in an index (ivf keeps its lists
+ *   in a kernel of its own, see ivf-index.ts).
+ * - `data`: a contiguous Float32Array (row `label` at [label·dim, (label+1)·dim)) for
+ *   reading single vectors: index builds (hnswlib wants an Array per point, ivf training
+ *   copies rows to a worker) and the few exact rescorings of hnsw hits.
+ * The kernel's `row()` view is invalidated when any kernel's memory grows, and reads
+ * happen while other kernels (ivf lists, centroids) are being written, so single reads
+ * use this second copy. Both are written only here, so they cannot diverge.
  */
 export class VectorStore {
   data: Float32Array;
   state: Uint8Array;
+  readonly kernel: ScanKernel;
   /** One past the largest label ever stored. */
   size = 0;
   alive = 0;
+  /** Written over a deleted row in the kernel, so a scan scores it 0 and rarely asks about it. */
+  private readonly zeros: Float32Array;
 
   constructor(
     readonly dim: number,
     initialCapacity = 1024,
+    options: VectorStoreOptions = {},
   ) {
     this.data = new Float32Array(initialCapacity * dim);
     this.state = new Uint8Array(initialCapacity);
+    this.kernel = createScanKernel(dim, initialCapacity, { simd: options.simd ?? true });
+    this.zeros = new Float32Array(dim);
+  }
+
+  /** True when exact scans run on the WebAssembly SIMD kernel (false: JavaScript fallback). */
+  get simd(): boolean {
+    return this.kernel.simd;
   }
 
   get capacity(): number {
@@ -58,8 +90,10 @@ export class VectorStore {
   /** Stores an already normalised vector. Returns false if the label was ever used. */
   put(label: number, normalized: Float32Array): boolean {
     if (label < this.size && this.state[label] !== SlotState.Empty) return false;
+    if (normalized.length !== this.dim) throw new RangeError(`vector has ${normalized.length} dimensions, expected ${this.dim}`);
     if (label >= this.capacity) this.grow(label + 1);
     this.data.set(normalized, label * this.dim);
+    this.kernel.set(label, normalized);
     this.state[label] = SlotState.Alive;
     if (label >= this.size) this.size = label + 1;
     this.alive++;
@@ -70,6 +104,7 @@ export class VectorStore {
     if (!this.isAlive(label)) return false;
     this.state[label] = SlotState.Deleted;
     this.data.fill(0, label * this.dim, (label + 1) * this.dim);
+    this.kernel.set(label, this.zeros);
     this.alive--;
     return true;
   }
@@ -88,6 +123,25 @@ export class VectorStore {
     for (let l = 0; l < this.size; l++) if (this.state[l] === SlotState.Alive) out.push(l);
     return out;
   }
+
+  /**
+   * Scan filter for the kernel: live rows only, then the caller's filter. The kernel asks
+   * only about rows that would enter the top k, so this costs nothing per scanned row.
+   */
+  acceptor(accept?: (label: number) => boolean): (label: number) => boolean {
+    const state = this.state;
+    return accept === undefined
+      ? (label) => state[label] === SlotState.Alive
+      : (label) => state[label] === SlotState.Alive && accept(label);
+  }
+}
+
+/** A kernel result (best first) as engine hits. */
+export function toHits(result: ScanResult): Hit[] {
+  const { labels, scores } = result;
+  const out: Hit[] = new Array<Hit>(labels.length);
+  for (let i = 0; i < labels.length; i++) out[i] = { label: labels[i], score: scores[i] };
+  return out;
 }
 
 /** Dot product of q with data[off .. off+dim), unrolled by 4 (the JS engine keeps it in registers). */
