@@ -1,18 +1,20 @@
 // Runs a TypeScript entry of this repository without a build: a CommonJS require hook
 // compiles each .ts file with @swc/core (as Jest does) and resolves the '@app/*' aliases.
-// Usage: node bench/webhooks/ts-run.mjs <entry.ts> [args...]
+// Usage: node bench/ts-run.mjs <entry.ts> [args...]
 import { existsSync, readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const { transformSync } = require('@swc/core');
-const root = process.cwd();
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, parent, ...rest) {
-  const alias = /^@app\/(platform|auth|webhooks)$/.exec(request);
-  if (alias) request = join(root, 'libs', alias[1], 'src', 'index.ts');
+  const alias = /^@app\/([a-z-]+)$/.exec(request);
+  if (alias && existsSync(join(root, 'libs', alias[1], 'src', 'index.ts')))
+    request = join(root, 'libs', alias[1], 'src', 'index.ts');
   else if (request.startsWith('.') && request.endsWith('.js') && parent?.filename) {
     const ts = resolve(dirname(parent.filename), `${request.slice(0, -3)}.ts`);
     if (existsSync(ts)) request = ts;
@@ -29,10 +31,11 @@ Module._extensions['.ts'] = function (module, filename) {
       keepClassNames: true,
     },
     module: { type: 'commonjs' },
+    sourceMaps: 'inline',
   });
   module._compile(code, filename);
 };
 
 const entry = process.argv[2];
-if (!entry) throw new Error('usage: node bench/webhooks/ts-run.mjs <entry.ts>');
+if (!entry) throw new Error('usage: node bench/ts-run.mjs <entry.ts> [args...]');
 require(resolve(entry));

@@ -2,7 +2,7 @@
  * Webhook throughput and latency: events committed through the outbox, delivered to a
  * local HTTP receiver by 1 and then 2 worker processes.
  *
- *   npm run bench:webhooks            (node bench/webhooks/ts-run.mjs bench/webhooks/throughput.ts)
+ *   npm run bench:webhooks            (node bench/ts-run.mjs bench/webhooks/throughput.ts)
  *   BENCH_EVENTS=5000 BENCH_RATE=200 ... to change the load
  *
  * Needs PostgreSQL (DATABASE_URL or postgresql://postgres@127.0.0.1:5432/postgres) and Redis
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
 }
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = fork('bench/webhooks/ts-run.mjs', ['bench/webhooks/worker.ts'], {
+  const child = fork('bench/ts-run.mjs', ['bench/webhooks/worker.ts'], {
     execArgv: [
       '--no-warnings',
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
