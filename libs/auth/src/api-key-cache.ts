@@ -27,6 +27,15 @@ export class ApiKeyCache<T> {
     this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
   }
 
+  /** The cached value, or `load()`'s (cached when found). Misses are not cached: a new key works at once. */
+  async getOrLoad(key: string, load: (key: string) => Promise<T | null>): Promise<T | null> {
+    const cached = this.get(key);
+    if (cached !== undefined) return cached;
+    const value = await load(key);
+    if (value !== null) this.set(key, value);
+    return value;
+  }
+
   /** Drops every entry whose value matches (e.g. all cached hashes of a revoked token id). */
   invalidate(matches: (value: T) => boolean): void {
     for (const [key, entry] of this.entries) if (matches(entry.value)) this.entries.delete(key);

@@ -99,13 +99,11 @@ export class VectorTokenAuthenticator implements Authenticator<'vector_token'> {
   }
 
   async authenticate(credential: string): Promise<VectorTokenPrincipal> {
-    const hash = sha256Hex(credential);
-    const cached = this.cache.get(hash);
-    if (cached) return cached;
-    const row = await this.repository.findActiveVectorToken(hash);
-    if (!row) throw invalidApiKey('vector-api');
-    const principal: VectorTokenPrincipal = { kind: 'vector_token', tokenId: row.id };
-    this.cache.set(hash, principal);
+    const principal = await this.cache.getOrLoad(sha256Hex(credential), async (hash) => {
+      const row = await this.repository.findActiveVectorToken(hash);
+      return row ? { kind: 'vector_token', tokenId: row.id } : null;
+    });
+    if (!principal) throw invalidApiKey('vector-api');
     return principal;
   }
 
@@ -131,13 +129,11 @@ export class PaymentsKeyAuthenticator implements Authenticator<'payments_key'> {
 
   async authenticate(credential: string): Promise<PaymentsKeyPrincipal> {
     if (!PAYMENTS_KEY.test(credential)) throw invalidApiKey('payments-api');
-    const hash = sha256Hex(credential);
-    const cached = this.cache.get(hash);
-    if (cached) return cached;
-    const row = await this.repository.findActivePaymentKey(hash);
-    if (!row) throw invalidApiKey('payments-api');
-    const principal: PaymentsKeyPrincipal = { kind: 'payments_key', accountId: row.accountId, mode: row.mode, keyId: row.id };
-    this.cache.set(hash, principal);
+    const principal = await this.cache.getOrLoad(sha256Hex(credential), async (hash) => {
+      const row = await this.repository.findActivePaymentKey(hash);
+      return row ? { kind: 'payments_key', accountId: row.accountId, mode: row.mode, keyId: row.id } : null;
+    });
+    if (!principal) throw invalidApiKey('payments-api');
     return principal;
   }
 }
