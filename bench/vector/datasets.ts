@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { mulberry32 } from '../../apps/vector-api/src/engine/testing';
 
 export interface Dataset {
   readonly name: string;
@@ -28,16 +29,6 @@ export interface Dataset {
 export const K = 10;
 export const CACHE_DIR = join(process.cwd(), '.data', 'bench-vector');
 const requireHere = createRequire(__filename);
-
-function mulberry32(seed: number): () => number {
-  let st = seed >>> 0;
-  return () => {
-    st = (st + 0x6d2b79f5) | 0;
-    let t = Math.imul(st ^ (st >>> 15), 1 | st);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Seeded Fisher–Yates permutation of [0, n). */
 export function permutation(n: number, seed: number): Int32Array {

@@ -1,4 +1,4 @@
-/** Seeded data for engine tests (never used by the service). */
+/** Seeded data for engine tests and the benchmark (never used by the service). */
 export function mulberry32(seed: number): () => number {
   let st = seed >>> 0;
   return () => {

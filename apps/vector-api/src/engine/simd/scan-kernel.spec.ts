@@ -1,16 +1,6 @@
 import { createScanKernel, createWasmMemory, instantiateScanModule, simdSupported } from './scan-kernel';
 import { TopN } from './top-n';
-
-/** Seeded uniform numbers (mulberry32), so every run tests the same vectors. */
-function rng(seed: number): () => number {
-  let st = seed >>> 0;
-  return () => {
-    st = (st + 0x6d2b79f5) | 0;
-    let t = Math.imul(st ^ (st >>> 15), 1 | st);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from '../testing';
 
 /** `rows` normalised vectors of `dim` floats, packed. */
 function block(seed: number, rows: number, dim: number): Float32Array {
