@@ -26,3 +26,4 @@ export * from './platform.module';
 export * from './platform.tokens';
 export * from './queue/queue-registry.service';
 export * from './queue/redis.service';
+export * from './timeout';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PartnerPrincipal } from '@app/auth';
-import { DomainError, newId, NotFoundError, type PrismaTx } from '@app/platform';
+import { DomainError, newId, NotFoundError, type PrismaTx, withTimeout } from '@app/platform';
 import { decimalToTicks } from '../allocations/money';
 import { LifecycleService } from '../lifecycle/lifecycle.service';
 import type { AgreementDto, OfferCreateDto, OfferListDto, OfferListQueryDto, OfferUpdateDto } from './dto/offer.dto';
@@ -124,16 +124,10 @@ export class OffersService {
    * request answers anyway, and the lifecycle sweep re-enqueues whatever is missing.
    */
   private async scheduleQuietly(fn: () => Promise<void>): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer from Redis within ${SCHEDULE_WAIT_MS} ms`)), SCHEDULE_WAIT_MS);
-    });
     try {
-      await Promise.race([fn(), timeout]);
+      await withTimeout(fn(), SCHEDULE_WAIT_MS, `no answer from Redis within ${SCHEDULE_WAIT_MS} ms`);
     } catch (err) {
       this.logger.warn(`could not enqueue lifecycle jobs (the sweep will): ${String(err)}`);
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

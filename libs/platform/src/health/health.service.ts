@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { DomainError } from '../errors/domain-error';
 import { RedisService } from '../queue/redis.service';
+import { withTimeout } from '../timeout';
 
 export type CheckState = 'up' | 'down';
 export interface ReadinessReport {
@@ -10,20 +11,6 @@ export interface ReadinessReport {
 }
 
 const CHECK_TIMEOUT_MS = 2_000;
-
-async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 @Injectable()
 export class HealthService {
@@ -35,7 +22,7 @@ export class HealthService {
   /** 200 when both dependencies answer; otherwise 503 `service_unavailable` naming the failed ones. */
   async ready(): Promise<ReadinessReport> {
     const [postgres, redis] = await Promise.allSettled([
-      withTimeout(this.prisma.$queryRaw`SELECT 1`, CHECK_TIMEOUT_MS, 'postgres'),
+      withTimeout(this.prisma.$queryRaw`SELECT 1`, CHECK_TIMEOUT_MS, `postgres did not answer within ${CHECK_TIMEOUT_MS} ms`),
       this.redis.ping(CHECK_TIMEOUT_MS),
     ]);
     const checks: ReadinessReport['checks'] = {

@@ -2,6 +2,7 @@ import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationS
 import { type Job, Queue, type QueueOptions, Worker, type WorkerOptions } from 'bullmq';
 import { PlatformConfig } from '../config/platform-config';
 import { RedisService } from './redis.service';
+import { withTimeout } from '../timeout';
 
 /** How long shutdown waits for a worker or queue to close before forcing it (e.g. Redis unreachable). */
 const CLOSE_GRACE_MS = 5_000;
@@ -20,18 +21,14 @@ async function closeWithin(
 
 /** True if `work` settled within `ms`; a closing connection to a dead Redis may never settle. */
 async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const settled = await Promise.race([
-    work.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    }),
-  ]);
-  clearTimeout(timer);
-  return settled;
+  const settled = work.then(
+    () => undefined,
+    () => undefined,
+  );
+  return withTimeout(settled, ms, 'timeout').then(
+    () => true,
+    () => false,
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { ConnectionOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
+import { withTimeout } from '../timeout';
 
 /** Connection settings parsed from REDIS_URL, shared by ioredis and BullMQ. */
 export function redisOptionsFromUrl(url: string): RedisOptions {
@@ -72,7 +73,6 @@ export class RedisService implements OnApplicationShutdown {
 
   /** PING, waiting up to `timeoutMs` for the connection (e.g. right after boot). */
   async ping(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
     let onReady: (() => void) | undefined;
     const connected =
       this.commands.status === 'ready'
@@ -82,14 +82,12 @@ export class RedisService implements OnApplicationShutdown {
             this.commands.once('ready', resolve);
           });
     try {
-      await Promise.race([
+      await withTimeout(
         connected.then(() => this.commands.ping()),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no PONG within ${timeoutMs} ms`)), timeoutMs);
-        }),
-      ]);
+        timeoutMs,
+        `no PONG within ${timeoutMs} ms`,
+      );
     } finally {
-      clearTimeout(timer);
       if (onReady) this.commands.off('ready', onReady);
     }
   }

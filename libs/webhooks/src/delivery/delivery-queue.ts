@@ -1,19 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { QueueRegistry } from '@app/platform';
+import { QueueRegistry, withTimeout } from '@app/platform';
 import type { Queue } from 'bullmq';
 import { type DeliveryJobData, deliveryQueueName, type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
 
 /** How long an enqueue may wait for Redis before the dispatcher gives up (the sweep retries). */
 export const ENQUEUE_TIMEOUT_MS = 5_000;
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: Redis did not answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
+function withRedisTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return withTimeout(promise, ms, `${what}: Redis did not answer within ${ms} ms`);
 }
 
 /**
@@ -41,7 +35,7 @@ export class DeliveryQueue {
 
   async enqueue(deliveryIds: readonly string[]): Promise<void> {
     if (deliveryIds.length === 0) return;
-    await withTimeout(
+    await withRedisTimeout(
       this.queue.addBulk(deliveryIds.map((id) => ({ name: 'deliver', data: { deliveryId: id }, opts: { jobId: id } }))),
       ENQUEUE_TIMEOUT_MS,
       'enqueue webhook deliveries',
@@ -51,7 +45,7 @@ export class DeliveryQueue {
   /** Enqueues now; a job already waiting for its retry delay is promoted instead. */
   async enqueueNow(deliveryIds: readonly string[]): Promise<void> {
     for (const id of deliveryIds) {
-      const existing = await withTimeout(this.queue.getJob(id), ENQUEUE_TIMEOUT_MS, 'read webhook job');
+      const existing = await withRedisTimeout(this.queue.getJob(id), ENQUEUE_TIMEOUT_MS, 'read webhook job');
       if (existing !== undefined && (await existing.isDelayed())) {
         await existing.promote().catch((err: unknown) => this.logger.warn(`promote ${id}: ${String(err)}`));
       }
@@ -60,6 +54,6 @@ export class DeliveryQueue {
   }
 
   async depth(): Promise<Record<string, number>> {
-    return withTimeout(this.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized'), 2_000, 'queue depth');
+    return withRedisTimeout(this.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized'), 2_000, 'queue depth');
   }
 }
