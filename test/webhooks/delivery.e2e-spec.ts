@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { PrismaService } from '@app/platform';
 import type { WebhookDeliveryView, WebhookEndpointView, ListView } from '@app/webhooks';
+import { OutboxDispatcher } from '../../libs/webhooks/src/delivery/outbox-dispatcher';
 import { startTestApp, type TestApp } from '../support/app';
 import { eventually, Receiver } from './support/receiver';
 import { emitEvent, type ProbeConfig, webhooksProbe } from './support/webhooks-probe';
@@ -256,7 +257,7 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
     expect((row.nextAttemptAt?.getTime() ?? 0) - (row.lastAttemptAt?.getTime() ?? 0)).toBeGreaterThanOrEqual(3_000);
   });
 
-  it('410 Gone disables the endpoint; later events are not sent to it', async () => {
+  it('410 Gone disables the endpoint; later events are logged, not sent; enable + recover sends them', async () => {
     const endpoint = await createEndpoint();
     receiver.handler = () => ({ status: 410 });
     await emit();
@@ -275,15 +276,68 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
     await eventually(
       async () => (await deliveries(other.id, '?status=succeeded')).length === 2 || (await deliveries(other.id)).length === 1,
     );
-    expect(await deliveries(endpoint.id)).toHaveLength(1);
-    const retry = await t.app.inject({
+    // the event emitted while disabled is in the disabled endpoint's log as failed, never attempted
+    await eventually(async () => (await deliveries(endpoint.id)).length === 2);
+    const missed = (await deliveries(endpoint.id))[0];
+    expect(missed).toMatchObject({ status: 'failed', attempt_count: 0 });
+    const recover = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/test/webhook-endpoints/${endpoint.id}/recover`,
+        headers: { 'x-test-owner': owner },
+        payload: { since: '2020-01-01T00:00:00Z' },
+      });
+    const refused = await recover();
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json<{ error: { code: string } }>().error.code).toBe('webhook_endpoint_disabled');
+
+    // another owner cannot enable it
+    const foreign = await t.app.inject({
       method: 'POST',
-      url: `/test/webhook-endpoints/${endpoint.id}/recover`,
-      headers: { 'x-test-owner': owner },
-      payload: { since: '2020-01-01T00:00:00Z' },
+      url: `/test/webhook-endpoints/${endpoint.id}/enable`,
+      headers: { 'x-test-owner': `${owner}_other` },
     });
-    expect(retry.statusCode).toBe(409);
-    expect(retry.json<{ error: { code: string } }>().error.code).toBe('webhook_endpoint_disabled');
+    expect(foreign.statusCode).toBe(404);
+    const enabled = await t.app.inject({
+      method: 'POST',
+      url: `/test/webhook-endpoints/${endpoint.id}/enable`,
+      headers: { 'x-test-owner': owner },
+    });
+    expect(enabled.statusCode).toBe(200);
+    expect(enabled.json()).toMatchObject({ id: endpoint.id, status: 'enabled', disabled_reason: null, failing_since: null });
+    expect(enabled.json()).not.toHaveProperty('secret');
+
+    const before = receiver.requests.length;
+    const recovered = await recover();
+    expect(recovered.statusCode).toBe(202);
+    expect(recovered.json()).toMatchObject({ requeued: 2 });
+    await eventually(async () => (await deliveries(endpoint.id, '?status=succeeded')).length === 2);
+    const ids = receiver.requests.slice(before).map((r) => (JSON.parse(r.body) as { id: string }).id);
+    expect(new Set(ids)).toEqual(new Set((await deliveries(endpoint.id)).map((d) => d.event_id)));
+  });
+
+  it('purges events past the retention period once their deliveries have finished', async () => {
+    const endpoint = await createEndpoint();
+    receiver.handler = () => ({ status: 200 });
+    const old = await emit();
+    await eventually(async () => (await deliveries(endpoint.id, '?status=succeeded')).length === 1);
+    const stillPending = await emitEvent(t.app, { ownerType: 'partner', ownerId: owner }, 'offer.closed', { n: 2 });
+    const recent = await emitEvent(t.app, { ownerType: 'partner', ownerId: owner }, 'offer.closed', { n: 3 });
+    await eventually(async () => (await prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })) === 3);
+    const longAgo = new Date(Date.now() - 31 * 86_400_000);
+    await prisma.webhookEvent.updateMany({ where: { id: { in: [old, stillPending] } }, data: { createdAt: longAgo } });
+    // a delivery still pending keeps its event, however old
+    await prisma.webhookDelivery.updateMany({
+      where: { eventId: stillPending },
+      data: { status: 'pending', nextAttemptAt: new Date(Date.now() + 3_600_000) },
+    });
+
+    const purged = await t.app.get(OutboxDispatcher).purgeExpired();
+    expect(purged).toBeGreaterThanOrEqual(1);
+    const left = await prisma.webhookEvent.findMany({ where: { id: { in: [old, stillPending, recent] } }, select: { id: true } });
+    expect(left.map((e) => e.id).sort()).toEqual([stillPending, recent].sort());
+    expect(await prisma.webhookDelivery.count({ where: { eventId: old } })).toBe(0);
+    expect(await prisma.webhookAttempt.count({ where: { delivery: { eventId: old } } })).toBe(0);
   });
 
   it('disables an endpoint that has been failing for the configured period (5 days)', async () => {

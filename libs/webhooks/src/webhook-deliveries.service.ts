@@ -68,7 +68,7 @@ export class WebhookDeliveriesService {
     if (mustBeEnabled && endpoint.disabledAt !== null) {
       throw new DomainError(
         'webhook_endpoint_disabled',
-        `Webhook endpoint ${endpointId} is disabled (${endpoint.disabledReason ?? 'disabled'}); create a new endpoint to receive events again.`,
+        `Webhook endpoint ${endpointId} is disabled (${endpoint.disabledReason ?? 'disabled'}); enable it (POST .../enable) to receive events again.`,
         { param: 'id' },
       );
     }

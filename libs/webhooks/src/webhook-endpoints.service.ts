@@ -59,6 +59,16 @@ export class WebhookEndpointsService {
     return { id, object: 'webhook_endpoint', deleted: true };
   }
 
+  /**
+   * Enables a disabled endpoint again (the partner fixed its receiver); idempotent. What it
+   * missed meanwhile is in its delivery log as `failed`: `recover` sends it.
+   */
+  async enable(owner: WebhookOwner, id: string): Promise<WebhookEndpointView> {
+    const endpoint = await this.repository.enableEndpoint(owner, id);
+    if (endpoint === null) throw new NotFoundError('webhook endpoint', id, 'id');
+    return endpointView(endpoint, this.clock.now());
+  }
+
   /** New secret now; the old one keeps signing (second signature) for WEBHOOK_SECRET_GRACE_HOURS. */
   async rotateSecret(owner: WebhookOwner, id: string): Promise<WebhookEndpointView> {
     const now = this.clock.now();

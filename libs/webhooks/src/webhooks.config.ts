@@ -85,6 +85,16 @@ export class WebhooksConfig {
   @Min(500)
   WEBHOOK_LOCK_DURATION_MS: number = 30_000;
 
+  /**
+   * Events (with their deliveries and attempts) older than this many days are purged once
+   * every delivery of theirs has finished; 0 keeps them forever.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsNumber()
+  @Min(0)
+  WEBHOOK_RETENTION_DAYS: number = 30;
+
   /** Resolved by loadWebhooksConfig. */
   allowPrivateUrls = false;
   /** Resolved by loadWebhooksConfig: `https:` is required in production. */
@@ -94,6 +104,10 @@ export class WebhooksConfig {
 
   get secretGraceMs(): number {
     return Math.round(this.WEBHOOK_SECRET_GRACE_HOURS * 3_600_000);
+  }
+
+  get retentionMs(): number {
+    return Math.round(this.WEBHOOK_RETENTION_DAYS * 86_400_000);
   }
 
   get disableAfterMs(): number {

@@ -169,6 +169,15 @@ export class WebhooksRepository {
     return count === 1;
   }
 
+  /** Enables a disabled endpoint again: its failure window starts afresh. Null when not the owner's. */
+  async enableEndpoint(owner: WebhookOwner, id: string): Promise<WebhookEndpointRecord | null> {
+    const { count } = await this.prisma.webhookEndpoint.updateMany({
+      where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId },
+      data: { disabledAt: null, disabledReason: null, failingSince: null },
+    });
+    return count === 1 ? this.findEndpoint(owner, id) : null;
+  }
+
   /** The current secret becomes the previous one until `previousExpiresAt`. */
   async rotateSecret(
     owner: WebhookOwner,
@@ -220,9 +229,11 @@ export class WebhooksRepository {
   }
 
   /**
-   * Creates one delivery per (event, matching enabled endpoint) — idempotent through the
+   * Creates one delivery per (event, matching endpoint) — idempotent through the
    * (event_id, endpoint_id) unique index — and returns the ids of the events' deliveries
-   * still pending, which the dispatcher then enqueues.
+   * still pending, which the dispatcher then enqueues. A disabled endpoint gets its
+   * delivery recorded as `failed` without an attempt, so that after it is enabled again
+   * `recover` can send what it missed.
    */
   async fanOut(eventIds: readonly string[]): Promise<string[]> {
     if (eventIds.length === 0) return [];
@@ -238,11 +249,17 @@ export class WebhooksRepository {
             const [ownerType = '', ownerId = ''] = key.split('\u0000');
             return { ownerType, ownerId };
           }),
-          disabledAt: null,
         },
-        select: { id: true, ownerType: true, ownerId: true, events: true },
+        select: { id: true, ownerType: true, ownerId: true, events: true, disabledAt: true },
       });
-      const rows: Array<{ id: string; eventId: string; endpointId: string; nextAttemptAt: Date; createdAt: Date }> = [];
+      const rows: Array<{
+        id: string;
+        eventId: string;
+        endpointId: string;
+        status: 'pending' | 'failed';
+        nextAttemptAt: Date | null;
+        createdAt: Date;
+      }> = [];
       for (const ev of events) {
         for (const ep of endpoints) {
           if (ep.ownerType !== ev.ownerType || ep.ownerId !== ev.ownerId) continue;
@@ -251,7 +268,8 @@ export class WebhooksRepository {
             id: newId('dlv'),
             eventId: ev.id,
             endpointId: ep.id,
-            nextAttemptAt: ev.createdAt,
+            status: ep.disabledAt === null ? 'pending' : 'failed',
+            nextAttemptAt: ep.disabledAt === null ? ev.createdAt : null,
             createdAt: ev.createdAt,
           });
         }
@@ -280,6 +298,22 @@ export class WebhooksRepository {
       select: { createdAt: true },
     });
     return row?.createdAt ?? null;
+  }
+
+  /**
+   * Retention: deletes up to `limit` events of this owner type created before `before`
+   * whose deliveries are all finished (their deliveries and attempts go with them).
+   * Returns how many events were deleted.
+   */
+  async purgeEvents(ownerType: WebhookOwnerType, before: Date, limit: number): Promise<number> {
+    return this.prisma.$executeRaw`
+      DELETE FROM "webhook_events" WHERE "id" IN (
+        SELECT e."id" FROM "webhook_events" e
+        WHERE e."owner_type" = ${ownerType} AND e."dispatched_at" IS NOT NULL AND e."created_at" < ${before}::timestamptz
+          AND NOT EXISTS (SELECT 1 FROM "webhook_deliveries" d WHERE d."event_id" = e."id" AND d."status" = 'pending')
+        ORDER BY e."created_at"
+        LIMIT ${limit}::int
+      )`;
   }
 
   /** Pending deliveries whose next attempt is long overdue: their job may have been lost with Redis. */

@@ -8,6 +8,9 @@ import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.toke
 import { DeliveryQueue } from './delivery-queue';
 
 const BATCH = 200;
+const PURGE_BATCH = 1_000;
+/** The retention purge runs at most this often per process (deletes are idempotent across processes). */
+const PURGE_EVERY_MS = 3_600_000;
 
 /**
  * Moves committed outbox rows into BullMQ: for each event, one delivery row per matching
@@ -28,6 +31,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
   private again = false;
   private stopped = false;
   private lastError = 0;
+  private lastPurge = 0;
 
   constructor(
     private readonly repository: WebhooksRepository,
@@ -105,9 +109,31 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
     return ids.length;
   }
 
+  /**
+   * Deletes events older than WEBHOOK_RETENTION_DAYS whose deliveries have all finished,
+   * in batches (with their deliveries and attempts); returns how many events went.
+   */
+  async purgeExpired(maxBatches = 20): Promise<number> {
+    if (this.config.retentionMs <= 0) return 0;
+    const before = new Date(this.clock.nowMs() - this.config.retentionMs);
+    let total = 0;
+    for (let i = 0; i < maxBatches && !this.stopped; i++) {
+      const n = await this.repository.purgeEvents(this.options.ownerType, before, PURGE_BATCH);
+      total += n;
+      if (n < PURGE_BATCH) break;
+    }
+    if (total > 0) this.logger.log(`purged ${total} webhook events older than ${this.config.WEBHOOK_RETENTION_DAYS} days`);
+    return total;
+  }
+
   private sweep(): void {
     this.nudge();
     this.requeueOverdue().catch((err: unknown) => this.logFailure('requeue overdue deliveries', err));
+    const now = this.clock.nowMs();
+    if (now - this.lastPurge >= PURGE_EVERY_MS) {
+      this.lastPurge = now;
+      this.purgeExpired().catch((err: unknown) => this.logFailure('purge of expired webhook events', err));
+    }
   }
 
   private listen(): void {

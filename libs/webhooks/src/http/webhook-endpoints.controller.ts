@@ -64,6 +64,13 @@ export function createWebhookEndpointsController<P>(options: WebhookEndpointsCon
       return this.endpoints.rotateSecret(owner(p), id);
     }
 
+    @Post(':id/enable')
+    @HttpCode(200)
+    @ApiOperation({ summary: 'Enable a disabled endpoint again; then recover what it missed' })
+    enable(@Principal() p: P, @Param('id') id: string): Promise<WebhookEndpointView> {
+      return this.endpoints.enable(owner(p), id);
+    }
+
     @Get(':id/deliveries')
     @ApiOperation({ summary: 'List deliveries of an endpoint with their attempts, newest first' })
     listDeliveries(
