@@ -323,3 +323,52 @@ describe('POST /oauth/token (RFC 6749 §4.4) and the partner bearer guard (RFC 6
     });
   });
 });
+
+describe('POST /oauth/token rate limit per client address', () => {
+  let t: Offers;
+  let client: Client;
+  beforeAll(async () => {
+    t = await startTestApp(offersProbe, { OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: 'true' });
+    client = await newClient(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const request = (address: string, secret = client.client_secret) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { ...FORM, 'x-forwarded-for': address },
+      payload: form({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret }),
+    });
+
+  it('answers 429 slow_down with Retry-After past the limit, counting failures too, per address', async () => {
+    const first = await request('203.0.113.7', 'cs_wrong');
+    expect(first.statusCode).toBe(401);
+    const second = await request('203.0.113.7');
+    expect(second.statusCode).toBe(200);
+    expect(second.headers['ratelimit-policy']).toBe('"token";q=3;w=60');
+    expect(second.headers.ratelimit).toMatch(/^"token";r=1;t=\d+$/);
+    expect((await request('203.0.113.7')).statusCode).toBe(200);
+
+    const limited = await request('203.0.113.7');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toEqual({
+      error: 'slow_down',
+      error_description: expect.stringMatching(/Retry after \d+ seconds/) as unknown,
+    });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(limited.headers['cache-control']).toBe('no-store');
+
+    // another address has its own budget; the partner's API rate limit is separate
+    const other = await request('198.51.100.20');
+    expect(other.statusCode).toBe(200);
+    const whoami = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/whoami',
+      headers: { authorization: `Bearer ${other.json<{ access_token: string }>().access_token}` },
+    });
+    expect(whoami.statusCode).toBe(200);
+  });
+});

@@ -13,6 +13,8 @@ export interface OAuthOptions {
   readonly tokenTtlSeconds: number;
   /** How long a client's active flag is cached per instance (a disabled client stops within this). */
   readonly clientCacheTtlMs: number;
+  /** Token requests per client IP address per minute (0: unlimited). */
+  readonly tokenRequestsPerMinute?: number;
 }
 
 export interface RateLimitOptions {

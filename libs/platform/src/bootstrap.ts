@@ -54,6 +54,7 @@ export async function createServiceApp<C extends PlatformConfig>(
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
   });

@@ -1,13 +1,18 @@
-import { Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Controller, Headers, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConsumes,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PlatformConfig, RawHttpError } from '@app/platform';
+import type { AuthModuleOptions } from '../auth.options';
+import { AUTH_OPTIONS } from '../auth.tokens';
+import { RateLimiter } from '../rate-limit/rate-limiter.service';
 import { NO_STORE } from './oauth-error';
 import { TokenService, type TokenResponse } from './token.service';
 
@@ -21,7 +26,16 @@ class TokenResponseDto implements TokenResponse {
 @ApiTags('oauth')
 @Controller('oauth')
 export class TokenController {
-  constructor(private readonly tokens: TokenService) {}
+  private readonly perMinute: number;
+
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly limiter: RateLimiter,
+    private readonly platform: PlatformConfig,
+    @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
+  ) {
+    this.perMinute = options.oauth?.tokenRequestsPerMinute ?? 60;
+  }
 
   @Post('token')
   @HttpCode(200)
@@ -34,16 +48,44 @@ export class TokenController {
   @ApiOkResponse({ type: TokenResponseDto, description: 'Cache-Control: no-store' })
   @ApiBadRequestResponse({ description: '{ error: invalid_request | unsupported_grant_type, error_description }' })
   @ApiUnauthorizedResponse({ description: '{ error: invalid_client, error_description } with WWW-Authenticate: Basic' })
+  @ApiTooManyRequestsResponse({ description: '{ error: slow_down, error_description } with Retry-After: per client address' })
   async token(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Headers('content-type') contentType: string | undefined,
     @Headers('authorization') authorization: string | undefined,
   ): Promise<TokenResponse> {
+    await this.limitByAddress(request.ip, reply);
     const body = request.body;
     const form = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
     const result = await this.tokens.issue({ form, contentType, authorization });
     void reply.headers(NO_STORE);
     return result;
+  }
+
+  /**
+   * Token requests per client address (each one costs a scrypt verification): over the
+   * limit → 429 with the RFC 6749 body, `error: slow_down` (RFC 8628's registered code for
+   * "polling too fast") and Retry-After. Fails open without Redis, as every limit does.
+   */
+  private async limitByAddress(ip: string, reply: FastifyReply): Promise<void> {
+    if (this.perMinute <= 0) return;
+    const decision = await this.limiter.hitKey(`ratelimit:oauth-token:${this.platform.QUEUE_PREFIX}:${ip}`, {
+      name: 'token',
+      limit: this.perMinute,
+      windowSeconds: 60,
+    });
+    if (decision === undefined) return;
+    if (!decision.allowed) {
+      throw new RawHttpError(
+        429,
+        {
+          error: 'slow_down',
+          error_description: `Too many token requests from this address. Retry after ${decision.retryAfterSeconds} seconds.`,
+        },
+        { ...NO_STORE, ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
+      );
+    }
+    void reply.headers(decision.headers);
   }
 }

@@ -51,17 +51,16 @@ export class RateLimiter {
    * If Redis cannot answer, the request is allowed (fail open) and a warning logged.
    */
   async hit(principal: Principal): Promise<RateLimitDecision | undefined> {
-    const policy = this.policyFor(principal);
+    return this.hitKey(`ratelimit:${this.options.service}:${principalKey(principal)}`, this.policyFor(principal));
+  }
+
+  /** Counts one request against any key (e.g. a client address) under `policy`. */
+  async hitKey(key: string, policy: { name: string; limit: number; windowSeconds: number }): Promise<RateLimitDecision | undefined> {
     const windowMs = policy.windowSeconds * 1000;
     let count: number;
     let ttlMs: number;
     try {
-      const result = (await this.redis.commands.eval(
-        HIT_SCRIPT,
-        1,
-        `ratelimit:${this.options.service}:${principalKey(principal)}`,
-        String(windowMs),
-      )) as [number, number];
+      const result = (await this.redis.commands.eval(HIT_SCRIPT, 1, key, String(windowMs))) as [number, number];
       [count, ttlMs] = result;
     } catch (err) {
       const now = Date.now();

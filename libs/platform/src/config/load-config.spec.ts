@@ -75,4 +75,17 @@ describe('loadConfig', () => {
     const worker = loadConfig(OffersConfig, { ...base, ROLE: 'worker' });
     expect([worker.servesApi, worker.runsWorkers]).toEqual([false, true]);
   });
+
+  it('reads TRUST_PROXY as Fastify trustProxy and refuses junk', () => {
+    expect(loadConfig(OffersConfig, base).trustProxy).toBe(false);
+    expect(loadConfig(OffersConfig, { ...base, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    const hops = loadConfig(OffersConfig, { ...base, TRUST_PROXY: '2' }).trustProxy;
+    expect(typeof hops === 'function' && [hops('10.0.0.1', 0), hops('10.0.0.1', 1), hops('10.0.0.1', 2)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(loadConfig(OffersConfig, { ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
+    expect(problemsOf(() => loadConfig(OffersConfig, { ...base, TRUST_PROXY: 'yes please' }))).toEqual(['TRUST_PROXY']);
+  });
 });

@@ -74,6 +74,29 @@ export abstract class PlatformConfig {
   @IsIn(['json', 'pretty'])
   LOG_FORMAT: 'json' | 'pretty' = 'json';
 
+  /**
+   * Which proxies to trust for X-Forwarded-For (the client address used by per-IP limits
+   * and logs): `false` (default: the socket's peer), `true`, a hop count, or a
+   * comma-separated list of addresses/CIDRs (Fastify's trustProxy).
+   */
+  @Expose()
+  @IsString()
+  @Matches(/^(true|false|\d{1,2}|[0-9A-Fa-f.:/]+(\s*,\s*[0-9A-Fa-f.:/]+)*)$/, {
+    message: 'must be true, false, a hop count, or a comma-separated list of addresses/CIDRs',
+  })
+  TRUST_PROXY: string = 'false';
+
+  /** TRUST_PROXY as Fastify's trustProxy option. */
+  get trustProxy(): boolean | string | ((address: string, hop: number) => boolean) {
+    if (this.TRUST_PROXY === 'true') return true;
+    if (this.TRUST_PROXY === 'false') return false;
+    if (/^\d+$/.test(this.TRUST_PROXY)) {
+      const hops = Number(this.TRUST_PROXY);
+      return (_address, hop) => hop < hops;
+    }
+    return this.TRUST_PROXY;
+  }
+
   /** Largest accepted request body. */
   @Expose()
   @Type(() => Number)
