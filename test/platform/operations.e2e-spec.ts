@@ -44,6 +44,9 @@ describe.each(services)('$name operations endpoints', (definition) => {
     // unknown URLs are one label value, not one per URL
     expect(res.body).toContain('route="unmatched",status_code="404"');
     expect(res.body).not.toContain('/definitely/not/here');
+    // every BullMQ queue of the process, by state (what a stuck-queue alert watches)
+    expect(res.body).toMatch(new RegExp(`queue_jobs\\{queue="[a-z-]+",state="waiting",service="${definition.name}"\\} \\d+`));
+    expect(res.body).toMatch(new RegExp(`queue_jobs\\{queue="[a-z-]+",state="failed",service="${definition.name}"\\} \\d+`));
   });
 
   it('GET /openapi.json and /docs describe the service', async () => {

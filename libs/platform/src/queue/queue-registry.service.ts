@@ -1,8 +1,13 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import { type Job, Queue, type QueueOptions, Worker, type WorkerOptions } from 'bullmq';
+import { Gauge } from 'prom-client';
 import { PlatformConfig } from '../config/platform-config';
+import { MetricsService } from '../metrics/metrics.service';
 import { RedisService } from './redis.service';
 import { withTimeout } from '../timeout';
+
+/** Job states reported by the `queue_jobs` gauge. */
+const GAUGED_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized', 'waiting-children'] as const;
 
 /** How long shutdown waits for a worker or queue to close before forcing it (e.g. Redis unreachable). */
 const CLOSE_GRACE_MS = 5_000;
@@ -46,7 +51,25 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
   constructor(
     private readonly config: PlatformConfig,
     private readonly redis: RedisService,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    const queues = this.queues;
+    new Gauge({
+      name: 'queue_jobs',
+      help: 'BullMQ jobs by queue and state, read at scrape time (absent while Redis does not answer)',
+      labelNames: ['queue', 'state'],
+      registers: [metrics.registry],
+      async collect() {
+        this.reset();
+        await Promise.all(
+          [...queues.values()].map(async (q) => {
+            const counts = await withTimeout(q.getJobCounts(...GAUGED_STATES), 1_000, 'queue_jobs').catch(() => undefined);
+            for (const [state, n] of Object.entries(counts ?? {})) this.set({ queue: q.name, state }, n);
+          }),
+        );
+      },
+    });
+  }
 
   queue<Data = unknown>(name: string, options: Partial<QueueOptions> = {}): Queue<Data> {
     const existing = this.queues.get(name);
