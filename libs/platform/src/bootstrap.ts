@@ -1,12 +1,13 @@
-import type { DynamicModule } from '@nestjs/common';
+import { type DynamicModule, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { ConfigError, loadConfig } from './config/load-config';
 import { DEV_ADMIN_API_KEY, type PlatformConfig } from './config/platform-config';
 import { setupOpenApi, type OpenApiOptions } from './docs/openapi';
 import { DomainError } from './errors/domain-error';
+import { renderError, sendError } from './errors/exception-filter';
 import { newRequestId, runWithRequestId } from './http/request-context';
 import { PlatformValidationPipe } from './http/validation';
 import { createRootLogger, PinoNestLogger } from './logging/logger';
@@ -29,6 +30,22 @@ function installHooks(fastify: FastifyInstance, config: PlatformConfig, metrics:
     void reply.header('Request-Id', request.id);
     runWithRequestId(request.id, done);
   });
+  // While draining (SIGTERM), a request that still arrives on a kept-alive connection gets
+  // the contract's 503 (Fastify's own return503OnClosing body is not) and the connection closes.
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
+    void reply.header('Connection', 'close');
+    done(
+      new DomainError('service_unavailable', 'This instance is shutting down; retry the request.', {
+        headers: { 'Retry-After': '1' },
+      }),
+    );
+  });
   if (!config.servesApi) {
     fastify.addHook('onRequest', (request, _reply, done) => {
       if (OPS_PATHS.test(request.url)) return done();
@@ -40,6 +57,18 @@ function installHooks(fastify: FastifyInstance, config: PlatformConfig, metrics:
     metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
+}
+
+const routerErrors = new Logger('Errors');
+
+/**
+ * Errors Fastify's router raises before any hook runs (a malformed percent-encoding in the
+ * path, a path parameter longer than maxParamLength): rendered in the contract's body with
+ * a Request-Id, instead of Fastify's own body without one.
+ */
+function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('Request-Id', request.id);
+  sendError(reply, renderError(error, request.id, request.method, request.url, routerErrors));
 }
 
 /** Builds a fully configured, initialised app (not yet listening). Used by main.ts and tests. */
@@ -56,13 +85,19 @@ export async function createServiceApp<C extends PlatformConfig>(
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    frameworkErrors,
+    // installHooks answers requests that arrive while closing, in the contract's error body
+    return503OnClosing: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(definition.module(config), adapter, {
     logger: new PinoNestLogger(pino),
     abortOnError: false,
   });
-  installHooks(app.getHttpAdapter().getInstance(), config, app.get(MetricsService));
+  const fastify = app.getHttpAdapter().getInstance();
+  // Bodies are JSON (and the form of POST /oauth/token): Fastify's built-in text/plain
+  // parser would hand a string to JSON routes (a 400 at best); without it, 415.
+  fastify.removeContentTypeParser('text/plain');
+  installHooks(fastify, config, app.get(MetricsService));
   app.useGlobalPipes(new PlatformValidationPipe());
   setupOpenApi(app, definition.openApi);
   await app.init();

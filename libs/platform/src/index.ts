@@ -12,6 +12,7 @@ export * from './errors/domain-error';
 export * from './errors/error-body';
 export * from './errors/error-catalog';
 export * from './errors/raw-http-error';
+export * from './errors/route-error-renderer';
 export * from './http/credentials';
 export * from './idempotency/idempotency-context';
 export * from './idempotency/idempotency.interceptor';

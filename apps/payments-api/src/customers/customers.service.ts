@@ -54,7 +54,10 @@ export class CustomersService {
     const current = await this.customers.findActive(tenant, id);
     if (!current) throw new NotFoundError('customer', id, 'id');
     let metadata: Metadata | undefined;
-    if (dto.metadata !== undefined) {
+    // `metadata: null` passes @IsOptional: like Stripe's empty metadata, it removes every key.
+    if ((dto.metadata as Metadata | null | undefined) === null) {
+      metadata = {};
+    } else if (dto.metadata !== undefined) {
       metadata = { ...(current.metadata as Metadata) };
       for (const [k, v] of Object.entries(dto.metadata)) {
         if (v === '') delete metadata[k];

@@ -18,3 +18,14 @@ export function oauthError(error: OAuthErrorCode, description: string, realm: st
   }
   return new RawHttpError(400, { error, error_description: description }, NO_STORE);
 }
+
+/**
+ * The platform's own errors on the token endpoint (body parsing, size, media type) as RFC
+ * 6749 §5.2 `invalid_request`, keeping their status (400, 413, 415); see RenderErrorsWith.
+ */
+export function oauthRouteError(error: { status: number; code: string; message: string }): RawHttpError | undefined {
+  if (error.status >= 500) return undefined;
+  const description =
+    error.code === 'unsupported_media_type' ? 'The token request must be application/x-www-form-urlencoded.' : error.message;
+  return new RawHttpError(error.status, { error: 'invalid_request', error_description: description }, NO_STORE);
+}

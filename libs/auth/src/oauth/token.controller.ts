@@ -9,11 +9,11 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PlatformConfig, RawHttpError } from '@app/platform';
+import { PlatformConfig, RawHttpError, RenderErrorsWith } from '@app/platform';
 import type { AuthModuleOptions } from '../auth.options';
 import { AUTH_OPTIONS } from '../auth.tokens';
 import { RateLimiter } from '../rate-limit/rate-limiter.service';
-import { NO_STORE } from './oauth-error';
+import { NO_STORE, oauthRouteError } from './oauth-error';
 import { TokenService, type TokenResponse } from './token.service';
 
 class TokenResponseDto implements TokenResponse {
@@ -39,6 +39,7 @@ export class TokenController {
 
   @Post('token')
   @HttpCode(200)
+  @RenderErrorsWith(oauthRouteError)
   @ApiOperation({
     summary: 'Client credentials token',
     description:

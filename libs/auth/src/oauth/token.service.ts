@@ -30,10 +30,11 @@ function parseBasic(header: string): ClientCredentials | 'malformed' {
   const colon = decoded.indexOf(':');
   if (colon < 0) return 'malformed';
   try {
-    return {
-      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
-      clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
-    };
+    const clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
+    const clientSecret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
+    // PostgreSQL text cannot hold U+0000: such credentials can only be wrong.
+    if (clientId.includes('\u0000') || clientSecret.includes('\u0000')) return 'malformed';
+    return { clientId, clientSecret };
   } catch {
     return 'malformed';
   }
@@ -58,6 +59,9 @@ export class TokenService {
     }
     const field = (name: string): string | undefined => {
       const v = form[name];
+      // PostgreSQL text cannot hold U+0000: refuse it here rather than fail the client lookup.
+      if (typeof v === 'string' && v.includes('\u0000'))
+        throw oauthError('invalid_request', `Parameter ${name} contains a NUL character.`, realm);
       return typeof v === 'string' && v !== '' ? v : undefined;
     };
 

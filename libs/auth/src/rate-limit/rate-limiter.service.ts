@@ -55,7 +55,10 @@ export class RateLimiter {
   }
 
   /** Counts one request against any key (e.g. a client address) under `policy`. */
-  async hitKey(key: string, policy: { name: string; limit: number; windowSeconds: number }): Promise<RateLimitDecision | undefined> {
+  async hitKey(
+    key: string,
+    policy: { name: string; limit: number; windowSeconds: number },
+  ): Promise<RateLimitDecision | undefined> {
     const windowMs = policy.windowSeconds * 1000;
     let count: number;
     let ttlMs: number;

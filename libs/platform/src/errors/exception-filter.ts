@@ -5,6 +5,8 @@ import { errorBody, type ErrorBody } from './error-body';
 import type { ErrorCode } from './error-catalog';
 import { ERROR_CATALOG } from './error-catalog';
 import { RawHttpError } from './raw-http-error';
+import { routeErrorRenderer } from './route-error-renderer';
+import { isDependencyUnavailable } from './unavailable';
 
 export interface RenderedError {
   readonly status: number;
@@ -22,6 +24,12 @@ const FASTIFY_CODES: Readonly<Record<string, { code: ErrorCode; message: string 
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'body_too_large', message: 'The request body is larger than this service accepts.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', message: 'Unsupported Content-Type; send application/json.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'body_invalid', message: 'Content-Length does not match the body.' },
+  // Router errors (bootstrap.ts frameworkErrors): no route ran, so no id can exist.
+  FST_ERR_BAD_URL: { code: 'parameter_invalid', message: 'The request URL is not valid (malformed percent-encoding).' },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    code: 'resource_missing',
+    message: 'No such resource: a path parameter is longer than 100 characters.',
+  },
 };
 
 const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
@@ -88,6 +96,24 @@ export function renderError(exception: unknown, requestId: string, method: strin
     }
   }
 
+  // A database or Redis that cannot be reached is an outage, not a bug: 503, retry later.
+  if (isDependencyUnavailable(exception)) {
+    const message = exception instanceof Error ? exception.message : String(exception);
+    // (Nest's Logger passes only the object on to pino: the line's text goes in `msg`)
+    logger.warn({ reqId: requestId, msg: `Dependency unavailable on ${method} ${url.split('?')[0]}: ${message}` });
+    const spec = ERROR_CATALOG.service_unavailable;
+    return {
+      status: spec.status,
+      headers: { 'Retry-After': '5' },
+      body: errorBody(
+        spec.type,
+        'service_unavailable',
+        'A dependency of this service is unavailable right now. Retry later (with the same Idempotency-Key for a write).',
+        requestId,
+      ),
+    };
+  }
+
   logger.error({ err: exception, reqId: requestId }, `Unhandled error on ${method} ${url.split('?')[0]}`);
   const spec = ERROR_CATALOG.internal_error;
   return {
@@ -119,6 +145,17 @@ export class PlatformExceptionFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const request = ctx.getRequest<FastifyRequest>();
     const reply = ctx.getResponse<FastifyReply>();
-    sendError(reply, renderError(exception, request.id, request.method, request.url, this.logger));
+    sendError(reply, forRoute(request, renderError(exception, request.id, request.method, request.url, this.logger)));
   }
+}
+
+/** A platform error body re-rendered by the route's own renderer (see RenderErrorsWith), if it has one. */
+function forRoute(request: FastifyRequest, rendered: RenderedError): RenderedError {
+  const renderer = routeErrorRenderer(request);
+  const error = (rendered.body as { error?: unknown }).error;
+  if (!renderer || typeof error !== 'object' || error === null) return rendered;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || typeof message !== 'string') return rendered;
+  const raw = renderer({ status: rendered.status, code, message });
+  return raw === undefined ? rendered : { status: raw.status, headers: { ...rendered.headers, ...raw.headers }, body: raw.body };
 }

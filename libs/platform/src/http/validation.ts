@@ -45,6 +45,65 @@ export function validationErrorToDomain(errors: readonly ValidationError[]): Dom
 const isPlainObject = (v: unknown): boolean =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 
+/** Deepest nesting of objects/arrays accepted in a body or query (class-transformer recurses per level). */
+export const MAX_INPUT_DEPTH = 32;
+
+/**
+ * Keys class-transformer and Nest's ValidationPipe drop without a word (`__proto__`,
+ * `constructor`, `prototype`, and anything inherited from Object.prototype, e.g. `toString`),
+ * so `forbidNonWhitelisted` never sees them: they are rejected as unknown parameters instead.
+ */
+const isDroppedKey = (key: string): boolean => key === 'prototype' || key in Object.prototype;
+
+/**
+ * Checks that the validation pipe cannot make itself, run before it: nesting depth (deeper
+ * input overflows the stack in class-transformer: a 500), NUL characters (PostgreSQL text
+ * cannot hold U+0000: a 500 at the first query) and keys that would be dropped silently.
+ * Iterative, so hostile input cannot overflow the stack here either.
+ */
+export function inspectInput(value: unknown, root: string): DomainError | undefined {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: v, path, depth } = stack.pop() as { value: unknown; path: string; depth: number };
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) {
+        return new DomainError('parameter_invalid', `${path || 'The request'} must not contain the NUL character (\\u0000).`, {
+          ...(path ? { param: path } : {}),
+        });
+      }
+      continue;
+    }
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= MAX_INPUT_DEPTH) {
+      return new DomainError(
+        'parameter_invalid',
+        `${path || 'The request body'} is nested more than ${MAX_INPUT_DEPTH} levels deep.`,
+        {
+          ...(path ? { param: path } : {}),
+        },
+      );
+    }
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: `${path}[${i}]`, depth: depth + 1 });
+      continue;
+    }
+    const keys = Object.keys(v);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i];
+      const child = joinPath(path, key);
+      if (isDroppedKey(key))
+        return new DomainError('parameter_unknown', `Received unknown parameter: ${child}`, { param: child });
+      if (key.includes('\u0000')) {
+        return new DomainError('parameter_invalid', 'Parameter names must not contain the NUL character (\\u0000).', {
+          ...(path ? { param: path } : {}),
+        });
+      }
+      stack.push({ value: (v as Record<string, unknown>)[key], path: child, depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
 /**
  * Strict validation at the edge: unknown fields are rejected, values transformed into DTO
  * classes, and every failure is a 400 naming the field. A body that is not a JSON object is
@@ -70,6 +129,10 @@ export class PlatformValidationPipe extends ValidationPipe {
       throw new DomainError('body_invalid', 'The request body must be a JSON object.');
     }
     if (metadata.type === 'query' && isDto && (value === undefined || value === null)) value = {};
+    if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') {
+      const problem = inspectInput(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
+      if (problem) throw problem;
+    }
     return super.transform(value, metadata);
   }
 }

@@ -10,16 +10,42 @@ export type ClaimOutcome =
   | { readonly kind: 'claimed'; readonly id: string }
   | { readonly kind: 'replay'; readonly status: number; readonly body: unknown };
 
-/** JSON with object keys sorted at every level, so key order never changes a fingerprint. */
+/**
+ * JSON with object keys sorted at every level, so key order never changes a fingerprint.
+ * Iterative (an explicit stack of pending values and literal text): the body is fingerprinted
+ * before validation, and a recursive walk overflowed the call stack on a deeply nested one.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  const out: string[] = [];
+  const stack: Array<{ readonly value: unknown } | string> = [{ value }];
+  const pushReversed = (parts: Array<{ readonly value: unknown } | string>): void => {
+    for (let i = parts.length - 1; i >= 0; i--) stack.push(parts[i]);
+  };
+  while (stack.length > 0) {
+    const item = stack.pop() as { readonly value: unknown } | string;
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    const v = item.value;
+    if (Array.isArray(v)) {
+      const parts: Array<{ readonly value: unknown } | string> = ['['];
+      v.forEach((element: unknown, i) => parts.push(...(i > 0 ? [','] : []), { value: element }));
+      parts.push(']');
+      pushReversed(parts);
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v as Record<string, unknown>)
+        .filter(([, e]) => e !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const parts: Array<{ readonly value: unknown } | string> = ['{'];
+      entries.forEach(([k, e], i) => parts.push(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`, { value: e }));
+      parts.push('}');
+      pushReversed(parts);
+    } else {
+      out.push(JSON.stringify(v) ?? 'null');
+    }
   }
-  return JSON.stringify(value) ?? 'null';
+  return out.join('');
 }
 
 export function requestFingerprint(method: string, path: string, body: unknown): string {

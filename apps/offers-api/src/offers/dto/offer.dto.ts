@@ -1,12 +1,50 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNumber, IsOptional, IsPositive, IsString, Length, Matches, Max, Min } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsPositive,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateBy,
+  type ValidationOptions,
+} from 'class-validator';
 import { CURRENCIES, type Currency, OFFER_STATUSES, OFFER_TYPES, type OfferStatus, type OfferType } from '../offer.types';
 
 /** ISO 8601 with an explicit UTC offset (`Z` or `±hh:mm`): a bare local time is ambiguous. */
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 const TICKER = /^[A-Z0-9][A-Z0-9.-]{0,15}$/;
 const INT32_MAX = 2_147_483_647;
+
+/** Decimal places of a finite number, exponent notation included (5e-324 has 324). */
+export function decimalPlaces(value: number): number {
+  const [mantissa = '', exponent = '0'] = value.toString().toLowerCase().split('e');
+  const fraction = mantissa.split('.')[1]?.length ?? 0;
+  return Math.max(0, fraction - Number(exponent));
+}
+
+/**
+ * At most `places` decimal places. class-validator's `IsNumber({ maxDecimalPlaces })` throws
+ * a TypeError (a 500) on a number JavaScript prints in exponent notation, e.g. 5e-324.
+ */
+function MaxDecimalPlaces(places: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'maxDecimalPlaces',
+      constraints: [places],
+      validator: {
+        validate: (value: unknown) => typeof value === 'number' && Number.isFinite(value) && decimalPlaces(value) <= places,
+        defaultMessage: (args) => `${args?.property ?? 'value'} must be a number with at most ${places} decimal places`,
+      },
+    },
+    options,
+  );
+}
 
 /** The Offer JSON (offers-distribution.md "Offer"), plus opens_at and shares_offered. */
 export class OfferDto {
@@ -79,7 +117,8 @@ export class OfferCreateDto {
   type!: OfferType;
 
   @ApiProperty({ example: 2.5, description: 'Major units, at most 4 decimal places' })
-  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 4 })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @MaxDecimalPlaces(4)
   @IsPositive()
   @Max(1_000_000)
   price_per_share!: number;
@@ -89,7 +128,8 @@ export class OfferCreateDto {
   currency!: Currency;
 
   @ApiProperty({ example: 250, description: 'Major units, at most 2 decimal places, at least price_per_share' })
-  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 2 })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @MaxDecimalPlaces(2)
   @IsPositive()
   @Max(10_000_000)
   minimum_investment!: number;
@@ -132,7 +172,8 @@ export class OfferUpdateDto {
 
   @ApiPropertyOptional()
   @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 4 })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @MaxDecimalPlaces(4)
   @IsPositive()
   @Max(1_000_000)
   price_per_share?: number;
@@ -144,7 +185,8 @@ export class OfferUpdateDto {
 
   @ApiPropertyOptional()
   @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 2 })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @MaxDecimalPlaces(2)
   @IsPositive()
   @Max(10_000_000)
   minimum_investment?: number;

@@ -1,0 +1,192 @@
+/**
+ * Fuzzing every payments-api operation (see test/fuzz/support/harness.ts), idempotent
+ * writes included (random Idempotency-Key headers, some over 255 characters).
+ */
+import { ADMIN, newAccount, newCustomer, startPayments } from '../payments-api/payments-context';
+import { DEEP_ARRAY, defineFuzzSuite, expectError } from './support/harness';
+
+interface PaymentsFixtures {
+  testKey: Record<string, string>;
+  liveKey: Record<string, string>;
+  customer: string;
+  doomedCustomer: string;
+  payment: string;
+  refund: string;
+  endpoint: string;
+  doomedEndpoint: string;
+  delivery: string;
+}
+
+let serial = 0;
+
+defineFuzzSuite<PaymentsFixtures>({
+  service: 'payments-api',
+  start: async () => {
+    const t = await startPayments({
+      PAYMENTS_RATE_LIMIT_PER_MINUTE: '1000000',
+      WEBHOOK_RETRY_SCHEDULE: '1h',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_SWEEP_INTERVAL_MS: '200',
+    });
+    const account = await newAccount(t, 'Fuzz Shop');
+    const inject = async (url: string, payload: object, expected = 201): Promise<string> => {
+      const res = await t.app.inject({ method: 'POST', url, headers: account.test, payload });
+      if (res.statusCode !== expected) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+      return res.json<{ id: string }>().id;
+    };
+    const endpoint = await inject('/v2/webhook-endpoints', { url: 'http://127.0.0.1:9/hook' });
+    const doomedEndpoint = await inject('/v2/webhook-endpoints', { url: 'http://127.0.0.1:9/doomed' });
+    const customer = await newCustomer(t, account.test);
+    const doomedCustomer = await newCustomer(t, account.test, { name: 'Doomed' });
+    const payment = await inject('/v2/payments', { amount: 1_000_000, currency: 'gbp', customer_id: customer });
+    const refund = await inject('/v2/refunds', { payment_id: payment, amount: 100 });
+    let delivery = '';
+    for (let i = 0; i < 100 && delivery === ''; i++) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/v2/webhook-endpoints/${endpoint}/deliveries`,
+        headers: account.test,
+      });
+      delivery = res.json<{ data: Array<{ id: string }> }>().data[0]?.id ?? '';
+      if (delivery === '') await new Promise((r) => setTimeout(r, 100));
+    }
+    if (delivery === '') throw new Error('no webhook delivery was created for the fixture endpoint');
+    return {
+      app: t.app,
+      logs: t.logs,
+      close: () => t.close(),
+      fixtures: {
+        testKey: account.test,
+        liveKey: account.live,
+        customer,
+        doomedCustomer,
+        payment,
+        refund,
+        endpoint,
+        doomedEndpoint,
+        delivery,
+      },
+    };
+  },
+  fuzzer: (app, fx, logs) => {
+    const key = (fx.testKey['authorization'] ?? '').replace(/^Bearer /, '');
+    return {
+      service: 'payments-api',
+      app,
+      logs,
+      auth: { admin: ADMIN, payments_key: fx.testKey },
+      junkAuth: [
+        { authorization: '' },
+        { authorization: 'Bearer' },
+        { authorization: 'Bearer sk_test_junk' },
+        { authorization: 'Bearer sk_live_junk' },
+        { authorization: `Bearer ${key}x` },
+        { authorization: `Bearer ${key.replace('sk_test_', 'sk_live_')}` },
+        { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
+        { authorization: `bearer ${key}` },
+        { authorization: `Bearer ${'a'.repeat(8000)}` },
+        { authorization: 'Bearer dev-admin-key' },
+        fx.liveKey,
+        fx.testKey,
+      ],
+      otherIds: [
+        fx.payment,
+        fx.refund,
+        fx.doomedCustomer,
+        fx.doomedEndpoint,
+        'cus_0000000000000000000000',
+        'pay_0000000000000000000000',
+        're_0000000000000000000000',
+      ],
+      bodyLimit: 1_048_576,
+    };
+  },
+  templates: {
+    'GET /admin/v1/info': () => ({}),
+    'POST /admin/v1/accounts': () => ({ body: () => ({ name: `Shop ${serial++}` }) }),
+    'POST /v2/customers': () => ({
+      body: () => ({ email: `c${serial++}@example.com`, name: 'Jenny Rosen', description: 'fuzz', metadata: { order: '1' } }),
+    }),
+    'GET /v2/customers': (fx) => ({
+      query: { limit: ['1', '100'], starting_after: [fx.customer], ending_before: [fx.customer], email: ['jenny@example.com'] },
+    }),
+    'GET /v2/customers/{id}': (fx) => ({ params: { id: [fx.customer] } }),
+    'POST /v2/customers/{id}': (fx) => ({
+      params: { id: [fx.customer] },
+      body: () => ({ name: `Jenny ${serial++}`, metadata: { tier: 'gold' } }),
+    }),
+    'POST /v2/payments': (fx) => ({
+      body: () => ({
+        amount: 2000,
+        currency: 'gbp',
+        customer_id: fx.customer,
+        description: 'fuzz',
+        metadata: { order: String(serial++) },
+        payment_method: 'pm_card_visa',
+      }),
+    }),
+    'GET /v2/payments': (fx) => ({
+      query: {
+        customer_id: [fx.customer],
+        'created[gte]': ['2020-01-01', '1700000000'],
+        'created[lte]': ['2100-01-01T00:00:00Z', '4102444800'],
+        limit: ['1', '100'],
+        starting_after: [fx.payment],
+        ending_before: [fx.payment],
+      },
+    }),
+    'GET /v2/payments/{id}': (fx) => ({ params: { id: [fx.payment] } }),
+    'POST /v2/refunds': (fx) => ({ body: () => ({ payment_id: fx.payment, amount: 1, reason: 'requested_by_customer' }) }),
+    'GET /v2/refunds': (fx) => ({ query: { payment_id: [fx.payment], limit: ['1', '100'], starting_after: [fx.refund] } }),
+    'GET /v2/refunds/{id}': (fx) => ({ params: { id: [fx.refund] } }),
+    'POST /v2/webhook-endpoints': () => ({
+      body: () => ({ url: `http://127.0.0.1:9/h${serial++}`, events: ['payment.succeeded'] }),
+    }),
+    'GET /v2/webhook-endpoints': () => ({}),
+    'GET /v2/webhook-endpoints/{id}': (fx) => ({ params: { id: [fx.endpoint] } }),
+    'POST /v2/webhook-endpoints/{id}/rotate-secret': (fx) => ({ params: { id: [fx.endpoint] } }),
+    'POST /v2/webhook-endpoints/{id}/enable': (fx) => ({ params: { id: [fx.endpoint] } }),
+    'GET /v2/webhook-endpoints/{id}/deliveries': (fx) => ({
+      params: { id: [fx.endpoint] },
+      query: { status: ['pending', 'failed', 'succeeded'], limit: ['1', '100'], starting_after: [fx.delivery] },
+    }),
+    'POST /v2/webhook-endpoints/{id}/deliveries/{delivery_id}/retry': (fx) => ({
+      params: { id: [fx.endpoint], delivery_id: [fx.delivery] },
+    }),
+    'POST /v2/webhook-endpoints/{id}/recover': (fx) => ({
+      params: { id: [fx.endpoint] },
+      body: () => ({ since: '2026-01-01T00:00:00Z' }),
+    }),
+    'DELETE /v2/customers/{id}': (fx) => ({ params: { id: [fx.doomedCustomer] } }),
+    'DELETE /v2/webhook-endpoints/{id}': (fx) => ({ params: { id: [fx.doomedEndpoint] } }),
+  },
+  extra: (get) => {
+    test('regressions found by fuzzing', async () => {
+      const { app, fixtures } = get();
+      const json = { ...fixtures.testKey, 'content-type': 'application/json' };
+      // The idempotency fingerprint walked the body recursively before validation (500).
+      let res = await app.inject({
+        method: 'POST',
+        url: '/v2/customers',
+        headers: { ...json, 'idempotency-key': 'deep-1' },
+        payload: `{"name":${DEEP_ARRAY}}`,
+      });
+      expectError(res, 400, 'parameter_invalid', `name${'[0]'.repeat(31)}`);
+      // `metadata: null` passed @IsOptional and reached Object.entries(null) (500): it clears metadata.
+      res = await app.inject({ method: 'POST', url: '/v2/customers', headers: json, payload: '{"metadata":{"a":"1"}}' });
+      expect(res.statusCode).toBe(201);
+      const customer = res.json<{ id: string }>().id;
+      res = await app.inject({
+        method: 'POST',
+        url: `/v2/customers/${customer}`,
+        headers: json,
+        payload: '{"metadata":null}',
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json<{ metadata: object }>().metadata).toEqual({});
+      // A NUL in a path parameter reached PostgreSQL (500).
+      res = await app.inject({ method: 'GET', url: '/v2/payments/pay_%00', headers: fixtures.testKey });
+      expectError(res, 400, 'parameter_invalid', 'id');
+    }, 60_000);
+  },
+});

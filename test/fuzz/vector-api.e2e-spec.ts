@@ -1,0 +1,153 @@
+/**
+ * Fuzzing every vector-api operation (see test/fuzz/support/harness.ts): generated and
+ * hand-picked hostile queries, paths, bodies, content types and credentials; never a 5xx
+ * or a hang, and every error in the contract's body.
+ */
+import { vectorService } from '../../apps/vector-api/src/service';
+import { startTestApp } from '../support/app';
+import { DEEP_ARRAY, defineFuzzSuite, expectError, type Operation } from './support/harness';
+
+interface VectorFixtures {
+  token: string;
+  tokenId: string;
+  doomedTokenId: string;
+  table: string;
+  doomedTable: string;
+  rowIds: string[];
+  bodyLimit: number;
+}
+
+const ADMIN = { authorization: 'Bearer dev-admin-key' };
+let serial = 0;
+const vector = (): number[] => [0.1 + (serial % 7), -0.5, 0.25, 1];
+
+defineFuzzSuite<VectorFixtures>({
+  service: 'vector-api',
+  start: async () => {
+    const t = await startTestApp(vectorService, { VECTOR_RATE_LIMIT_PER_MINUTE: '1000000', VECTOR_SYNC_INTERVAL_MS: '1000' });
+    const app = t.app;
+    const post = async (url: string, payload: object, headers: Record<string, string>): Promise<Record<string, unknown>> => {
+      const res = await app.inject({ method: 'POST', url, headers, payload });
+      if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+      return res.json();
+    };
+    const tok = await post('/admin/v1/tokens', { name: 'fuzz' }, ADMIN);
+    const doomed = await post('/admin/v1/tokens', { name: 'doomed' }, ADMIN);
+    const auth = { authorization: `Bearer ${String(tok['token'])}` };
+    await post('/v1/tables', { name: 'fz_main', dimension: 4, index: 'flat' }, auth);
+    await post('/v1/tables', { name: 'fz_doomed', dimension: 4, index: 'hnsw' }, auth);
+    const rowIds = ['r1', 'r2', 'r3'];
+    await post(
+      '/v1/tables/fz_main/insert',
+      {
+        rows: rowIds.map((id, i) => ({
+          id,
+          embedding: [i, 1, 0.5, -1],
+          metadata: { genre: 'jazz', year: 1960 + i, tags: ['a', 'b'] },
+        })),
+      },
+      auth,
+    );
+    return {
+      app,
+      logs: t.logs,
+      close: () => t.close(),
+      fixtures: {
+        token: String(tok['token']),
+        tokenId: String(tok['id']),
+        doomedTokenId: String(doomed['id']),
+        table: 'fz_main',
+        doomedTable: 'fz_doomed',
+        rowIds,
+        bodyLimit: t.config.BODY_LIMIT_BYTES,
+      },
+    };
+  },
+  fuzzer: (app, fx, logs) => ({
+    service: 'vector-api',
+    app,
+    logs,
+    auth: { admin: ADMIN, vector_token: { authorization: `Bearer ${fx.token}` } },
+    junkAuth: [
+      { authorization: '' },
+      { authorization: 'Bearer' },
+      { authorization: 'Bearer ' },
+      { authorization: 'Bearer junk' },
+      { authorization: `Bearer ${fx.token}x` },
+      { authorization: `bearer ${fx.token}` },
+      { authorization: `Bearer  ${fx.token}` },
+      { authorization: `Basic ${Buffer.from(`${fx.token}:`).toString('base64')}` },
+      { authorization: `Bearer ${'a'.repeat(8000)}` },
+      { authorization: 'Bearer dev-admin-key' },
+      { authorization: `Bearer ${fx.token}` },
+      { authorization: `Bearer ${fx.token}`.toLowerCase() },
+    ],
+    otherIds: [fx.doomedTokenId, fx.doomedTable, ...fx.rowIds, 'tok_0000000000000000000000', 'offer_x', 'pay_x'],
+    bodyLimit: fx.bodyLimit,
+  }),
+  templates: {
+    'GET /admin/v1/info': () => ({}),
+    'POST /admin/v1/tokens': () => ({ body: () => ({ name: `fz-${serial++}` }) }),
+    'GET /admin/v1/tokens': () => ({}),
+    'DELETE /admin/v1/tokens/{id}': (fx) => ({ params: { id: [fx.doomedTokenId] } }),
+    'POST /v1/tables': () => ({ body: () => ({ name: `fz_t${serial++}`, dimension: 4, index: 'flat' }) }),
+    'GET /v1/tables': () => ({}),
+    'GET /v1/tables/{table}': (fx) => ({ params: { table: [fx.table] } }),
+    'POST /v1/tables/{table}/insert': (fx) => ({
+      params: { table: [fx.table] },
+      body: () => ({
+        rows: [{ id: `fz-${serial++}`, embedding: vector(), metadata: { genre: 'rock', year: 1970, tags: ['x'] } }],
+      }),
+    }),
+    'POST /v1/tables/{table}/query': (fx) => ({
+      params: { table: [fx.table] },
+      body: () => ({ vector: vector(), n: 3, filter: { genre: 'jazz', year: { $gte: 1950 } }, index: 'flat' }),
+    }),
+    'DELETE /v1/tables/{table}/vectors': (fx) => ({
+      params: { table: [fx.table] },
+      body: () => ({ ids: [`fz-${serial}`, 'nope'] }),
+    }),
+    'DELETE /v1/tables/{table}': (fx) => ({ params: { table: [fx.doomedTable] } }),
+  },
+  extra: (get) => {
+    test('regressions found by fuzzing', async () => {
+      const { app, fixtures } = get();
+      const json = { ...ADMIN, 'content-type': 'application/json' };
+      // 10k nested arrays overflowed class-transformer's recursion (500).
+      let res = await app.inject({ method: 'POST', url: '/admin/v1/tokens', headers: json, payload: `{"name":${DEEP_ARRAY}}` });
+      expectError(res, 400, 'parameter_invalid', `name${'[0]'.repeat(31)}`);
+      // NUL characters reached PostgreSQL (500), in a body and in a path parameter.
+      res = await app.inject({ method: 'POST', url: '/admin/v1/tokens', headers: json, payload: '{"name":"\\u0000"}' });
+      expectError(res, 400, 'parameter_invalid', 'name');
+      res = await app.inject({ method: 'DELETE', url: '/admin/v1/tokens/%00', headers: ADMIN });
+      expectError(res, 400, 'parameter_invalid', 'id');
+      res = await app.inject({
+        method: 'POST',
+        url: `/v1/tables/${fixtures.table}/insert`,
+        headers: { authorization: `Bearer ${fixtures.token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ rows: [{ id: 'nul', embedding: [1, 2, 3, 4], metadata: { tag: 'a\u0000' } }] }),
+      });
+      expectError(res, 400, 'parameter_invalid', 'rows[0].metadata.tag');
+    }, 60_000);
+
+    test('vector-api accepts bodies over the platform default limit (1 MiB), up to its own', async () => {
+      const { fixtures, fuzzer, operations } = get();
+      expect(fixtures.bodyLimit).toBeGreaterThan(1_048_576);
+      const op = operations.find((o) => o.key === 'POST /v1/tables/{table}/query') as Operation;
+      // 2 MiB of valid JSON: whitespace between the fields.
+      const payload = `{"vector":[1,0,0,0],${' '.repeat(2 * 1_048_576)}"n":2}`;
+      await fuzzer.probe(
+        op,
+        'large-body',
+        {
+          method: 'POST',
+          url: `/v1/tables/${fixtures.table}/query`,
+          headers: { authorization: `Bearer ${fixtures.token}`, 'content-type': 'application/json' },
+          payload,
+        },
+        200,
+      );
+      expect(fuzzer.failures.splice(0)).toEqual([]);
+    }, 60_000);
+  },
+});
