@@ -42,5 +42,16 @@ module.exports = {
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     },
+    {
+      // Fault injection against the BUILT services as child processes (npm run build first;
+      // `npm test` does it in pretest). testTimeout is a global option in Jest, so the
+      // setup file applies the per-file 120 s.
+      ...common,
+      displayName: 'faults',
+      testMatch: ['<rootDir>/test/faults/**/*.fault-spec.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/faults/support/timeout.ts'],
+    },
   ],
 };

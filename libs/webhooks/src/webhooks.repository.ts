@@ -12,9 +12,6 @@ import type {
 /** Channel of the outbox notification (`pg_notify` in the emitting transaction). */
 export const OUTBOX_CHANNEL = 'webhook_outbox';
 
-type EventCreateData = Parameters<PrismaTx['webhookEvent']['create']>[0]['data'];
-type JsonInput = EventCreateData['data'];
-
 interface EndpointRow {
   id: string;
   ownerType: string;
@@ -204,18 +201,14 @@ export class WebhooksRepository {
   /** Writes the event in the caller's transaction and notifies dispatchers at commit. */
   async insertEvent(tx: PrismaTx, input: WebhookEventInput, at: Date): Promise<string> {
     const id = newId('evt');
-    await tx.webhookEvent.create({
-      data: {
-        id,
-        ownerType: input.ownerType,
-        ownerId: input.ownerId,
-        event: input.event,
-        data: input.data as JsonInput,
-        createdAt: at,
-      },
-    });
-    // Delivered to LISTENers only when (and if) the transaction commits.
-    await tx.$executeRaw`SELECT pg_notify(${OUTBOX_CHANNEL}, ${input.ownerType})`;
+    // The row and its notification in one round trip (this runs in every emitting request's
+    // transaction). LISTENers get the notification only when (and if) the transaction commits.
+    await tx.$executeRaw`
+      WITH event AS (
+        INSERT INTO webhook_events (id, owner_type, owner_id, event, data, created_at)
+        VALUES (${id}, ${input.ownerType}, ${input.ownerId}, ${input.event}, ${JSON.stringify(input.data)}::jsonb, ${at})
+        RETURNING owner_type)
+      SELECT pg_notify(${OUTBOX_CHANNEL}, owner_type) FROM event`;
     return id;
   }
 
@@ -325,6 +318,20 @@ export class WebhooksRepository {
       select: { id: true },
     });
     return rows.map((r) => r.id);
+  }
+
+  /** Pending deliveries of an owner type in id order after `afterId`, with their due time (to rebuild lost jobs). */
+  pendingDeliveries(
+    ownerType: WebhookOwnerType,
+    afterId: string | undefined,
+    limit: number,
+  ): Promise<Array<{ id: string; nextAttemptAt: Date | null }>> {
+    return this.prisma.webhookDelivery.findMany({
+      where: { status: 'pending', endpoint: { ownerType }, ...(afterId === undefined ? {} : { id: { gt: afterId } }) },
+      orderBy: { id: 'asc' },
+      take: limit,
+      select: { id: true, nextAttemptAt: true },
+    });
   }
 
   // ---- attempts --------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { QueueRegistry } from '@app/platform';
+import { QueueRegistry, RedisService } from '@app/platform';
 import type { Job } from 'bullmq';
 import { LIFECYCLE_QUEUE, LifecycleJob, type LifecycleJobData, SWEEP_INTERVAL_MS, SWEEP_SCHEDULER_ID } from './lifecycle.jobs';
 import { LifecycleService } from './lifecycle.service';
@@ -9,7 +9,8 @@ type AnyLifecycleJob = Job<LifecycleJobData[LifecycleJob], unknown, `${Lifecycle
 /**
  * Thin adapter from BullMQ to LifecycleService. Starts only where workers run (ROLE≠api):
  * registers the repeatable sweep and runs one sweep at boot, so transitions missed while
- * no worker was running are applied straight away.
+ * no worker was running are applied straight away. Both again whenever Redis comes back:
+ * a Redis restarted empty has lost the sweep's scheduler and every delayed transition.
  */
 @Injectable()
 export class LifecycleWorker implements OnApplicationBootstrap {
@@ -18,6 +19,7 @@ export class LifecycleWorker implements OnApplicationBootstrap {
   constructor(
     private readonly queues: QueueRegistry,
     private readonly lifecycle: LifecycleService,
+    private readonly redis: RedisService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -27,6 +29,11 @@ export class LifecycleWorker implements OnApplicationBootstrap {
     if (!worker) return;
     // Not awaited: boot must not wait for Redis (readiness reports it; BullMQ reconnects).
     this.startSweeps().catch((err: unknown) => this.logger.warn(`lifecycle sweep start failed: ${String(err)}`));
+    this.redis.onReconnect(() => {
+      this.startSweeps().catch((err: unknown) =>
+        this.logger.warn(`lifecycle sweep after Redis reconnect failed: ${String(err)}`),
+      );
+    });
   }
 
   private async startSweeps(): Promise<void> {

@@ -29,6 +29,8 @@ export class RedisService implements OnApplicationShutdown {
   private lastErrorLog = 0;
   /** Once shutting down, BullMQ's connections stop reconnecting so the process can exit even without Redis. */
   private closing = false;
+  private everReady = false;
+  private readonly reconnectListeners = new Set<() => void>();
 
   constructor(readonly url: string) {
     this.commands = new Redis({
@@ -40,6 +42,23 @@ export class RedisService implements OnApplicationShutdown {
       retryStrategy: (times) => Math.min(times * 200, 2_000),
     });
     this.commands.on('error', (err: Error) => this.logThrottled(err));
+    this.commands.on('ready', () => {
+      if (this.everReady && !this.closing) {
+        this.logger.log('Redis connection is back');
+        for (const listener of this.reconnectListeners) listener();
+      }
+      this.everReady = true;
+    });
+  }
+
+  /**
+   * Calls `listener` each time Redis answers again after the connection was lost. Redis may
+   * have restarted EMPTY (no persistence, a failover): whatever lived only there (delayed
+   * jobs, job schedulers) must then be re-created from PostgreSQL. Returns an unsubscribe.
+   */
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
   }
 
   private logThrottled(err: Error): void {
@@ -69,6 +88,7 @@ export class RedisService implements OnApplicationShutdown {
   /** Called at the start of shutdown: from now on, lost BullMQ connections are not re-opened. */
   stopReconnecting(): void {
     this.closing = true;
+    this.reconnectListeners.clear();
   }
 
   /** PING, waiting up to `timeoutMs` for the connection (e.g. right after boot). */

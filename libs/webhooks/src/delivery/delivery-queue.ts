@@ -42,6 +42,25 @@ export class DeliveryQueue {
     );
   }
 
+  /**
+   * Enqueues each delivery due at `at` (now if past). A delivery whose job Redis still holds
+   * keeps that job (same job id): used to rebuild the jobs a Redis restarted empty lost.
+   */
+  async enqueueAt(deliveries: ReadonlyArray<{ id: string; at: Date | null }>, nowMs: number): Promise<void> {
+    if (deliveries.length === 0) return;
+    await withRedisTimeout(
+      this.queue.addBulk(
+        deliveries.map((d) => ({
+          name: 'deliver',
+          data: { deliveryId: d.id },
+          opts: { jobId: d.id, delay: Math.max(0, (d.at?.getTime() ?? nowMs) - nowMs) },
+        })),
+      ),
+      ENQUEUE_TIMEOUT_MS,
+      'enqueue webhook deliveries',
+    );
+  }
+
   /** Enqueues now; a job already waiting for its retry delay is promoted instead. */
   async enqueueNow(deliveryIds: readonly string[]): Promise<void> {
     for (const id of deliveryIds) {

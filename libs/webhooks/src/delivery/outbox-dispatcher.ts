@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, PlatformConfig } from '@app/platform';
+import { Clock, PlatformConfig, RedisService } from '@app/platform';
 import { Client } from 'pg';
 import { WebhooksConfig } from '../webhooks.config';
 import { WebhooksMetrics } from '../webhooks.metrics';
@@ -41,6 +41,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly clock: Clock,
     metrics: WebhooksMetrics,
+    private readonly redis: RedisService,
   ) {
     metrics.setSources(
       async () => {
@@ -57,6 +58,10 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
     this.sweepTimer = setInterval(() => this.sweep(), this.config.WEBHOOK_SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
     this.nudge();
+    this.redis.onReconnect(() => {
+      this.nudge();
+      this.restoreJobs().catch((err: unknown) => this.logFailure('re-enqueue after Redis reconnect', err));
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -123,6 +128,28 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
       if (n < PURGE_BATCH) break;
     }
     if (total > 0) this.logger.log(`purged ${total} webhook events older than ${this.config.WEBHOOK_RETENTION_DAYS} days`);
+    return total;
+  }
+
+  /**
+   * After Redis answers again (it may have restarted EMPTY): every pending delivery gets its
+   * job back, due at its next attempt, so a retry waiting in a lost delayed job is not held
+   * up until `requeueOverdue` finds it. A job Redis still has is kept (job id = delivery id).
+   */
+  async restoreJobs(): Promise<number> {
+    let total = 0;
+    let after: string | undefined;
+    while (!this.stopped) {
+      const rows = await this.repository.pendingDeliveries(this.options.ownerType, after, 500);
+      await this.queue.enqueueAt(
+        rows.map((r) => ({ id: r.id, at: r.nextAttemptAt })),
+        this.clock.nowMs(),
+      );
+      total += rows.length;
+      after = rows.at(-1)?.id;
+      if (rows.length < 500) break;
+    }
+    if (total > 0) this.logger.log(`Redis reconnected: re-enqueued ${total} pending webhook deliveries`);
     return total;
   }
 
