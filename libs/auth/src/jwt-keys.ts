@@ -9,12 +9,14 @@ export const DEV_JWT_KEYS = 'dev:development-only-signing-key-do-not-use-in-prod
  */
 export function parseJwtKeys(value: string): JwtKey[] | string {
   const keys: JwtKey[] = [];
-  for (const part of value
+  const parts = value
     .split(',')
     .map((p) => p.trim())
-    .filter(Boolean)) {
+    .filter(Boolean);
+  for (const [index, part] of parts.entries()) {
     const colon = part.indexOf(':');
-    if (colon < 1) return `entry '${part.slice(0, 8)}…' is not kid:secret`;
+    // Never echo the entry: without its colon it may be nothing but a secret.
+    if (colon < 1) return `entry ${index + 1} is not kid:secret`;
     const kid = part.slice(0, colon);
     const secret = part.slice(colon + 1);
     if (!/^[A-Za-z0-9._-]{1,64}$/.test(kid)) return `key id '${kid}' must be 1-64 characters of A-Z a-z 0-9 . _ -`;

@@ -1,6 +1,6 @@
-import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt as scryptCb } from 'node:crypto';
 import { promisify } from 'node:util';
-import { randomBase62 } from '@app/platform';
+import { constantTimeEqual, randomBase62 } from '@app/platform';
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
 
@@ -35,7 +35,7 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
     p: Number(p),
     maxmem: 64 * 1024 * 1024,
   });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return constantTimeEqual(actual, expected);
 }
 
 /** High-entropy opaque credentials: 43+ base62 characters ≈ 256 bits. */

@@ -11,10 +11,20 @@ export class ConfigError extends Error {
   }
 }
 
+/** Variables whose values are secrets: a config error names them but never echoes the value. */
+const SECRET_VARIABLE = /(KEY|KEYS|SECRET|TOKEN|PASSWORD)$/;
+
+/** What a config error may say about a value: secrets only by length, URLs without their credentials. */
+export function describeValue(name: string, raw: string): string {
+  if (SECRET_VARIABLE.test(name)) return `got a value of ${raw.length} characters`;
+  const withoutCredentials = raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1[redacted]@');
+  return `got ${JSON.stringify(withoutCredentials)}`;
+}
+
 function describe(error: ValidationError, env: Readonly<Record<string, string | undefined>>): string {
   const constraints = Object.values(error.constraints ?? {});
   const raw = env[error.property];
-  const actual = raw === undefined ? 'is not set' : `got ${JSON.stringify(raw)}`;
+  const actual = raw === undefined ? 'is not set' : describeValue(error.property, raw);
   const messages = constraints.map((m) => m.replace(new RegExp(`^${error.property}\\s+`), ''));
   return `${messages.join(', ')} (${actual})`;
 }

@@ -7,14 +7,27 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
+const digest = (value: string | Uint8Array): Buffer => createHash('sha256').update(value).digest();
+
 /**
- * Constant-time string comparison. Both sides are hashed first so neither the content
- * nor the length of the secret leaks through timing.
+ * The platform's one constant-time comparison of secrets (admin key, OAuth client-secret
+ * hashes, webhook signatures). Both sides are hashed first, so neither the content nor the
+ * length of the secret leaks through timing, and inputs of different lengths never throw.
+ * Callers go through `secretComparison.equal` (or `constantTimeEqual`, which delegates to
+ * it) so that tests can observe every use; do not compare secrets with `===`.
  */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const da = createHash('sha256').update(a, 'utf8').digest();
-  const db = createHash('sha256').update(b, 'utf8').digest();
-  return timingSafeEqual(da, db) && a.length === b.length;
+export const secretComparison = {
+  equal(a: string | Uint8Array, b: string | Uint8Array): boolean {
+    const same = timingSafeEqual(digest(a), digest(b));
+    const lengthA = typeof a === 'string' ? Buffer.byteLength(a, 'utf8') : a.byteLength;
+    const lengthB = typeof b === 'string' ? Buffer.byteLength(b, 'utf8') : b.byteLength;
+    return same && lengthA === lengthB;
+  },
+};
+
+/** Constant-time comparison of two secrets (strings as UTF-8, or bytes); see `secretComparison`. */
+export function constantTimeEqual(a: string | Uint8Array, b: string | Uint8Array): boolean {
+  return secretComparison.equal(a, b);
 }
 
 export function sha256Hex(value: string): string {

@@ -19,6 +19,51 @@ export const REDACT_PATHS = [
   ),
 ];
 
+/**
+ * Credential shapes the platform issues or accepts, scrubbed from every serialized log line
+ * as a last line of defence: whatever object, message or error a line carries, a secret of
+ * one of these shapes is written as `[redacted]`. (The paths above remove known fields;
+ * this catches secrets that reach a log by another way, e.g. inside an error message.)
+ */
+export const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\bsk_(?:test|live)_[A-Za-z0-9]{8,}/g, '[redacted]'],
+  [/\bwhsec_[A-Za-z0-9+/=]{8,}/g, '[redacted]'],
+  [/\b(?:vt|cs)_[A-Za-z0-9]{20,}/g, '[redacted]'],
+  [/\beyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*){0,2}/g, '[redacted-jwt]'],
+  [/\b(Bearer|Basic)(\s+|%20|\+)[A-Za-z0-9\-._~+/]{8,}=*/gi, '$1 [redacted]'],
+  [/([?&](?:access_token|token|client_secret|secret|api_key|apikey|key|password)=)[^&#"\s\\]*/gi, '$1[redacted]'],
+];
+
+/** `line` with every secret-shaped substring replaced (see SECRET_PATTERNS). */
+export function scrubSecrets(line: string): string {
+  let out = line;
+  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
+  return out;
+}
+
+/**
+ * Error fields that echo stored data: PostgreSQL's DETAIL ("Failing row contains (…)",
+ * "Key (…)=(…) already exists") carries whole rows — webhook secrets, emails — and Prisma
+ * copies it into `meta.driverAdapterError.cause.detail`.
+ */
+const ERROR_DATA_KEYS = new Set(['detail']);
+
+function withoutErrorData(value: unknown, depth: number): unknown {
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => withoutErrorData(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    out[k] = ERROR_DATA_KEYS.has(k) ? '[redacted]' : withoutErrorData(v, depth + 1);
+  }
+  return out;
+}
+
+/** pino's error serializer, minus the fields through which a database error echoes row data. */
+export function serializeError(err: unknown): unknown {
+  const serialized: unknown = pino.stdSerializers.err(err as Error);
+  return withoutErrorData(serialized, 0);
+}
+
 export interface LoggerOptions {
   readonly service: string;
   readonly level: string;
@@ -32,6 +77,8 @@ export function createRootLogger(options: LoggerOptions, destination?: Destinati
     level: options.level,
     base: { service: options.service },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError },
+    hooks: { streamWrite: scrubSecrets },
     timestamp: pino.stdTimeFunctions.isoTime,
     ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
   };

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { constantTimeEqual } from '@app/platform';
 
 /** `whsec_` + base64 of 32 random bytes (Standard Webhooks secret format). */
 export function newWebhookSecret(): string {
@@ -63,9 +64,7 @@ export function signedHeaders(
   };
 }
 
-/** Constant-time comparison of two hex/base64 strings (for receivers and tests). */
+/** Constant-time comparison of two hex/base64 signatures (for receivers and tests): the platform's one helper. */
 export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  return constantTimeEqual(a, b);
 }

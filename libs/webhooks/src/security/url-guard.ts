@@ -35,22 +35,48 @@ const BLOCKED = (() => {
     ['ff00::', 8],
     ['2001:db8::', 32],
     ['100::', 64],
+    ['64:ff9b:1::', 48],
   ];
   for (const [net, prefix] of v6) list.addSubnet(net, prefix, 'ipv6');
   return list;
 })();
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::/96) IPv6 address. */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted?.[1]) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex?.[1] && hex[2]) {
-    const hi = parseInt(hex[1], 16);
-    const lo = parseInt(hex[2], 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The 16 bytes of an IPv6 literal (with `::` and an optional dotted IPv4 tail), or undefined. */
+function ipv6Bytes(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (tail) {
+    const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const groups = (part: string | undefined): number[] => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const head = groups(halves[0]);
+  const rest = groups(halves[1]);
+  const missing = 8 - head.length - rest.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0)) return undefined;
+  const words = [...head, ...Array<number>(halves.length === 2 ? missing : 0).fill(0), ...rest];
+  if (words.length !== 8 || words.some((w) => Number.isNaN(w) || w < 0 || w > 0xffff)) return undefined;
+  return words.flatMap((w) => [w >> 8, w & 255]);
+}
+
+const dotted = (b: readonly number[], at: number): string => b.slice(at, at + 4).join('.');
+
+/**
+ * The IPv4 address an IPv6 address carries, where a translator or the OS may connect to
+ * it: IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96, deprecated), SIIT
+ * (::ffff:0:0:0/96), NAT64 (64:ff9b::/96) and 6to4 (2002::/16).
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const b = ipv6Bytes(address);
+  if (b === undefined) return undefined;
+  const zero = (from: number, to: number): boolean => b.slice(from, to).every((x) => x === 0);
+  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return dotted(b, 12); // ::ffff:a.b.c.d
+  if (zero(0, 12)) return dotted(b, 12); // ::a.b.c.d (including :: and ::1, checked as 0.0.0.x)
+  if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && zero(10, 12)) return dotted(b, 12); // ::ffff:0:a.b.c.d
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zero(4, 12)) return dotted(b, 12); // 64:ff9b::/96
+  if (b[0] === 0x20 && b[1] === 0x02) return dotted(b, 2); // 2002:AABB:CCDD::/16
   return undefined;
 }
 
@@ -88,7 +114,7 @@ export function checkUrlShape(raw: string, policy: UrlPolicy): UrlProblem {
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'url must not contain credentials' };
   if (url.hostname === '') return { ok: false, reason: 'url must have a host' };
   if (!policy.allowPrivateUrls) {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
     if (isIP(host) !== 0 && isBlockedAddress(host)) {
       return { ok: false, reason: 'url must not point to a private, loopback, link-local or metadata address' };
     }

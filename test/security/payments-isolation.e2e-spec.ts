@@ -1,0 +1,305 @@
+/**
+ * payments-api tenancy: every object belongs to one account and one mode. Another
+ * account's key, and the live key of the same account, can never read, change, filter by,
+ * page through, charge, refund or learn the existence of the victim's test-mode objects.
+ * Every payments-key route of /openapi.json must have a case below.
+ */
+import type { LightMyRequestResponse } from 'fastify';
+import { type Account, newAccount, newCustomer, type PaymentsApp, startPayments } from '../payments-api/payments-context';
+import { expectNotFound, normalisedError, openApiOperations, opKey, snapshotDatabase, waitFor, type ErrorBody } from './support';
+
+type Method = 'GET' | 'POST' | 'DELETE';
+
+interface Attacker {
+  readonly name: string;
+  readonly auth: Record<string, string>;
+}
+
+describe('payments-api: account and mode isolation', () => {
+  let t: PaymentsApp;
+  let victim: Account;
+  let other: Account;
+  let attackers: Attacker[];
+  const v: Record<string, string> = {};
+  const VICTIM_EMAIL = 'victim.person@victim.example';
+
+  const call = (auth: Record<string, string>, method: Method, url: string, payload?: object): Promise<LightMyRequestResponse> =>
+    t.app.inject({ method, url, headers: auth, ...(payload === undefined ? {} : { payload }) });
+
+  /** Strings only the victim's data contains. */
+  const markers = (): string[] => [victim.id, VICTIM_EMAIL, 'Victim Name', 'victim-hooks', 'whsec_', 'victim-order'];
+
+  /** 404 resource_missing, none of the victim's data, and the same answer as for ids that never existed. */
+  async function refused(who: Attacker, label: string, method: Method, url: string, ids: string[], payload?: object) {
+    const tag = `${who.name}: ${label}`;
+    const res = await call(who.auth, method, url, payload);
+    expectNotFound(tag, res);
+    for (const marker of markers()) expect([tag, marker, res.body.includes(marker)]).toEqual([tag, marker, false]);
+    const ghosts = ids.map((id) => `${id.split('_')[0]}_ghost0000000000000000000`);
+    const ghostUrl = ids.reduce((u, id, i) => u.split(id).join(ghosts[i]), url);
+    const ghost = await call(who.auth, method, ghostUrl, payload);
+    expect([tag, normalisedError(res, ids)]).toEqual([tag, normalisedError(ghost, ghosts)]);
+  }
+
+  /** A list answer that holds none of the victim's objects. */
+  async function listWithout(who: Attacker, url: string, expectEmpty = false): Promise<void> {
+    const res = await call(who.auth, 'GET', url);
+    expect([who.name, url, res.statusCode]).toEqual([who.name, url, 200]);
+    const ids = res.json<{ data: Array<{ id: string }> }>().data.map((o) => o.id);
+    for (const id of Object.values(v)) expect([who.name, url, ids.includes(id)]).toEqual([who.name, url, false]);
+    if (expectEmpty) expect([who.name, url, ids]).toEqual([who.name, url, []]);
+    for (const marker of markers()) expect([who.name, url, res.body.includes(marker)]).toEqual([who.name, url, false]);
+  }
+
+  /** A cursor naming the victim's object is "not one of yours": 400 resource_missing naming the parameter. */
+  async function cursorRefused(who: Attacker, url: string, param: string): Promise<void> {
+    const res = await call(who.auth, 'GET', url);
+    expect([who.name, url, res.statusCode, res.json<ErrorBody>().error.code, res.json<ErrorBody>().error.param]).toEqual([
+      who.name,
+      url,
+      400,
+      'resource_missing',
+      param,
+    ]);
+  }
+
+  beforeAll(async () => {
+    t = await startPayments({ WEBHOOK_SWEEP_INTERVAL_MS: '200' });
+    victim = await newAccount(t, 'Victim Shop');
+    other = await newAccount(t, 'Other Shop');
+    attackers = [
+      { name: 'another account (test key)', auth: other.test },
+      { name: 'another account (live key)', auth: other.live },
+      { name: 'same account, live key', auth: victim.live },
+    ];
+    const ep = await call(victim.test, 'POST', '/v2/webhook-endpoints', { url: 'http://127.0.0.1:9/victim-hooks' });
+    expect(ep.statusCode).toBe(201);
+    v['endpoint'] = ep.json<{ id: string }>().id;
+    const liveEp = await call(victim.live, 'POST', '/v2/webhook-endpoints', { url: 'http://127.0.0.1:9/live-hooks' });
+    expect(liveEp.statusCode).toBe(201);
+    v['liveEndpoint'] = liveEp.json<{ id: string }>().id;
+
+    v['customer'] = await newCustomer(t, victim.test, {
+      email: VICTIM_EMAIL,
+      name: 'Victim Name',
+      metadata: { crm: 'victim-crm' },
+    });
+    const pay = await call(victim.test, 'POST', '/v2/payments', {
+      amount: 5000,
+      currency: 'gbp',
+      customer_id: v['customer'],
+      description: 'victim-order 1',
+    });
+    expect(pay.statusCode).toBe(201);
+    v['payment'] = pay.json<{ id: string }>().id;
+    const pay2 = await call(victim.test, 'POST', '/v2/payments', {
+      amount: 7000,
+      currency: 'gbp',
+      customer_id: v['customer'],
+      description: 'victim-order 2',
+    });
+    v['payment2'] = pay2.json<{ id: string }>().id;
+    const refund = await call(victim.test, 'POST', '/v2/refunds', { payment_id: v['payment'], amount: 1000 });
+    expect(refund.statusCode).toBe(201);
+    v['refund'] = refund.json<{ id: string }>().id;
+    v['delivery'] = await waitFor('a delivery to the victim endpoint', async () => {
+      const res = await call(victim.test, 'GET', `/v2/webhook-endpoints/${v['endpoint']}/deliveries`);
+      return res.json<{ data: Array<{ id: string }> }>().data[0]?.id;
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const eachAttacker = async (fn: (who: Attacker) => Promise<void>): Promise<void> => {
+    for (const who of attackers) await fn(who);
+  };
+  const we = (suffix = ''): string => `/v2/webhook-endpoints/${v['endpoint']}${suffix}`;
+
+  const CASES: Record<string, () => Promise<void>> = {
+    'POST /v2/customers': () =>
+      eachAttacker(async (who) => {
+        const res = await call(who.auth, 'POST', '/v2/customers', { email: 'mine@attacker.example' });
+        expect(res.statusCode).toBe(201);
+        expectNotFound(
+          `victim reads ${who.name}'s customer`,
+          await call(victim.test, 'GET', `/v2/customers/${res.json<{ id: string }>().id}`),
+        );
+      }),
+    'GET /v2/customers': () =>
+      eachAttacker(async (who) => {
+        await listWithout(who, '/v2/customers?limit=100');
+        await listWithout(who, `/v2/customers?email=${encodeURIComponent(VICTIM_EMAIL)}`, true);
+        await cursorRefused(who, `/v2/customers?starting_after=${v['customer']}`, 'starting_after');
+        await cursorRefused(who, `/v2/customers?ending_before=${v['customer']}`, 'ending_before');
+      }),
+    'GET /v2/customers/{id}': () =>
+      eachAttacker((who) => refused(who, 'get customer', 'GET', `/v2/customers/${v['customer']}`, [v['customer'] ?? ''])),
+    'POST /v2/customers/{id}': () =>
+      eachAttacker((who) =>
+        refused(who, 'update customer', 'POST', `/v2/customers/${v['customer']}`, [v['customer'] ?? ''], {
+          name: 'pwned',
+          metadata: { crm: '' },
+        }),
+      ),
+    'DELETE /v2/customers/{id}': () =>
+      eachAttacker((who) => refused(who, 'delete customer', 'DELETE', `/v2/customers/${v['customer']}`, [v['customer'] ?? ''])),
+    'POST /v2/payments': () =>
+      eachAttacker(async (who) => {
+        const before = await snapshotDatabase(t.db.url);
+        const res = await call(who.auth, 'POST', '/v2/payments', { amount: 100, currency: 'gbp', customer_id: v['customer'] });
+        const error = res.json<ErrorBody>().error;
+        // test keys: the customer is not theirs; live keys: no live processor (403, checked first)
+        const expected =
+          who.auth === other.test ? [400, 'resource_missing', 'customer_id'] : [403, 'live_mode_not_enabled', undefined];
+        expect([who.name, res.statusCode, error.code, error.param]).toEqual([who.name, ...expected]);
+        const after = await snapshotDatabase(t.db.url);
+        expect([after['payments'], after['webhook_events']]).toEqual([before['payments'], before['webhook_events']]);
+      }),
+    'GET /v2/payments': () =>
+      eachAttacker(async (who) => {
+        await listWithout(who, '/v2/payments?limit=100');
+        await listWithout(who, `/v2/payments?customer_id=${v['customer']}`, true);
+        await listWithout(who, `/v2/payments?customer_id=${v['customer']}&created[gte]=0`, true);
+        await cursorRefused(who, `/v2/payments?starting_after=${v['payment']}`, 'starting_after');
+        await cursorRefused(who, `/v2/payments?ending_before=${v['payment2']}`, 'ending_before');
+      }),
+    'GET /v2/payments/{id}': () =>
+      eachAttacker((who) => refused(who, 'get payment', 'GET', `/v2/payments/${v['payment']}`, [v['payment'] ?? ''])),
+    'POST /v2/refunds': () =>
+      eachAttacker(async (who) => {
+        const res = await call(who.auth, 'POST', '/v2/refunds', { payment_id: v['payment2'], amount: 100 });
+        const error = res.json<ErrorBody>().error;
+        expect([who.name, res.statusCode, error.code, error.param]).toEqual([who.name, 400, 'resource_missing', 'payment_id']);
+        const mine = await call(victim.test, 'GET', `/v2/payments/${v['payment2']}`);
+        expect(mine.json<{ amount_refunded: number }>().amount_refunded).toBe(0);
+      }),
+    'GET /v2/refunds': () =>
+      eachAttacker(async (who) => {
+        await listWithout(who, '/v2/refunds?limit=100');
+        await listWithout(who, `/v2/refunds?payment_id=${v['payment']}`, true);
+        await cursorRefused(who, `/v2/refunds?starting_after=${v['refund']}`, 'starting_after');
+      }),
+    'GET /v2/refunds/{id}': () =>
+      eachAttacker((who) => refused(who, 'get refund', 'GET', `/v2/refunds/${v['refund']}`, [v['refund'] ?? ''])),
+    'POST /v2/webhook-endpoints': () =>
+      eachAttacker(async (who) => {
+        const res = await call(who.auth, 'POST', '/v2/webhook-endpoints', { url: 'http://127.0.0.1:9/attacker' });
+        expect(res.statusCode).toBe(201);
+        const id = res.json<{ id: string }>().id;
+        expectNotFound(`victim reads ${who.name}'s endpoint`, await call(victim.test, 'GET', `/v2/webhook-endpoints/${id}`));
+        await call(who.auth, 'DELETE', `/v2/webhook-endpoints/${id}`);
+      }),
+    'GET /v2/webhook-endpoints': () =>
+      eachAttacker(async (who) => {
+        const res = await call(who.auth, 'GET', '/v2/webhook-endpoints');
+        expect(res.json<{ data: Array<{ id: string }> }>().data.map((e) => e.id)).not.toContain(v['endpoint']);
+        expect(res.body).not.toContain('whsec_');
+      }),
+    'GET /v2/webhook-endpoints/{id}': () =>
+      eachAttacker((who) => refused(who, 'get endpoint', 'GET', we(), [v['endpoint'] ?? ''])),
+    'DELETE /v2/webhook-endpoints/{id}': () =>
+      eachAttacker((who) => refused(who, 'delete endpoint', 'DELETE', we(), [v['endpoint'] ?? ''])),
+    'POST /v2/webhook-endpoints/{id}/rotate-secret': () =>
+      eachAttacker((who) => refused(who, 'rotate secret', 'POST', we('/rotate-secret'), [v['endpoint'] ?? ''])),
+    'POST /v2/webhook-endpoints/{id}/enable': () =>
+      eachAttacker((who) => refused(who, 'enable endpoint', 'POST', we('/enable'), [v['endpoint'] ?? ''])),
+    'GET /v2/webhook-endpoints/{id}/deliveries': () =>
+      eachAttacker((who) => refused(who, 'list deliveries', 'GET', we('/deliveries'), [v['endpoint'] ?? ''])),
+    'POST /v2/webhook-endpoints/{id}/deliveries/{delivery_id}/retry': () =>
+      eachAttacker(async (who) => {
+        await refused(who, 'retry delivery', 'POST', we(`/deliveries/${v['delivery']}/retry`), [
+          v['endpoint'] ?? '',
+          v['delivery'] ?? '',
+        ]);
+        // the victim's delivery through the attacker's own endpoint
+        const own = await call(who.auth, 'POST', '/v2/webhook-endpoints', { url: 'http://127.0.0.1:9/attacker-own' });
+        const ownId = own.json<{ id: string }>().id;
+        await refused(
+          who,
+          'retry victim delivery on own endpoint',
+          'POST',
+          `/v2/webhook-endpoints/${ownId}/deliveries/${v['delivery']}/retry`,
+          [v['delivery'] ?? ''],
+        );
+        const page = await call(who.auth, 'GET', `/v2/webhook-endpoints/${ownId}/deliveries?starting_after=${v['delivery']}`);
+        expect(page.body).not.toContain(v['delivery']);
+        await call(who.auth, 'DELETE', `/v2/webhook-endpoints/${ownId}`);
+      }),
+    'POST /v2/webhook-endpoints/{id}/recover': () =>
+      eachAttacker((who) =>
+        refused(who, 'recover', 'POST', we('/recover'), [v['endpoint'] ?? ''], { since: '2020-01-01T00:00:00Z' }),
+      ),
+  };
+
+  it('has an isolation case for every payments-key operation of /openapi.json (and no stale case)', async () => {
+    const ops = (await openApiOperations(t.app)).filter((op) => op.security.includes('payments_key')).map(opKey);
+    expect(ops.filter((op) => /\{/.test(op)).length).toBeGreaterThan(8);
+    expect([...ops].sort()).toEqual(Object.keys(CASES).sort());
+  });
+
+  it.each(Object.keys(CASES))('%s: other accounts and the other mode cannot reach the victim', async (key) => {
+    await CASES[key]?.();
+  });
+
+  it("the attempts left the victim's objects as they were", async () => {
+    const customer = await call(victim.test, 'GET', `/v2/customers/${v['customer']}`);
+    expect(customer.json()).toMatchObject({ id: v['customer'], name: 'Victim Name', metadata: { crm: 'victim-crm' } });
+    const payment = await call(victim.test, 'GET', `/v2/payments/${v['payment']}`);
+    expect(payment.json()).toMatchObject({ amount: 5000, amount_refunded: 1000 });
+    const endpoint = await call(victim.test, 'GET', we());
+    expect(endpoint.json()).toMatchObject({ id: v['endpoint'], status: 'enabled', previous_secret_expires_at: null });
+  });
+
+  it('test-mode objects and events never reach the live mode of the same account, nor the reverse', async () => {
+    const liveCustomer = await newCustomer(t, victim.live, { email: 'live@victim.example' });
+    expectNotFound('test key reads a live customer', await call(victim.test, 'GET', `/v2/customers/${liveCustomer}`));
+    const testList = await call(victim.test, 'GET', '/v2/customers?limit=100');
+    expect(testList.json<{ data: Array<{ id: string }> }>().data.map((c) => c.id)).not.toContain(liveCustomer);
+    expectNotFound(
+      'test key reads the live endpoint',
+      await call(victim.test, 'GET', `/v2/webhook-endpoints/${v['liveEndpoint']}`),
+    );
+    // the test endpoint got the test payments' events; the live endpoint of the same account got none
+    const live = await call(victim.live, 'GET', `/v2/webhook-endpoints/${v['liveEndpoint']}/deliveries`);
+    expect(live.json<{ data: unknown[] }>().data).toEqual([]);
+  });
+
+  it('an Idempotency-Key is scoped to the API key: never a replay or a 422 across accounts or modes', async () => {
+    const key = 'same-idempotency-key-0001';
+    const bodyOf = { email: 'idem@victim.example' };
+    const first = await t.app.inject({
+      method: 'POST',
+      url: '/v2/customers',
+      headers: { ...victim.test, 'idempotency-key': key },
+      payload: bodyOf,
+    });
+    expect(first.statusCode).toBe(201);
+    // same body under another key: executed again (no replay); another body: executed (no 422 "reused")
+    const cases: Array<[Record<string, string>, object]> = [
+      [other.test, bodyOf],
+      [other.live, { email: 'different@body.example' }],
+      [victim.live, bodyOf],
+    ];
+    for (const [auth, payload] of cases) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v2/customers',
+        headers: { ...auth, 'idempotency-key': key },
+        payload,
+      });
+      expect([res.statusCode, res.headers['idempotent-replayed']]).toEqual([201, undefined]);
+      expect(res.json<{ id: string }>().id).not.toBe(first.json<{ id: string }>().id);
+    }
+    // the same API key does replay, so the checks above can fail
+    const replay = await t.app.inject({
+      method: 'POST',
+      url: '/v2/customers',
+      headers: { ...victim.test, 'idempotency-key': key },
+      payload: bodyOf,
+    });
+    expect([replay.statusCode, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    expect(replay.json()).toEqual(first.json());
+  });
+});
