@@ -321,6 +321,32 @@ describe('POST /oauth/token (RFC 6749 §4.4) and the partner bearer guard (RFC 6
         await second.close();
       }
     });
+
+    it('verifies with every configured key across a rotation, and only with those (keys imported once per kid)', async () => {
+      const OLD = `old:${'o'.repeat(40)}`;
+      const NEW = `new:${'n'.repeat(40)}`;
+      const whoami = (app: Offers, token: string) =>
+        app.app.inject({ method: 'GET', url: '/api/v1/whoami', headers: { authorization: `Bearer ${token}` } });
+      const before = await startTestApp(offersProbe, { OAUTH_JWT_KEYS: OLD }, { db: t.db });
+      const during = await startTestApp(offersProbe, { OAUTH_JWT_KEYS: `${NEW},${OLD}` }, { db: t.db });
+      const after = await startTestApp(offersProbe, { OAUTH_JWT_KEYS: NEW }, { db: t.db });
+      const forged = await startTestApp(offersProbe, { OAUTH_JWT_KEYS: `old:${'x'.repeat(40)}` }, { db: t.db });
+      try {
+        const oldToken = await tokenFor(before, client);
+        const newToken = await tokenFor(during, client);
+        for (let i = 0; i < 2; i++) {
+          expect((await whoami(during, oldToken)).statusCode).toBe(200);
+          expect((await whoami(during, newToken)).statusCode).toBe(200);
+          expect((await whoami(after, newToken)).statusCode).toBe(200);
+          expectInvalidToken(await whoami(after, oldToken)); // its key was retired
+          expectInvalidToken(await whoami(before, newToken)); // kid unknown there
+          expectInvalidToken(await whoami(forged, oldToken)); // same kid, another secret
+          expectInvalidToken(await whoami(t, oldToken)); // the default development key
+        }
+      } finally {
+        await Promise.all([before.close(), during.close(), after.close(), forged.close()]);
+      }
+    });
   });
 });
 

@@ -108,6 +108,32 @@ describe('offers-api: indications', () => {
     expect(res.json<ErrorJson>().error).toMatchObject({ code: 'amount_too_small', minimum_amount: 25_000 });
   });
 
+  it('states a fractional minimum as the offer shows it (250.50 → 25,050 minor units)', async () => {
+    const odd = await ctx.newOffer({ minimum_investment: 250.5, price_per_share: 2.5 });
+    await ctx.share(alice, odd.id);
+    const low = await ctx.indicate(alice, odd.id, good({ amount: 25_049 }));
+    expect(low.statusCode).toBe(400);
+    expect(low.json<ErrorJson>().error).toMatchObject({ code: 'amount_too_small', minimum_amount: 25_050 });
+    expect(low.json<ErrorJson>().error.message).toContain('minimum_investment 250.5 gbp');
+    expect((await ctx.indicate(alice, odd.id, good({ amount: 25_050 }))).statusCode).toBe(201);
+  });
+
+  it('takes concurrent indications on one offer (shared row lock): every one lands with its event', async () => {
+    const busy = await ctx.newOffer();
+    await ctx.share(alice, busy.id);
+    const n = 24;
+    const results = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        ctx.indicate(alice, busy.id, good({ investor_id: `inv_burst_${i}` }), { 'idempotency-key': `burst-${i}` }),
+      ),
+    );
+    expect(results.map((r) => r.statusCode)).toEqual(Array.from({ length: n }, () => 201));
+    const list = await ctx.inject({ method: 'GET', url: `/api/v1/offers/${busy.id}/indications`, headers: alice.auth });
+    expect(list.json<{ total: number }>().total).toBe(n);
+    const events = await ctx.events(alice.id, 'indication.received');
+    expect(events.filter((e) => e.data['offer_id'] === busy.id)).toHaveLength(n);
+  });
+
   it('refuses a body that is not a JSON object or not JSON', async () => {
     const arr = await ctx.inject({
       method: 'POST',

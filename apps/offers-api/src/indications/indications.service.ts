@@ -3,9 +3,9 @@ import type { PartnerPrincipal } from '@app/auth';
 import { Clock, DomainError, newId, NotFoundError, type PrismaTx, TransactionRunner } from '@app/platform';
 import { minimumInMinor } from '../allocations/money';
 import { OfferEvents } from '../events/offer-events';
-import type { OfferRecord } from '../offers/offer.types';
+import type { OfferRecord, OfferStatus } from '../offers/offer.types';
 import { OffersService } from '../offers/offers.service';
-import { TermsService } from '../terms/terms.service';
+import { checkTermsVersion } from '../terms/terms.service';
 import type { IndicationCreateDto, IndicationDto, IndicationListDto } from './dto/indication.dto';
 import { type IndicationRecord, IndicationsRepository } from './indications.repository';
 
@@ -25,7 +25,6 @@ export class IndicationsService {
   constructor(
     private readonly repository: IndicationsRepository,
     private readonly offers: OffersService,
-    private readonly terms: TermsService,
     private readonly events: OfferEvents,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
@@ -39,7 +38,9 @@ export class IndicationsService {
    */
   async create(partner: PartnerPrincipal, offerId: string, dto: IndicationCreateDto): Promise<IndicationDto> {
     return this.transactions.run(async (tx) => {
-      const offer = await this.offers.requireVisible(partner.partnerId, offerId, tx);
+      // One statement: visibility, the offer row under a shared lock, and the current terms.
+      const offer = await this.repository.lockVisibleOffer(tx, partner.partnerId, offerId);
+      if (!offer) throw new NotFoundError('offer', offerId);
       if (dto.terms_accepted !== true) {
         throw new DomainError(
           'terms_not_accepted',
@@ -49,9 +50,9 @@ export class IndicationsService {
           },
         );
       }
-      const termsVersion = await this.terms.requireCurrent(dto.terms_version, tx);
+      const termsVersion = checkTermsVersion(dto.terms_version, offer.currentTerms);
       checkAmount(offer, dto);
-      await this.requireLive(tx, offer);
+      checkLive(offer, offer, this.clock.nowMs());
       const indication = await this.repository.create(tx, partner.partnerId, {
         id: newId('ind'),
         offerId: offer.id,
@@ -89,18 +90,25 @@ export class IndicationsService {
 
   /** Live by status and by the clock (a close job a few ms late must not let one through). */
   private async requireLive(tx: PrismaTx, offer: OfferRecord): Promise<void> {
-    const locked = await this.repository.lockOffer(tx, offer.id);
-    const now = this.clock.nowMs();
-    if (!locked || locked.status !== 'live' || now >= locked.closesAt.getTime()) {
-      const status = locked?.status === 'live' ? 'closed' : (locked?.status ?? offer.status);
-      throw new DomainError('offer_not_live', `Offer ${offer.id} is ${status}; indications are accepted only while it is live.`, {
-        details: { offer_status: status },
-      });
-    }
+    checkLive(offer, await this.repository.lockOffer(tx, offer.id), this.clock.nowMs());
   }
 }
 
-function checkAmount(offer: OfferRecord, dto: IndicationCreateDto): void {
+/** `locked`: the offer's status and close time read under the row lock (undefined if the row is gone). */
+function checkLive(
+  offer: { readonly id: string; readonly status: OfferStatus },
+  locked: { readonly status: OfferStatus; readonly closesAt: Date } | undefined,
+  now: number,
+): void {
+  if (!locked || locked.status !== 'live' || now >= locked.closesAt.getTime()) {
+    const status = locked?.status === 'live' ? 'closed' : (locked?.status ?? offer.status);
+    throw new DomainError('offer_not_live', `Offer ${offer.id} is ${status}; indications are accepted only while it is live.`, {
+      details: { offer_status: status },
+    });
+  }
+}
+
+function checkAmount(offer: Pick<OfferRecord, 'currency' | 'minimumInvestment'>, dto: IndicationCreateDto): void {
   if (dto.currency !== offer.currency) {
     throw new DomainError('parameter_invalid', `currency must be the offer's currency, '${offer.currency}'.`, {
       param: 'currency',

@@ -28,20 +28,7 @@ export class TermsService {
    * 400 terms_version_invalid with a message naming the current one (v1.4.0 "clearer errors").
    */
   async requireCurrent(version: string, tx?: PrismaTx): Promise<string> {
-    const terms = await this.repository.current(tx);
-    if (!terms) {
-      throw new DomainError('terms_version_invalid', 'No terms have been published yet; indications cannot be accepted.', {
-        param: 'terms_version',
-      });
-    }
-    if (terms.version !== version) {
-      throw new DomainError(
-        'terms_version_invalid',
-        `terms_version '${version}' is not the current terms version; the current version is '${terms.version}' (GET /api/v1/terms).`,
-        { param: 'terms_version', details: { current_version: terms.version } },
-      );
-    }
-    return terms.version;
+    return checkTermsVersion(version, (await this.repository.current(tx))?.version);
   }
 
   async publish(dto: TermsPublishDto): Promise<TermsDto> {
@@ -51,4 +38,21 @@ export class TermsService {
     }
     return view(created);
   }
+}
+
+/** `version` when it is the current one (`current`, undefined if none is published); else 400 terms_version_invalid. */
+export function checkTermsVersion(version: string, current: string | undefined): string {
+  if (current === undefined) {
+    throw new DomainError('terms_version_invalid', 'No terms have been published yet; indications cannot be accepted.', {
+      param: 'terms_version',
+    });
+  }
+  if (current !== version) {
+    throw new DomainError(
+      'terms_version_invalid',
+      `terms_version '${version}' is not the current terms version; the current version is '${current}' (GET /api/v1/terms).`,
+      { param: 'terms_version', details: { current_version: current } },
+    );
+  }
+  return current;
 }

@@ -1,3 +1,4 @@
+import { webcrypto } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { errors as joseErrors, jwtVerify, type JWTPayload, SignJWT } from 'jose';
 import { Clock, DomainError, newId } from '@app/platform';
@@ -19,6 +20,11 @@ export interface AccessTokenClaims {
 @Injectable()
 export class AccessTokenService {
   private readonly oauth: OAuthOptions;
+  /**
+   * Verification keys imported once per kid: given raw bytes, jose imports a WebCrypto key on
+   * every verify, i.e. on every authenticated request (docs/benchmarks.md, HTTP load: Profile).
+   */
+  private readonly verifyKeys = new Map<string, Promise<webcrypto.CryptoKey>>();
 
   constructor(
     @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
@@ -57,7 +63,12 @@ export class AccessTokenService {
         (header) => {
           const key = this.oauth.keys.find((k) => k.kid === header.kid);
           if (!key) throw new joseErrors.JWKSNoMatchingKey();
-          return key.secret;
+          let imported = this.verifyKeys.get(key.kid);
+          if (!imported) {
+            imported = webcrypto.subtle.importKey('raw', key.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+            this.verifyKeys.set(key.kid, imported);
+          }
+          return imported;
         },
         {
           algorithms: ['HS256'],

@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
+import { randomPoolBytes } from '../ids';
 
 /** `req_` + 24 hex characters; the value of the `Request-Id` header and of `request_id`. */
 export function newRequestId(): string {
-  return `req_${randomBytes(12).toString('hex')}`;
+  return `req_${randomPoolBytes(12).toString('hex')}`;
 }
 
 interface RequestContext {

@@ -1,0 +1,142 @@
+/**
+ * Results of `npm run bench:http`: the printed table and the "HTTP load (npm run bench:http)"
+ * section of docs/benchmarks.md. Rewriting the section keeps its "### Profile" subsection
+ * (written by hand from `--profile` runs) and leaves every other section as it is.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as prettier from 'prettier';
+import type { LoadResult } from './load';
+import { ROOT } from './platform';
+
+export const HEADING = '## HTTP load (npm run bench:http)';
+
+export interface ScenarioResult {
+  readonly id: string;
+  readonly title: string;
+  readonly result: LoadResult;
+  /** req/s ÷ the bare route's mean req/s. */
+  readonly ratio: number;
+}
+
+export interface BenchResults {
+  readonly date: string;
+  readonly command: string;
+  readonly totalSeconds: number;
+  readonly machine: { cpu: string; cores: number; memoryGiB: number; node: string; os: string };
+  readonly loadBefore: string;
+  readonly loadAfter: string;
+  readonly git: { commit: string; dirty: boolean };
+  readonly database: string;
+  readonly redis: string;
+  readonly settings: { connections: number; seconds: number; warmupSeconds: number; logLevel: string };
+  readonly seeded: string;
+  /** a–d in order, then the bare route (its mean of the first and last runs). */
+  readonly scenarios: ScenarioResult[];
+  readonly bare: { first: LoadResult; last: LoadResult; meanRequestsPerSecond: number };
+  readonly failures: string[];
+}
+
+const f0 = (x: number): string => (Number.isFinite(x) ? x.toFixed(0) : '–');
+const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '–');
+const f3 = (x: number): string => (Number.isFinite(x) ? x.toFixed(3) : '–');
+/** Ratios to the bare route are small: two significant digits. */
+const ratio = (x: number): string => (Number.isFinite(x) ? (x >= 1 ? x.toFixed(2) : x.toPrecision(2)) : '–');
+
+function rows(r: BenchResults): string[][] {
+  return r.scenarios.map((s) => [
+    s.title,
+    f0(s.result.requestsPerSecond),
+    f2(s.result.latencyMs.p50),
+    f2(s.result.latencyMs.p99),
+    String(s.result.failures),
+    ratio(s.ratio),
+    f3(s.result.cpu.serviceMs),
+    f3(s.result.cpu.postgresMs),
+    `${f0(s.result.cpu.machineBusy * 100)} %`,
+  ]);
+}
+
+const HEADERS = [
+  'scenario',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'non-2xx + errors',
+  '÷ bare',
+  'service CPU ms/req',
+  'PostgreSQL CPU ms/req',
+  'machine busy',
+];
+
+/** A plain-text table for the terminal. */
+export function formatTable(r: BenchResults): string {
+  const all = [HEADERS, ...rows(r)];
+  const widths = HEADERS.map((_, c) => Math.max(...all.map((row) => (row[c] ?? '').length)));
+  const line = (row: string[]): string =>
+    row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join('  ');
+  return [line(HEADERS), widths.map((w) => '-'.repeat(w)).join('  '), ...rows(r).map(line)].join('\n');
+}
+
+export function slowest(r: BenchResults): ScenarioResult | undefined {
+  return r.scenarios.filter((s) => s.id !== 'bare').sort((a, b) => a.ratio - b.ratio)[0];
+}
+
+function renderSection(r: BenchResults, profile: string | undefined): string {
+  const m = r.machine;
+  const worst = slowest(r);
+  const drift = (r.bare.last.requestsPerSecond / r.bare.first.requestsPerSecond - 1) * 100;
+  const lines = [
+    HEADING,
+    '',
+    `Command: \`${r.command}\` (${(r.totalSeconds / 60).toFixed(1)} min in all). Date: ${r.date}. ` +
+      `Commit ${r.git.commit.slice(0, 12)}${r.git.dirty ? ' plus uncommitted changes' : ''}. ` +
+      `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB.toFixed(1)} GiB RAM, Node ${m.node}, ${m.os}. ` +
+      `Load average (1/5/15 min) before: ${r.loadBefore}; after: ${r.loadAfter}.`,
+    '',
+    `- Platform: started as \`npm start\` starts it (\`node dist/scripts/dev-start.js\`, one process per service, after ` +
+      `\`npm run build\` when dist/ is stale) with NODE_ENV=production, LOG_LEVEL=${r.settings.logLevel} (JSON lines to ` +
+      `.data/bench-http/platform.log), ${r.database}, Redis at ${r.redis} with its own queue prefix, and rate limits raised ` +
+      `through the services' config so that none answers 429 (the limiter still runs on every request). The database and ` +
+      `the Redis keys are removed at the end.`,
+    `- Data, created through the public and admin APIs only: ${r.seeded}.`,
+    `- Load: autocannon in the benchmark's own process, ${r.settings.connections} connections, pipelining 1, ` +
+      `${r.settings.warmupSeconds} s warm-up then ${r.settings.seconds} s measured per scenario. b and d send a distinct ` +
+      `body and Idempotency-Key with every request. p50/p99 come from every response's own timing (not autocannon's 1 ms ` +
+      `histogram). Any non-2xx response or socket error fails the run.`,
+    `- Ceiling: the bare route (plain Fastify, no Nest, one JSON route, its own process) is measured first and last; ` +
+      `"÷ bare" divides by the mean of the two (${f0(r.bare.first.requestsPerSecond)} and ` +
+      `${f0(r.bare.last.requestsPerSecond)} req/s, drift ${drift >= 0 ? '+' : ''}${drift.toFixed(1)} %).`,
+    `- CPU columns, from /proc: user + system time of the process serving the route, and of the PostgreSQL backends ` +
+      `connected to the benchmark's database, divided by the requests completed; "machine busy" is all cores (everybody's ` +
+      `work). The machine is shared, so req/s moves with other people's load: compare the ratios and the CPU per request.`,
+    '',
+    `| ${HEADERS.join(' | ')} |`,
+    `| ${HEADERS.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`,
+    ...rows(r).map((row) => `| ${row.join(' | ')} |`),
+    '',
+    worst ? `Slowest of a–d relative to the bare route: **${worst.title}** (${ratio(worst.ratio)} × the bare route).` : '',
+    '',
+  ];
+  return `${lines.join('\n')}${profile ? `\n${profile.trim()}\n` : ''}`;
+}
+
+/** Replaces (or appends) the section; keeps its "### Profile" subsection and every other section. */
+export async function writeSection(r: BenchResults): Promise<string> {
+  const path = join(ROOT, 'docs', 'benchmarks.md');
+  let doc = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
+  const start = doc.indexOf(`\n${HEADING}\n`);
+  let profile: string | undefined;
+  if (start >= 0) {
+    const next = doc.indexOf('\n## ', start + HEADING.length + 2);
+    const old = doc.slice(start + 1, next >= 0 ? next + 1 : undefined);
+    const p = old.indexOf('\n### Profile');
+    if (p >= 0) profile = old.slice(p + 1);
+    doc = doc.slice(0, start + 1) + renderSection(r, profile) + (next >= 0 ? `\n${doc.slice(next + 1)}` : '');
+  } else {
+    doc = `${doc.trimEnd()}\n\n${renderSection(r, undefined)}`;
+  }
+  const options = (await prettier.resolveConfig(path)) ?? {};
+  writeFileSync(path, await prettier.format(doc, { ...options, filepath: path }));
+  return path;
+}
