@@ -57,3 +57,21 @@ export function pidsMatching(pids: readonly number[], needle: string): number[] 
     }
   });
 }
+
+/**
+ * Waits until the whole machine is below `busyFraction` busy over a 1 s window (at most
+ * `maxMs`), so that one scenario's after-work (outbox dispatch, autovacuum, GC) does not
+ * run during the next measurement. Returns how long it waited and the last busy fraction.
+ */
+export async function waitForQuiet(busyFraction: number, maxMs: number): Promise<{ waitedMs: number; busy: number }> {
+  const started = Date.now();
+  let busy = 1;
+  while (Date.now() - started < maxMs) {
+    const a = machineCpuMs();
+    await new Promise((r) => setTimeout(r, 1_000));
+    const b = machineCpuMs();
+    busy = (b.busy - a.busy) / Math.max(1, b.total - a.total);
+    if (busy < busyFraction) break;
+  }
+  return { waitedMs: Date.now() - started, busy };
+}

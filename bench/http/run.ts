@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { cpus, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';
 import { formatSummary, summarize } from './cpu-profile';
-import { pidsMatching, processCpuMs } from './cpu-usage';
+import { pidsMatching, processCpuMs, waitForQuiet } from './cpu-usage';
 import { type CpuProbe, type LoadOptions, type LoadResult, runLoad } from './load';
 import { buildIfNeeded, DATA_DIR, type Platform, ROOT, startPlatform } from './platform';
 import { type BenchResults, formatTable, type ScenarioResult, slowest, writeSection } from './report';
@@ -187,6 +187,10 @@ async function bench(only: ScenarioId[] | undefined): Promise<void> {
   const failures: string[] = [];
 
   const measure = async (s: ScenarioDef): Promise<LoadResult> => {
+    // the previous scenario's after-work (outbox dispatch, autovacuum) must not load this one
+    const quiet = await waitForQuiet(0.2, 30_000);
+    if (quiet.waitedMs > 1_000)
+      log(`waited ${(quiet.waitedMs / 1000).toFixed(1)} s for the machine to settle (busy ${(quiet.busy * 100).toFixed(0)} %)`);
     log(`${s.title}: ${settings.warmupSeconds} s warm-up + ${settings.seconds} s at ${settings.connections} connections`);
     const r = await runLoad(s, settings, probeFor(platform, s, bare.pid));
     log(
