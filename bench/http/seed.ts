@@ -5,6 +5,7 @@
  * table of 10,000 random unit vectors; a payments account, its test key and a customer.
  */
 import type { Log, Platform } from './platform';
+import { mulberry32 } from '../../apps/vector-api/src/engine/testing';
 
 export const VECTOR_DIM = 128;
 export const VECTOR_ROWS = 10_000;
@@ -24,16 +25,8 @@ export interface Seed {
   readonly payments?: { readonly key: string; readonly customerId: string };
 }
 
-/** mulberry32: a small seeded generator, so every run queries and stores the same vectors. */
-export function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The engine tests' seeded generator (mulberry32), so every run queries and stores the same vectors. */
+export const rng = mulberry32;
 
 /** A random unit vector (Gaussian components, normalised), rounded to 6 decimals like real JSON payloads. */
 export function unitVector(rand: () => number, dim: number): number[] {

@@ -8,11 +8,11 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { migrate } from '@app/platform';
 import { CACHE_DIR, type Dataset } from './datasets';
+import { freePort } from '../http/platform';
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -49,18 +49,6 @@ const autocannon = createRequire(__filename)('autocannon') as Autocannon;
 
 const ROOT = join(__dirname, '..', '..');
 const TS_RUN = join(__dirname, '..', 'ts-run.mjs');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function sql(url: string, text: string): Promise<void> {
   const c = new Client({ connectionString: url });

@@ -160,13 +160,4 @@ export function findLeaks(lines: readonly string[], secrets: ReadonlyArray<reado
   return leaks;
 }
 
-/** Polls `probe` until it yields a value (bounded; no timing assertion). */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { waitFor } from '../support/wait';
