@@ -1,4 +1,4 @@
-import { Clock, QueueRegistry } from '@app/platform';
+import { Clock, PrismaService, QueueRegistry } from '@app/platform';
 import { jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { LIFECYCLE_QUEUE } from '../../apps/offers-api/src/lifecycle/lifecycle.jobs';
@@ -101,6 +101,34 @@ describe('offers-api: lifecycle on BullMQ (real Redis, short delays)', () => {
     expect(events.map((e) => e.event)).toEqual(['offer.opened', 'offer.closed']);
     const closed = await ctx.inject({ method: 'GET', url: `/admin/v1/offers/${offer.id}`, headers: ADMIN });
     expect(closed.json<OfferJson>().status).toBe('closed');
+  });
+
+  it('reports offers whose transition is overdue in /metrics until a worker applies it', async () => {
+    const overdue = async (a: OffersApp): Promise<number> => {
+      const res = await a.app.inject({ method: 'GET', url: '/metrics' });
+      const m = /^offers_lifecycle_overdue\{[^}]*\} (\d+)$/m.exec(res.body);
+      if (!m?.[1]) throw new Error('offers_lifecycle_overdue missing from /metrics');
+      return Number(m[1]);
+    };
+    // an API-only process: nothing applies transitions
+    app = await startOffers({ QUEUE_PREFIX: `${prefix}-m`, ROLE: 'api' }, { db });
+    const ctx = new OffersContext(app);
+    const baseline = await overdue(app);
+    const offer = await ctx.newOffer({ opens_at: iso(Date.now() + HOUR), closes_at: iso(Date.now() + 2 * HOUR) });
+    expect(await overdue(app)).toBe(baseline);
+    await app.app
+      .get(PrismaService)
+      .offer.update({ where: { id: offer.id }, data: { opensAt: new Date(Date.now() - 3 * 60_000) } });
+    expect(await overdue(app)).toBe(baseline + 1);
+
+    const worker = await startOffers({ QUEUE_PREFIX: `${prefix}-m`, ROLE: 'worker' }, { db });
+    try {
+      await waitFor('the worker sweep opens it', async () => ((await overdue(app as OffersApp)) === baseline ? true : undefined));
+      const live = await ctx.inject({ method: 'GET', url: `/admin/v1/offers/${offer.id}`, headers: ADMIN });
+      expect(live.json<OfferJson>().status).toBe('live');
+    } finally {
+      await worker.close();
+    }
   });
 
   describe('with a controlled clock', () => {

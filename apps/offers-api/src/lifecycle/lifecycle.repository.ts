@@ -74,6 +74,18 @@ export class LifecycleRepository {
     return rows.map((r) => r.id);
   }
 
+  /** How many offers have a transition (open, close) due before `before` and not applied: the stuck-lifecycle signal. */
+  async overdueCount(before: Date): Promise<number> {
+    return this.prisma.offer.count({
+      where: {
+        OR: [
+          { status: 'upcoming', opensAt: { lte: before } },
+          { status: 'live', closesAt: { lte: before } },
+        ],
+      },
+    });
+  }
+
   /** Offers not yet closed, for re-enqueueing lost delayed jobs. */
   async openOffers(limit: number): Promise<OfferRecord[]> {
     const rows = await this.prisma.offer.findMany({
