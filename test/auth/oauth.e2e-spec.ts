@@ -354,7 +354,8 @@ describe('POST /oauth/token rate limit per client address', () => {
   let t: Offers;
   let client: Client;
   beforeAll(async () => {
-    t = await startTestApp(offersProbe, { OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: 'true' });
+    // the test's requests come from 127.0.0.1: trusted as the proxy that sets X-Forwarded-For
+    t = await startTestApp(offersProbe, { OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '127.0.0.1' });
     client = await newClient(t);
   });
   afterAll(async () => {

@@ -187,6 +187,13 @@ defineFuzzSuite<PaymentsFixtures>({
       // A NUL in a path parameter reached PostgreSQL (500).
       res = await app.inject({ method: 'GET', url: '/v2/payments/pay_%00', headers: fixtures.testKey });
       expectError(res, 400, 'parameter_invalid', 'id');
+      // A lone UTF-16 surrogate (valid JSON escape, invalid Unicode) reached a jsonb column (500).
+      res = await app.inject({ method: 'POST', url: '/v2/customers', headers: json, payload: '{"metadata":{"a":"x\\ud800"}}' });
+      expectError(res, 400, 'parameter_invalid', 'metadata.a');
+      res = await app.inject({ method: 'POST', url: '/v2/customers', headers: json, payload: '{"metadata":{"\\udc00":"x"}}' });
+      expectError(res, 400, 'parameter_invalid', 'metadata');
+      res = await app.inject({ method: 'POST', url: '/v2/customers', headers: json, payload: '{"name":"ok \\ud83d\\ude00"}' });
+      expect(res.statusCode).toBe(201);
     }, 60_000);
   },
 });

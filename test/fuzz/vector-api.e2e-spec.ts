@@ -128,6 +128,14 @@ defineFuzzSuite<VectorFixtures>({
         payload: JSON.stringify({ rows: [{ id: 'nul', embedding: [1, 2, 3, 4], metadata: { tag: 'a\u0000' } }] }),
       });
       expectError(res, 400, 'parameter_invalid', 'rows[0].metadata.tag');
+      // A lone UTF-16 surrogate in metadata would reach the jsonb column (PostgreSQL refuses it).
+      res = await app.inject({
+        method: 'POST',
+        url: `/v1/tables/${fixtures.table}/insert`,
+        headers: { authorization: `Bearer ${fixtures.token}`, 'content-type': 'application/json' },
+        payload: '{"rows":[{"id":"lone","embedding":[1,2,3,4],"metadata":{"tag":"a\\udfff"}}]}',
+      });
+      expectError(res, 400, 'parameter_invalid', 'rows[0].metadata.tag');
     }, 60_000);
 
     test('vector-api accepts bodies over the platform default limit (1 MiB), up to its own', async () => {

@@ -307,6 +307,19 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
     expect(enabled.json()).toMatchObject({ id: endpoint.id, status: 'enabled', disabled_reason: null, failing_since: null });
     expect(enabled.json()).not.toHaveProperty('secret');
 
+    // enabling an endpoint that is failing but not disabled changes nothing (its window keeps counting)
+    const failing = await createEndpoint();
+    const since = new Date(Date.now() - 3_600_000);
+    await prisma.webhookEndpoint.update({ where: { id: failing.id }, data: { failingSince: since } });
+    const noop = await t.app.inject({
+      method: 'POST',
+      url: `/test/webhook-endpoints/${failing.id}/enable`,
+      headers: { 'x-test-owner': owner },
+    });
+    expect(noop.statusCode).toBe(200);
+    expect(noop.json()).toMatchObject({ status: 'enabled', failing_since: since.toISOString() });
+    await t.app.inject({ method: 'DELETE', url: `/test/webhook-endpoints/${failing.id}`, headers: { 'x-test-owner': owner } });
+
     const before = receiver.requests.length;
     const recovered = await recover();
     expect(recovered.statusCode).toBe(202);
@@ -325,7 +338,10 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
     const recent = await emitEvent(t.app, { ownerType: 'partner', ownerId: owner }, 'offer.closed', { n: 3 });
     await eventually(async () => (await prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })) === 3);
     const longAgo = new Date(Date.now() - 31 * 86_400_000);
-    await prisma.webhookEvent.updateMany({ where: { id: { in: [old, stillPending] } }, data: { createdAt: longAgo } });
+    await prisma.webhookEvent.updateMany({
+      where: { id: { in: [old, stillPending] } },
+      data: { createdAt: longAgo, dispatchedAt: longAgo },
+    });
     // a delivery still pending keeps its event, however old
     await prisma.webhookDelivery.updateMany({
       where: { eventId: stillPending },

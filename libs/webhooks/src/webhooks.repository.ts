@@ -168,11 +168,12 @@ export class WebhooksRepository {
 
   /** Enables a disabled endpoint again: its failure window starts afresh. Null when not the owner's. */
   async enableEndpoint(owner: WebhookOwner, id: string): Promise<WebhookEndpointRecord | null> {
-    const { count } = await this.prisma.webhookEndpoint.updateMany({
-      where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId },
+    // only a disabled one: enabling an enabled endpoint must not reset its failure window
+    await this.prisma.webhookEndpoint.updateMany({
+      where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId, disabledAt: { not: null } },
       data: { disabledAt: null, disabledReason: null, failingSince: null },
     });
-    return count === 1 ? this.findEndpoint(owner, id) : null;
+    return this.findEndpoint(owner, id);
   }
 
   /** The current secret becomes the previous one until `previousExpiresAt`. */
@@ -294,17 +295,19 @@ export class WebhooksRepository {
   }
 
   /**
-   * Retention: deletes up to `limit` events of this owner type created before `before`
-   * whose deliveries are all finished (their deliveries and attempts go with them).
+   * Retention: deletes up to `limit` events of this owner type dispatched before `before`
+   * (an event is dispatched right after it is created; this way the query is a range of the
+   * (owner_type, dispatched_at, created_at) index) whose deliveries are all finished (their
+   * deliveries and attempts go with them).
    * Returns how many events were deleted.
    */
   async purgeEvents(ownerType: WebhookOwnerType, before: Date, limit: number): Promise<number> {
     return this.prisma.$executeRaw`
       DELETE FROM "webhook_events" WHERE "id" IN (
         SELECT e."id" FROM "webhook_events" e
-        WHERE e."owner_type" = ${ownerType} AND e."dispatched_at" IS NOT NULL AND e."created_at" < ${before}::timestamptz
+        WHERE e."owner_type" = ${ownerType} AND e."dispatched_at" < ${before}::timestamptz
           AND NOT EXISTS (SELECT 1 FROM "webhook_deliveries" d WHERE d."event_id" = e."id" AND d."status" = 'pending')
-        ORDER BY e."created_at"
+        ORDER BY e."dispatched_at"
         LIMIT ${limit}::int
       )`;
   }

@@ -71,7 +71,7 @@ export class TokenController {
    */
   private async limitByAddress(ip: string, reply: FastifyReply): Promise<void> {
     if (this.perMinute <= 0) return;
-    const decision = await this.limiter.hitKey(`ratelimit:oauth-token:${this.platform.QUEUE_PREFIX}:${ip}`, {
+    const decision = await this.limiter.hitKey(`ratelimit:oauth-token:${this.platform.QUEUE_PREFIX}:${addressKey(ip)}`, {
       name: 'token',
       limit: this.perMinute,
       windowSeconds: 60,
@@ -89,4 +89,24 @@ export class TokenController {
     }
     void reply.headers(decision.headers);
   }
+}
+
+/**
+ * The unit a client address is limited by: an IPv4 address (IPv4-mapped IPv6 included) as
+ * it is, an IPv6 address by its /64 — one subscriber's network; per /128, anyone with a /64
+ * would have 2^64 budgets.
+ */
+export function addressKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped?.[1]) return mapped[1];
+  if (!ip.includes(':')) return ip;
+  const [head = '', tail] = ip.toLowerCase().split('%')[0]?.split('::') ?? [''];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (g === '' ? '0' : g.replace(/^0+(?=.)/, '')))
+    .join(':')}::/64`;
 }

@@ -17,7 +17,8 @@ const SECRET_VARIABLE = /(KEY|KEYS|SECRET|TOKEN|PASSWORD)$/;
 /** What a config error may say about a value: secrets only by length, URLs without their credentials. */
 export function describeValue(name: string, raw: string): string {
   if (SECRET_VARIABLE.test(name)) return `got a value of ${raw.length} characters`;
-  const withoutCredentials = raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1[redacted]@');
+  // up to the last '@' before the path: a password may itself contain '@'
+  const withoutCredentials = raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/\s]*@/i, '$1[redacted]@');
   return `got ${JSON.stringify(withoutCredentials)}`;
 }
 

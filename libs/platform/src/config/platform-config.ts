@@ -76,19 +76,19 @@ export abstract class PlatformConfig {
 
   /**
    * Which proxies to trust for X-Forwarded-For (the client address used by per-IP limits
-   * and logs): `false` (default: the socket's peer), `true`, a hop count, or a
-   * comma-separated list of addresses/CIDRs (Fastify's trustProxy).
+   * and logs): `false` (default: the socket's peer), a hop count, or a comma-separated list
+   * of the proxies' addresses/CIDRs (Fastify's trustProxy). Not `true`: that would take the
+   * leftmost X-Forwarded-For entry, which any client writes.
    */
   @Expose()
   @IsString()
-  @Matches(/^(true|false|\d{1,2}|[0-9A-Fa-f.:/]+(\s*,\s*[0-9A-Fa-f.:/]+)*)$/, {
-    message: 'must be true, false, a hop count, or a comma-separated list of addresses/CIDRs',
+  @Matches(/^(false|\d{1,2}|[0-9A-Fa-f.:/]+(\s*,\s*[0-9A-Fa-f.:/]+)*)$/, {
+    message: "must be false, a hop count, or a comma-separated list of the proxies' addresses/CIDRs",
   })
   TRUST_PROXY: string = 'false';
 
   /** TRUST_PROXY as Fastify's trustProxy option. */
   get trustProxy(): boolean | string | ((address: string, hop: number) => boolean) {
-    if (this.TRUST_PROXY === 'true') return true;
     if (this.TRUST_PROXY === 'false') return false;
     if (/^\d+$/.test(this.TRUST_PROXY)) {
       const hops = Number(this.TRUST_PROXY);

@@ -65,7 +65,10 @@ export function renderError(exception: unknown, requestId: string, method: strin
   }
   if (exception instanceof DomainError) {
     const { status, type } = exception.spec;
-    if (status >= 500) logger.error({ err: exception, reqId: requestId }, exception.message);
+    // an outage or a drain (503) is expected operation, not a bug
+    if (status >= 500 && exception.code !== 'service_unavailable')
+      logger.error({ err: exception, reqId: requestId }, exception.message);
+    else if (status >= 500) logger.warn({ reqId: requestId }, exception.message);
     return {
       status,
       headers: exception.headers,

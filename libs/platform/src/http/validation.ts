@@ -56,6 +56,12 @@ export const MAX_INPUT_DEPTH = 32;
 const isDroppedKey = (key: string): boolean => key === 'prototype' || key in Object.prototype;
 
 /**
+ * A UTF-16 surrogate without its pair: JSON may spell it (`"\\ud800"`) but it is not Unicode,
+ * and PostgreSQL refuses it in text and jsonb (it was a 500).
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
  * Checks that the validation pipe cannot make itself, run before it: nesting depth (deeper
  * input overflows the stack in class-transformer: a 500), NUL characters (PostgreSQL text
  * cannot hold U+0000: a 500 at the first query) and keys that would be dropped silently.
@@ -68,6 +74,11 @@ export function inspectInput(value: unknown, root: string): DomainError | undefi
     if (typeof v === 'string') {
       if (v.includes('\u0000')) {
         return new DomainError('parameter_invalid', `${path || 'The request'} must not contain the NUL character (\\u0000).`, {
+          ...(path ? { param: path } : {}),
+        });
+      }
+      if (LONE_SURROGATE.test(v)) {
+        return new DomainError('parameter_invalid', `${path || 'The request'} must be valid Unicode (it has a lone surrogate).`, {
           ...(path ? { param: path } : {}),
         });
       }
@@ -93,10 +104,14 @@ export function inspectInput(value: unknown, root: string): DomainError | undefi
       const child = joinPath(path, key);
       if (isDroppedKey(key))
         return new DomainError('parameter_unknown', `Received unknown parameter: ${child}`, { param: child });
-      if (key.includes('\u0000')) {
-        return new DomainError('parameter_invalid', 'Parameter names must not contain the NUL character (\\u0000).', {
-          ...(path ? { param: path } : {}),
-        });
+      if (key.includes('\u0000') || LONE_SURROGATE.test(key)) {
+        return new DomainError(
+          'parameter_invalid',
+          'Parameter names must be valid Unicode without the NUL character (\\u0000).',
+          {
+            ...(path ? { param: path } : {}),
+          },
+        );
       }
       stack.push({ value: (v as Record<string, unknown>)[key], path: child, depth: depth + 1 });
     }
