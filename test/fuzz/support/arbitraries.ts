@@ -92,6 +92,9 @@ export const HOSTILE_VALUES: readonly unknown[] = [
   new RawJson(`${'['.repeat(10_000)}${']'.repeat(10_000)}`, '10k nested arrays'),
   new RawJson(`${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`, '10k nested objects'),
   new RawJson(`{${Array.from({ length: 5_000 }, (_, i) => `"k${i}":${i}`).join(',')}}`, '5k keys'),
+  'lone \udfff surrogate',
+  { key: 'lone \ud800 surrogate' },
+  '\udc00\ud800',
   new Entries([['__proto__', { [POLLUTION_KEY]: 'yes' }]]),
   new Entries([['constructor', { prototype: { [POLLUTION_KEY]: 'yes' } }]]),
   new Entries([['prototype', { [POLLUTION_KEY]: 'yes' }]]),
@@ -112,6 +115,7 @@ export const SPECIAL_KEYS = [
   'a[b]',
   '0',
   '😀',
+  '\ud800',
   'x'.repeat(1000),
 ] as const;
 
@@ -119,11 +123,17 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...HOSTILE_VALUES) },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
+  // any code point, lone surrogates included (valid JSON escapes, not Unicode)
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
   { weight: 1, arbitrary: fc.double().map((d) => (Number.isFinite(d) ? d : new RawJson(String(d)))) },
   { weight: 1, arbitrary: fc.bigInt().map((b) => new RawJson(b.toString())) },
 );
 
-const anyKey: fc.Arbitrary<string> = fc.oneof(fc.constantFrom(...SPECIAL_KEYS), fc.string({ unit: 'grapheme', maxLength: 20 }));
+const anyKey: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...SPECIAL_KEYS),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.string({ unit: 'binary', maxLength: 8 }),
+);
 
 type JsonPath = ReadonlyArray<string | number>;
 
@@ -383,7 +393,7 @@ export function queryString(known: readonly string[]): fc.Arbitrary<string> {
   return fc.tuple(pairs, repeatKnown, rawJunk, fc.boolean()).map(([list, repeated, junk, raw]) => {
     const all: Array<readonly [string, string]> = [...list];
     if (repeated) for (const v of repeated[1]) all.push([repeated[0], v]);
-    const enc = (s: string): string => (raw ? encodeUrlLoose(s) : encodeURIComponent(s));
+    const enc = (s: string): string => (raw ? encodeUrlLoose(s) : encodeComponent(s));
     const text = all.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
     return junk === '' ? text : `${text}${text ? '&' : ''}${junk}`;
   });
@@ -391,7 +401,24 @@ export function queryString(known: readonly string[]): fc.Arbitrary<string> {
 
 /** Encodes only what would break the URL itself (space, #, non-ASCII), leaving [ ] & = % as typed. */
 export function encodeUrlLoose(s: string): string {
-  return s.replace(/[^!-~]|[#"<>\\^`{|}]/gu, (c) => encodeURIComponent(c));
+  return s.replace(/[^!-~]|[#"<>\\^`{|}]/gu, (c) => encodeComponent(c));
+}
+
+/**
+ * encodeURIComponent, except that a lone UTF-16 surrogate (which encodeURIComponent refuses)
+ * is sent as its WTF-8 bytes (`%ED%A0%80`): invalid UTF-8 on the wire, as a hostile client may send.
+ */
+export function encodeComponent(s: string): string {
+  let out = '';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0) ?? 0;
+    if (cp < 0xd800 || cp > 0xdfff) {
+      out += encodeURIComponent(ch);
+      continue;
+    }
+    for (const b of [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)]) out += `%${b.toString(16).toUpperCase()}`;
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -438,7 +465,7 @@ export function pathParam(valid: readonly string[], otherIds: readonly string[])
     { weight: valid.length > 0 ? 3 : 0, arbitrary: valid.length > 0 ? fc.constantFrom(...valid) : fc.constant('x') },
     { weight: otherIds.length > 0 ? 2 : 0, arbitrary: otherIds.length > 0 ? fc.constantFrom(...otherIds) : fc.constant('x') },
     { weight: 3, arbitrary: fc.constantFrom(...fixed) },
-    { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map((s) => encodeURIComponent(s)) },
+    { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map((s) => encodeComponent(s)) },
     {
       weight: 1,
       arbitrary: fc
@@ -446,7 +473,7 @@ export function pathParam(valid: readonly string[], otherIds: readonly string[])
           fc.constantFrom('offer', 'ptn', 'client', 'ind', 'pay', 'cus', 're', 'we', 'whd', 'tok', 'acct'),
           fc.string({ unit: 'binary-ascii', maxLength: 30 }),
         )
-        .map(([p, s]) => `${p}_${encodeURIComponent(s)}`),
+        .map(([p, s]) => `${p}_${encodeComponent(s)}`),
     },
   );
 }
@@ -471,7 +498,7 @@ export function formBody(known: Readonly<Record<string, readonly string[]>>): fc
   const pair = fc.oneof({ weight: 5, arbitrary: knownPair }, { weight: 1, arbitrary: randomPair });
   const junk = fc.constantFrom('', '&', '=', '%', '%zz', 'a', '&&&', '==', '%00=%00');
   return fc.tuple(fc.array(pair, { maxLength: 6 }), junk, fc.boolean()).map(([pairs, j, raw]) => {
-    const enc = (s: string): string => (raw ? encodeUrlLoose(s).replace(/&/g, '%26') : encodeURIComponent(s));
+    const enc = (s: string): string => (raw ? encodeUrlLoose(s).replace(/&/g, '%26') : encodeComponent(s));
     const text = pairs.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
     return j === '' ? text : `${text}&${j}`;
   });
