@@ -1,6 +1,7 @@
 import { Clock, PrismaService, QueueRegistry } from '@app/platform';
 import { jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { LIFECYCLE_QUEUE } from '../../apps/offers-api/src/lifecycle/lifecycle.jobs';
 import { LifecycleService } from '../../apps/offers-api/src/lifecycle/lifecycle.service';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -101,6 +102,33 @@ describe('offers-api: lifecycle on BullMQ (real Redis, short delays)', () => {
     expect(events.map((e) => e.event)).toEqual(['offer.opened', 'offer.closed']);
     const closed = await ctx.inject({ method: 'GET', url: `/admin/v1/offers/${offer.id}`, headers: ADMIN });
     expect(closed.json<OfferJson>().status).toBe('closed');
+  });
+
+  it('one offer whose transition is blocked does not hold up the others', async () => {
+    app = await startOffers({ QUEUE_PREFIX: `${prefix}-k` }, { db });
+    const ctx = new OffersContext(app);
+    const now = Date.now();
+    // `stuck` falls due first, so with a single job slot it would be the job holding it
+    const stuck = await ctx.newOffer({ opens_at: iso(now + 800), closes_at: iso(now + 2 * HOUR) });
+    const other = await ctx.newOffer({ opens_at: iso(now + 1_300), closes_at: iso(now + 2 * HOUR) });
+    const blocker = new Client({ connectionString: db.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM offers WHERE id = $1 FOR UPDATE', [stuck.id]);
+      const status = async (id: string): Promise<string> =>
+        (await ctx.inject({ method: 'GET', url: `/admin/v1/offers/${id}`, headers: ADMIN })).json<OfferJson>().status;
+      await waitFor('the other offer opens while the first is blocked', async () =>
+        (await status(other.id)) === 'live' ? true : undefined,
+      );
+      expect(await status(stuck.id)).toBe('upcoming');
+      await blocker.query('COMMIT');
+      await waitFor('the blocked offer opens once released', async () =>
+        (await status(stuck.id)) === 'live' ? true : undefined,
+      );
+    } finally {
+      await blocker.end();
+    }
   });
 
   it('reports offers whose transition is overdue in /metrics until a worker applies it', async () => {

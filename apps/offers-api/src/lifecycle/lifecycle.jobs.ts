@@ -21,6 +21,12 @@ export type TransitionJob = LifecycleJob.Open | LifecycleJob.ClosingSoon | Lifec
 
 /** offer.closing_soon is due this long before closes_at (offers-distribution.md "Limits"). */
 export const CLOSING_SOON_MS = 60 * 60 * 1000;
+/**
+ * Lifecycle jobs one worker process runs at once: one offer whose transition waits (a row
+ * lock, a slow statement) must not hold up every other offer's. Transitions are conditional
+ * updates, so running them side by side is safe.
+ */
+export const LIFECYCLE_CONCURRENCY = 8;
 /** How often the repair sweep runs. */
 export const SWEEP_INTERVAL_MS = 60_000;
 export const SWEEP_SCHEDULER_ID = 'offers-lifecycle-sweep';

@@ -1,7 +1,14 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { QueueRegistry, RedisService } from '@app/platform';
 import type { Job } from 'bullmq';
-import { LIFECYCLE_QUEUE, LifecycleJob, type LifecycleJobData, SWEEP_INTERVAL_MS, SWEEP_SCHEDULER_ID } from './lifecycle.jobs';
+import {
+  LIFECYCLE_QUEUE,
+  LifecycleJob,
+  type LifecycleJobData,
+  SWEEP_INTERVAL_MS,
+  SWEEP_SCHEDULER_ID,
+  LIFECYCLE_CONCURRENCY,
+} from './lifecycle.jobs';
 import { LifecycleService } from './lifecycle.service';
 
 type AnyLifecycleJob = Job<LifecycleJobData[LifecycleJob], unknown, `${LifecycleJob}`>;
@@ -23,8 +30,10 @@ export class LifecycleWorker implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    const worker = this.queues.worker<LifecycleJobData[LifecycleJob], unknown>(LIFECYCLE_QUEUE, (job) =>
-      this.process(job as AnyLifecycleJob),
+    const worker = this.queues.worker<LifecycleJobData[LifecycleJob], unknown>(
+      LIFECYCLE_QUEUE,
+      (job) => this.process(job as AnyLifecycleJob),
+      { concurrency: LIFECYCLE_CONCURRENCY },
     );
     if (!worker) return;
     // Not awaited: boot must not wait for Redis (readiness reports it; BullMQ reconnects).
