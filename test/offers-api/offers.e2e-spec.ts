@@ -202,7 +202,10 @@ describe('offers-api: offers, agreements and terms', () => {
       const p2 = await list('?limit=2&page=2');
       expect(p2.offers.map((o) => o.id)).toEqual([ids['upcoming-retail']]);
       expect(p2.page).toBe(2);
-      expect((await list('?limit=2&page=3')).offers).toEqual([]);
+      // past the end: no rows, the total still counts every page
+      expect(await list('?limit=2&page=3')).toMatchObject({ offers: [], total: 3, page: 3 });
+      const closed = (await list('?status=closed')).total;
+      expect(await list('?limit=2&page=3&status=closed')).toMatchObject({ offers: [], total: closed });
       expect((await list('?limit=100')).offers).toHaveLength(3);
     });
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService, type PrismaTx } from '@app/platform';
 import type { Currency, OfferStatus } from '../offers/offer.types';
 import type { IndicationStatus } from './dto/indication.dto';
+import { decimalText } from '../offers/offers.repository';
 
 export interface IndicationRecord {
   readonly id: string;
@@ -88,9 +89,7 @@ export class IndicationsRepository {
       status: row.status,
       currency: row.currency,
       // As Prisma's Decimal prints it ("250.50" → "250.5"), so messages read the same as elsewhere.
-      minimumInvestment: row.minimum_investment.includes('.')
-        ? row.minimum_investment.replace(/0+$/, '').replace(/\.$/, '')
-        : row.minimum_investment,
+      minimumInvestment: decimalText(row.minimum_investment),
       closesAt: row.closes_at,
       currentTerms: row.current_terms ?? undefined,
     };

@@ -16,6 +16,30 @@ export interface OfferListFilter {
   readonly take: number;
 }
 
+/** numeric::text as Prisma's Decimal prints it: "250.50" → "250.5", "3.0000" → "3". */
+export function decimalText(numeric: string): string {
+  return numeric.includes('.') ? numeric.replace(/0+$/, '').replace(/\.$/, '') : numeric;
+}
+
+/** One row of the partner list query: an offer, its columns as text where Prisma would convert, and the total. */
+interface ListRow {
+  readonly id: string;
+  readonly company: string;
+  readonly ticker: string;
+  readonly type: OfferType;
+  readonly status: OfferStatus;
+  readonly price_per_share: string;
+  readonly currency: Currency;
+  readonly minimum_investment: string;
+  readonly shares_offered: number;
+  readonly opens_at: Date;
+  readonly closes_at: Date;
+  readonly closing_soon_notified_at: Date | null;
+  readonly allocated_at: Date | null;
+  readonly created_at: Date;
+  readonly total: bigint | number;
+}
+
 export function toOfferRecord(row: OfferRow): OfferRecord {
   return {
     id: row.id,
@@ -43,17 +67,51 @@ export function toOfferRecord(row: OfferRow): OfferRecord {
 export class OffersRepository {
   constructor(private readonly prisma: PrismaService) {}
 
+  /**
+   * One page of the partner's offers and the total, in one statement (`count(*) OVER ()` is
+   * taken before LIMIT/OFFSET): the list was BEGIN, SELECT, COUNT, COMMIT — four round trips
+   * (docs/benchmarks.md, HTTP load). A page past the end has no row to carry the total, so
+   * only then is it counted apart.
+   */
   async listVisible(partnerId: string, filter: OfferListFilter): Promise<{ offers: OfferRecord[]; total: number }> {
-    const where = {
-      agreements: { some: { partnerId } },
-      status: { in: [...filter.statuses] },
-      ...(filter.type === undefined ? {} : { type: filter.type }),
-    };
-    const [rows, total] = await this.prisma.$transaction([
-      this.prisma.offer.findMany({ where, orderBy: [{ closesAt: 'asc' }, { id: 'asc' }], skip: filter.skip, take: filter.take }),
-      this.prisma.offer.count({ where }),
-    ]);
-    return { offers: rows.map(toOfferRecord), total };
+    const type = filter.type ?? null;
+    const rows = await this.prisma.$queryRaw<ListRow[]>`
+      SELECT o.id, o.company, o.ticker, o.type::text AS type, o.status::text AS status,
+             o.price_per_share::text AS price_per_share, o.currency::text AS currency,
+             o.minimum_investment::text AS minimum_investment, o.shares_offered, o.opens_at, o.closes_at,
+             o.closing_soon_notified_at, o.allocated_at, o.created_at, count(*) OVER () AS total
+      FROM offers o
+      WHERE EXISTS (SELECT 1 FROM offer_agreements a WHERE a.partner_id = ${partnerId} AND a.offer_id = o.id)
+        AND o.status::text = ANY(${[...filter.statuses]}::text[])
+        AND (${type}::text IS NULL OR o.type::text = ${type}::text)
+      ORDER BY o.closes_at ASC, o.id ASC
+      LIMIT ${filter.take}::int OFFSET ${filter.skip}::int`;
+    const offers = rows.map((r): OfferRecord => ({
+      id: r.id,
+      company: r.company,
+      ticker: r.ticker,
+      type: r.type,
+      status: r.status,
+      pricePerShare: decimalText(r.price_per_share),
+      currency: r.currency,
+      minimumInvestment: decimalText(r.minimum_investment),
+      sharesOffered: r.shares_offered,
+      opensAt: r.opens_at,
+      closesAt: r.closes_at,
+      closingSoonNotifiedAt: r.closing_soon_notified_at,
+      allocatedAt: r.allocated_at,
+      createdAt: r.created_at,
+    }));
+    if (rows[0] !== undefined) return { offers, total: Number(rows[0].total) };
+    if (filter.skip === 0) return { offers, total: 0 };
+    const total = await this.prisma.offer.count({
+      where: {
+        agreements: { some: { partnerId } },
+        status: { in: [...filter.statuses] },
+        ...(filter.type === undefined ? {} : { type: filter.type }),
+      },
+    });
+    return { offers, total };
   }
 
   async findVisible(partnerId: string, offerId: string, tx: PrismaTx = this.prisma): Promise<OfferRecord | undefined> {
