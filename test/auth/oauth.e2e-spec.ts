@@ -350,12 +350,12 @@ describe('POST /oauth/token (RFC 6749 §4.4) and the partner bearer guard (RFC 6
   });
 });
 
-describe('POST /oauth/token rate limit per client address', () => {
+describe('POST /oauth/token: failed client authentications limited per client address', () => {
   let t: Offers;
   let client: Client;
   beforeAll(async () => {
     // the test's requests come from 127.0.0.1: trusted as the proxy that sets X-Forwarded-For
-    t = await startTestApp(offersProbe, { OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '127.0.0.1' });
+    t = await startTestApp(offersProbe, { OAUTH_TOKEN_FAILURES_PER_MINUTE: '3', TRUST_PROXY: '127.0.0.1' });
     client = await newClient(t);
   });
   afterAll(async () => {
@@ -370,16 +370,12 @@ describe('POST /oauth/token rate limit per client address', () => {
       payload: form({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret }),
     });
 
-  it('answers 429 slow_down with Retry-After past the limit, counting failures too, per address', async () => {
-    const first = await request('203.0.113.7', 'cs_wrong');
-    expect(first.statusCode).toBe(401);
-    const second = await request('203.0.113.7');
-    expect(second.statusCode).toBe(200);
-    expect(second.headers['ratelimit-policy']).toBe('"token";q=3;w=60');
-    expect(second.headers.ratelimit).toMatch(/^"token";r=1;t=\d+$/);
-    expect((await request('203.0.113.7')).statusCode).toBe(200);
+  it('answers 429 slow_down with Retry-After once an address has spent its failed attempts; successes do not count', async () => {
+    // successful requests never count
+    for (let i = 0; i < 5; i++) expect((await request('203.0.113.7')).statusCode).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await request('203.0.113.7', 'cs_wrong')).statusCode).toBe(401);
 
-    const limited = await request('203.0.113.7');
+    const limited = await request('203.0.113.7'); // even with the right secret, until the window ends
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toEqual({
       error: 'slow_down',
@@ -387,8 +383,10 @@ describe('POST /oauth/token rate limit per client address', () => {
     });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(limited.headers['cache-control']).toBe('no-store');
+    expect(limited.headers['ratelimit-policy']).toBe('"token_failures";q=3;w=60');
+    expect(limited.headers.ratelimit).toMatch(/^"token_failures";r=0;t=\d+$/);
 
-    // another address has its own budget; the partner's API rate limit is separate
+    // another address has its own budget; an IPv6 client is counted by its /64
     const other = await request('198.51.100.20');
     expect(other.statusCode).toBe(200);
     const whoami = await t.app.inject({
@@ -397,5 +395,8 @@ describe('POST /oauth/token rate limit per client address', () => {
       headers: { authorization: `Bearer ${other.json<{ access_token: string }>().access_token}` },
     });
     expect(whoami.statusCode).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await request(`2001:db8:5:6::${i + 1}`, 'cs_wrong')).statusCode).toBe(401);
+    expect((await request('2001:db8:5:6:ffff::9')).statusCode).toBe(429);
+    expect((await request('2001:db8:5:7::1')).statusCode).toBe(200);
   });
 });

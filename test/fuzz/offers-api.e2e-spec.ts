@@ -40,7 +40,7 @@ defineFuzzSuite<OffersFixtures>({
   start: async () => {
     const t = await startOffers({
       RATE_LIMIT_ENTERPRISE: '1000000',
-      OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: '0',
+      OAUTH_TOKEN_FAILURES_PER_MINUTE: '0',
       WEBHOOK_RETRY_SCHEDULE: '1h',
       WEBHOOK_TIMEOUT_MS: '1000',
     });

@@ -59,7 +59,7 @@ const SERVICES: ServiceCase[] = [
   {
     name: 'offers-api',
     definition: offersService as unknown as ServiceDefinition<PlatformConfig>,
-    env: { OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: '10000' },
+    env: { OAUTH_TOKEN_FAILURES_PER_MINUTE: '10000' },
     seed: async (t) => {
       const partner = await post<{ id: string }>(t, '/admin/v1/partners', { name: 'Guarded', tier: 'growth' });
       const client = await post<{ client_id: string; client_secret: string }>(t, `/admin/v1/partners/${partner.id}/clients`);

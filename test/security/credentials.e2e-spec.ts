@@ -86,7 +86,7 @@ describe('every secret-comparing auth path calls the helper', () => {
   let spy: ReturnType<typeof spyOnHelper>;
 
   beforeAll(async () => {
-    t = await startTestApp(offersService, { ADMIN_API_KEY: ADMIN_KEY, OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: '10000' });
+    t = await startTestApp(offersService, { ADMIN_API_KEY: ADMIN_KEY, OAUTH_TOKEN_FAILURES_PER_MINUTE: '10000' });
     const p = await t.app.inject({
       method: 'POST',
       url: '/admin/v1/partners',
@@ -172,7 +172,7 @@ describe('credentials at rest and across services (one shared database, as in pr
     const start = async (def: unknown): Promise<TestApp<never>> => {
       const t = (await startTestApp(
         def as typeof offersService,
-        { ROLE: 'api', OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: '10000' },
+        { ROLE: 'api', OAUTH_TOKEN_FAILURES_PER_MINUTE: '10000' },
         { db },
       )) as unknown as TestApp<never>;
       apps.push(t);

@@ -50,7 +50,7 @@ describe('secrets never reach the logs', () => {
     const t = (await startTestApp(def as typeof offersService, {
       LOG_LEVEL: 'trace',
       ADMIN_API_KEY: ADMIN_KEY,
-      OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: '10000',
+      OAUTH_TOKEN_FAILURES_PER_MINUTE: '10000',
       WEBHOOK_SWEEP_INTERVAL_MS: '200',
       ...env,
     })) as unknown as TestApp<never>;

@@ -120,7 +120,7 @@ describe('SSRF guard at registration (WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => 
 
   beforeAll(async () => {
     await withStrictEnv(async () => {
-      offers = new OffersContext(await startTestApp(offersService, { ROLE: 'api', OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: '10000' }));
+      offers = new OffersContext(await startTestApp(offersService, { ROLE: 'api', OAUTH_TOKEN_FAILURES_PER_MINUTE: '10000' }));
       payments = await startPayments({ ROLE: 'api' });
     });
     const partner: Partner = await offers.newPartner('Ssrf');
@@ -228,7 +228,7 @@ describe('SSRF guard end to end: an endpoint registered while allowed is refused
 
   it('does not deliver to a name that resolves to loopback; the attempt records the block', async () => {
     const prefix = `test-${randomBytes(4).toString('hex')}`;
-    const common = { QUEUE_PREFIX: prefix, WEBHOOK_SWEEP_INTERVAL_MS: '200', OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: '10000' };
+    const common = { QUEUE_PREFIX: prefix, WEBHOOK_SWEEP_INTERVAL_MS: '200', OAUTH_TOKEN_FAILURES_PER_MINUTE: '10000' };
     // registered through an API process that allows private URLs (or while DNS pointed elsewhere) ...
     const api = await startTestApp(offersService, { ...common, ROLE: 'api' }, { db });
     apps.push(api);

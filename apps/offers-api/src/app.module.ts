@@ -27,7 +27,7 @@ export class OffersAppModule {
             keys: config.jwtKeys,
             tokenTtlSeconds: 3600,
             clientCacheTtlMs: config.OAUTH_CLIENT_CACHE_TTL_MS,
-            tokenRequestsPerMinute: config.OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE,
+            failedTokenRequestsPerMinute: config.OAUTH_TOKEN_FAILURES_PER_MINUTE,
           },
           rateLimit: {
             perPrincipal: {

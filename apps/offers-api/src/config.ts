@@ -25,12 +25,12 @@ export class OffersConfig extends PlatformConfig {
   @Max(60_000)
   OAUTH_CLIENT_CACHE_TTL_MS: number = 5_000;
 
-  /** POST /oauth/token requests per minute per client address (0: unlimited); see TRUST_PROXY. */
+  /** Failed client authentications at POST /oauth/token per client address per minute before 429 (0: unlimited); see TRUST_PROXY. */
   @Expose()
   @Type(() => Number)
   @IsInt()
   @Min(0)
-  OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE: number = 60;
+  OAUTH_TOKEN_FAILURES_PER_MINUTE: number = 60;
 
   /** Requests per minute per OAuth client, by partner tier (platform contract: Offers service decisions). */
   @Expose()

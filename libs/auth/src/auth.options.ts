@@ -13,8 +13,8 @@ export interface OAuthOptions {
   readonly tokenTtlSeconds: number;
   /** How long a client's active flag is cached per instance (a disabled client stops within this). */
   readonly clientCacheTtlMs: number;
-  /** Token requests per client IP address per minute (0: unlimited). */
-  readonly tokenRequestsPerMinute?: number;
+  /** Failed client authentications per client address per minute before 429 (0: unlimited). */
+  readonly failedTokenRequestsPerMinute?: number;
 }
 
 export interface RateLimitOptions {

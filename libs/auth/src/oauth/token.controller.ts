@@ -34,7 +34,7 @@ export class TokenController {
     private readonly platform: PlatformConfig,
     @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
   ) {
-    this.perMinute = options.oauth?.tokenRequestsPerMinute ?? 60;
+    this.perMinute = options.oauth?.failedTokenRequestsPerMinute ?? 60;
   }
 
   @Post('token')
@@ -49,45 +49,53 @@ export class TokenController {
   @ApiOkResponse({ type: TokenResponseDto, description: 'Cache-Control: no-store' })
   @ApiBadRequestResponse({ description: '{ error: invalid_request | unsupported_grant_type, error_description }' })
   @ApiUnauthorizedResponse({ description: '{ error: invalid_client, error_description } with WWW-Authenticate: Basic' })
-  @ApiTooManyRequestsResponse({ description: '{ error: slow_down, error_description } with Retry-After: per client address' })
+  @ApiTooManyRequestsResponse({
+    description:
+      '{ error: slow_down, error_description } with Retry-After: too many failed client authentications from this address',
+  })
   async token(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Headers('content-type') contentType: string | undefined,
     @Headers('authorization') authorization: string | undefined,
   ): Promise<TokenResponse> {
-    await this.limitByAddress(request.ip, reply);
+    const key = `ratelimit:oauth-token-failures:${this.platform.QUEUE_PREFIX}:${addressKey(request.ip)}`;
+    await this.refuseWhenExhausted(key);
     const body = request.body;
     const form = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-    const result = await this.tokens.issue({ form, contentType, authorization });
-    void reply.headers(NO_STORE);
-    return result;
+    try {
+      const result = await this.tokens.issue({ form, contentType, authorization });
+      void reply.headers(NO_STORE);
+      return result;
+    } catch (err) {
+      if (this.perMinute > 0 && err instanceof RawHttpError && err.status === 401) await this.limiter.hitKey(key, this.policy());
+      throw err;
+    }
+  }
+
+  private policy(): { name: string; limit: number; windowSeconds: number } {
+    return { name: 'token_failures', limit: this.perMinute, windowSeconds: 60 };
   }
 
   /**
-   * Token requests per client address (each one costs a scrypt verification): over the
-   * limit → 429 with the RFC 6749 body, `error: slow_down` (RFC 8628's registered code for
-   * "polling too fast") and Retry-After. Fails open without Redis, as every limit does.
+   * Failed client authentications per client address (each costs a scrypt verification,
+   * and they are what guessing secrets looks like): once the window's budget is spent, every
+   * token request from that address → 429 with the RFC 6749 body, `error: slow_down`
+   * (RFC 8628's registered code for "too fast") and Retry-After, until the window ends.
+   * Successful requests are not counted. Fails open without Redis, as every limit does.
    */
-  private async limitByAddress(ip: string, reply: FastifyReply): Promise<void> {
+  private async refuseWhenExhausted(key: string): Promise<void> {
     if (this.perMinute <= 0) return;
-    const decision = await this.limiter.hitKey(`ratelimit:oauth-token:${this.platform.QUEUE_PREFIX}:${addressKey(ip)}`, {
-      name: 'token',
-      limit: this.perMinute,
-      windowSeconds: 60,
-    });
-    if (decision === undefined) return;
-    if (!decision.allowed) {
-      throw new RawHttpError(
-        429,
-        {
-          error: 'slow_down',
-          error_description: `Too many token requests from this address. Retry after ${decision.retryAfterSeconds} seconds.`,
-        },
-        { ...NO_STORE, ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
-      );
-    }
-    void reply.headers(decision.headers);
+    const decision = await this.limiter.peekKey(key, this.policy());
+    if (decision === undefined || decision.allowed) return;
+    throw new RawHttpError(
+      429,
+      {
+        error: 'slow_down',
+        error_description: `Too many failed token requests from this address. Retry after ${decision.retryAfterSeconds} seconds.`,
+      },
+      { ...NO_STORE, ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
+    );
   }
 }
 

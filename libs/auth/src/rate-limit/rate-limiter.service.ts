@@ -19,6 +19,13 @@ end
 return {count, ttl}
 `;
 
+/** The window's count and remaining milliseconds, without counting. */
+const PEEK_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+local ttl = redis.call('PTTL', KEYS[1])
+return {count, ttl}
+`;
+
 export interface RateLimitDecision {
   readonly allowed: boolean;
   readonly headers: Readonly<Record<string, string>>;
@@ -59,12 +66,30 @@ export class RateLimiter {
     key: string,
     policy: { name: string; limit: number; windowSeconds: number },
   ): Promise<RateLimitDecision | undefined> {
+    return this.run(HIT_SCRIPT, key, policy, (count) => count <= policy.limit);
+  }
+
+  /** Whether one more request fits under `policy` for `key`, without counting it. */
+  async peekKey(
+    key: string,
+    policy: { name: string; limit: number; windowSeconds: number },
+  ): Promise<RateLimitDecision | undefined> {
+    return this.run(PEEK_SCRIPT, key, policy, (count) => count < policy.limit);
+  }
+
+  private async run(
+    script: string,
+    key: string,
+    policy: { name: string; limit: number; windowSeconds: number },
+    allows: (count: number) => boolean,
+  ): Promise<RateLimitDecision | undefined> {
     const windowMs = policy.windowSeconds * 1000;
     let count: number;
     let ttlMs: number;
     try {
-      const result = (await this.redis.commands.eval(HIT_SCRIPT, 1, key, String(windowMs))) as [number, number];
+      const result = (await this.redis.commands.eval(script, 1, key, String(windowMs))) as [number, number];
       [count, ttlMs] = result;
+      if (ttlMs < 0) ttlMs = windowMs;
     } catch (err) {
       const now = Date.now();
       if (now - this.lastWarning > 10_000) {
@@ -76,7 +101,7 @@ export class RateLimiter {
     const remaining = Math.max(0, policy.limit - count);
     const reset = Math.max(1, Math.ceil(ttlMs / 1000));
     return {
-      allowed: count <= policy.limit,
+      allowed: allows(count),
       retryAfterSeconds: reset,
       headers: {
         'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`,
