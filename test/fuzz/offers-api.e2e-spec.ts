@@ -3,7 +3,15 @@
  * included: its errors must be RFC 6749 §5.2 bodies, everything else the platform body.
  */
 import { ADMIN, HOUR, iso, OffersContext, startOffers } from '../offers-api/fixtures';
-import { DEEP_ARRAY, type Fuzzer, type Operation, type SuiteContext, defineFuzzSuite, expectError } from './support/harness';
+import {
+  DEEP_ARRAY,
+  type Fuzzer,
+  type Operation,
+  type SuiteContext,
+  defineFuzzSuite,
+  expectError,
+  webhookEndpointTemplates,
+} from './support/harness';
 
 interface OffersFixtures {
   partnerId: string;
@@ -139,24 +147,7 @@ defineFuzzSuite<OffersFixtures>({
       numRuns: 20,
       queryCaseParams: { id: 'ptn_0000000000000000000000' },
     }),
-    'POST /api/v1/webhook-endpoints': () => ({
-      body: () => ({ url: `http://127.0.0.1:9/h${serial++}`, events: ['offer.opened'] }),
-    }),
-    'GET /api/v1/webhook-endpoints': () => ({}),
-    'GET /api/v1/webhook-endpoints/{id}': (fx) => ({ params: { id: [fx.endpoint] } }),
-    'POST /api/v1/webhook-endpoints/{id}/rotate-secret': (fx) => ({ params: { id: [fx.endpoint] } }),
-    'POST /api/v1/webhook-endpoints/{id}/enable': (fx) => ({ params: { id: [fx.endpoint] } }),
-    'GET /api/v1/webhook-endpoints/{id}/deliveries': (fx) => ({
-      params: { id: [fx.endpoint] },
-      query: { status: ['pending', 'failed', 'succeeded'], limit: ['1', '100'], starting_after: [fx.delivery] },
-    }),
-    'POST /api/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry': (fx) => ({
-      params: { id: [fx.endpoint], delivery_id: [fx.delivery] },
-    }),
-    'POST /api/v1/webhook-endpoints/{id}/recover': (fx) => ({
-      params: { id: [fx.endpoint] },
-      body: () => ({ since: '2026-01-01T00:00:00Z' }),
-    }),
+    ...webhookEndpointTemplates<OffersFixtures>('/api/v1/webhook-endpoints', 'offer.opened'),
     'GET /api/v1/offers': () => ({
       query: { status: ['live', 'upcoming', 'closed'], type: ['ipo'], limit: ['1', '100'], page: ['1', '2'] },
     }),

@@ -3,7 +3,7 @@
  * writes included (random Idempotency-Key headers, some over 255 characters).
  */
 import { ADMIN, newAccount, newCustomer, startPayments } from '../payments-api/payments-context';
-import { DEEP_ARRAY, defineFuzzSuite, expectError } from './support/harness';
+import { DEEP_ARRAY, defineFuzzSuite, expectError, webhookEndpointTemplates } from './support/harness';
 
 interface PaymentsFixtures {
   testKey: Record<string, string>;
@@ -139,24 +139,7 @@ defineFuzzSuite<PaymentsFixtures>({
     'POST /v2/refunds': (fx) => ({ body: () => ({ payment_id: fx.payment, amount: 1, reason: 'requested_by_customer' }) }),
     'GET /v2/refunds': (fx) => ({ query: { payment_id: [fx.payment], limit: ['1', '100'], starting_after: [fx.refund] } }),
     'GET /v2/refunds/{id}': (fx) => ({ params: { id: [fx.refund] } }),
-    'POST /v2/webhook-endpoints': () => ({
-      body: () => ({ url: `http://127.0.0.1:9/h${serial++}`, events: ['payment.succeeded'] }),
-    }),
-    'GET /v2/webhook-endpoints': () => ({}),
-    'GET /v2/webhook-endpoints/{id}': (fx) => ({ params: { id: [fx.endpoint] } }),
-    'POST /v2/webhook-endpoints/{id}/rotate-secret': (fx) => ({ params: { id: [fx.endpoint] } }),
-    'POST /v2/webhook-endpoints/{id}/enable': (fx) => ({ params: { id: [fx.endpoint] } }),
-    'GET /v2/webhook-endpoints/{id}/deliveries': (fx) => ({
-      params: { id: [fx.endpoint] },
-      query: { status: ['pending', 'failed', 'succeeded'], limit: ['1', '100'], starting_after: [fx.delivery] },
-    }),
-    'POST /v2/webhook-endpoints/{id}/deliveries/{delivery_id}/retry': (fx) => ({
-      params: { id: [fx.endpoint], delivery_id: [fx.delivery] },
-    }),
-    'POST /v2/webhook-endpoints/{id}/recover': (fx) => ({
-      params: { id: [fx.endpoint] },
-      body: () => ({ since: '2026-01-01T00:00:00Z' }),
-    }),
+    ...webhookEndpointTemplates<PaymentsFixtures>('/v2/webhook-endpoints', 'payment.succeeded'),
     'DELETE /v2/customers/{id}': (fx) => ({ params: { id: [fx.doomedCustomer] } }),
     'DELETE /v2/webhook-endpoints/{id}': (fx) => ({ params: { id: [fx.doomedEndpoint] } }),
   },

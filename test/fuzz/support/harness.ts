@@ -848,3 +848,34 @@ export function expectError(res: LightMyRequestResponse, status: number, code: s
 
 /** 10,000 nested arrays: JSON text a recursive walk cannot survive. */
 export const DEEP_ARRAY = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+
+let endpointSerial = 0;
+
+/**
+ * The templates of the libs/webhooks endpoint routes mounted at `base` (e.g.
+ * `/api/v1/webhook-endpoints`), the same in every service; `event` is one the service emits.
+ * DELETE is left to the caller (it needs an endpoint of its own to delete).
+ */
+export function webhookEndpointTemplates<F extends { endpoint: string; delivery: string }>(
+  base: string,
+  event: string,
+): Record<string, (fixtures: F) => OpTemplate> {
+  return {
+    [`POST ${base}`]: () => ({ body: () => ({ url: `http://127.0.0.1:9/h${endpointSerial++}`, events: [event] }) }),
+    [`GET ${base}`]: () => ({}),
+    [`GET ${base}/{id}`]: (fx) => ({ params: { id: [fx.endpoint] } }),
+    [`POST ${base}/{id}/rotate-secret`]: (fx) => ({ params: { id: [fx.endpoint] } }),
+    [`POST ${base}/{id}/enable`]: (fx) => ({ params: { id: [fx.endpoint] } }),
+    [`GET ${base}/{id}/deliveries`]: (fx) => ({
+      params: { id: [fx.endpoint] },
+      query: { status: ['pending', 'failed', 'succeeded'], limit: ['1', '100'], starting_after: [fx.delivery] },
+    }),
+    [`POST ${base}/{id}/deliveries/{delivery_id}/retry`]: (fx) => ({
+      params: { id: [fx.endpoint], delivery_id: [fx.delivery] },
+    }),
+    [`POST ${base}/{id}/recover`]: (fx) => ({
+      params: { id: [fx.endpoint] },
+      body: () => ({ since: '2026-01-01T00:00:00Z' }),
+    }),
+  };
+}
