@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService, type PrismaTx } from '@app/platform';
 import type { Currency, OfferStatus } from '../offers/offer.types';
 import type { IndicationStatus } from './dto/indication.dto';
-import { decimalText } from '../offers/offers.repository';
 
 export interface IndicationRecord {
   readonly id: string;
@@ -75,7 +74,7 @@ export class IndicationsRepository {
         current_terms: string | null;
       }>
     >`
-      SELECT o.status::text AS status, o.currency::text AS currency, o.minimum_investment::text AS minimum_investment,
+      SELECT o.status::text AS status, o.currency::text AS currency, trim_scale(o.minimum_investment)::text AS minimum_investment,
              o.closes_at,
              (SELECT t.version FROM terms_versions t ORDER BY t.published_at DESC, t.version DESC LIMIT 1) AS current_terms
       FROM offers o
@@ -88,8 +87,8 @@ export class IndicationsRepository {
       id: offerId,
       status: row.status,
       currency: row.currency,
-      // As Prisma's Decimal prints it ("250.50" → "250.5"), so messages read the same as elsewhere.
-      minimumInvestment: decimalText(row.minimum_investment),
+      // trim_scale: as Prisma's Decimal prints it ("250.50" → "250.5"), so messages read the same as elsewhere.
+      minimumInvestment: row.minimum_investment,
       closesAt: row.closes_at,
       currentTerms: row.current_terms ?? undefined,
     };

@@ -8,24 +8,7 @@ export type OfferStatus = (typeof OFFER_STATUSES)[number];
 export const CURRENCIES = ['gbp', 'eur'] as const;
 export type Currency = (typeof CURRENCIES)[number];
 
-/** An offer as the domain sees it. Decimals are exact strings in major units. */
-export interface OfferRecord {
-  readonly id: string;
-  readonly company: string;
-  readonly ticker: string;
-  readonly type: OfferType;
-  readonly status: OfferStatus;
-  readonly pricePerShare: string;
-  readonly currency: Currency;
-  readonly minimumInvestment: string;
-  readonly sharesOffered: number;
-  readonly opensAt: Date;
-  readonly closesAt: Date;
-  readonly closingSoonNotifiedAt: Date | null;
-  readonly allocatedAt: Date | null;
-  readonly createdAt: Date;
-}
-
+/** What an admin sets on an offer. Decimals are exact strings in major units. */
 export interface OfferFields {
   readonly company: string;
   readonly ticker: string;
@@ -36,6 +19,15 @@ export interface OfferFields {
   readonly sharesOffered: number;
   readonly opensAt: Date;
   readonly closesAt: Date;
+}
+
+/** An offer as the domain sees it: its fields plus what the platform keeps. */
+export interface OfferRecord extends OfferFields {
+  readonly id: string;
+  readonly status: OfferStatus;
+  readonly closingSoonNotifiedAt: Date | null;
+  readonly allocatedAt: Date | null;
+  readonly createdAt: Date;
 }
 
 /** The Offer JSON of the interface document, plus opens_at and shares_offered. */

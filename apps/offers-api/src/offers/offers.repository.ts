@@ -16,30 +16,6 @@ export interface OfferListFilter {
   readonly take: number;
 }
 
-/** numeric::text as Prisma's Decimal prints it: "250.50" → "250.5", "3.0000" → "3". */
-export function decimalText(numeric: string): string {
-  return numeric.includes('.') ? numeric.replace(/0+$/, '').replace(/\.$/, '') : numeric;
-}
-
-/** One row of the partner list query: an offer, its columns as text where Prisma would convert, and the total. */
-interface ListRow {
-  readonly id: string;
-  readonly company: string;
-  readonly ticker: string;
-  readonly type: OfferType;
-  readonly status: OfferStatus;
-  readonly price_per_share: string;
-  readonly currency: Currency;
-  readonly minimum_investment: string;
-  readonly shares_offered: number;
-  readonly opens_at: Date;
-  readonly closes_at: Date;
-  readonly closing_soon_notified_at: Date | null;
-  readonly allocated_at: Date | null;
-  readonly created_at: Date;
-  readonly total: bigint | number;
-}
-
 export function toOfferRecord(row: OfferRow): OfferRecord {
   return {
     id: row.id,
@@ -75,33 +51,21 @@ export class OffersRepository {
    */
   async listVisible(partnerId: string, filter: OfferListFilter): Promise<{ offers: OfferRecord[]; total: number }> {
     const type = filter.type ?? null;
-    const rows = await this.prisma.$queryRaw<ListRow[]>`
+    // Columns under OfferRow's names, so toOfferRecord maps them; trim_scale(...)::text prints
+    // a decimal as Prisma's Decimal does ("250.50" → "250.5").
+    const rows = await this.prisma.$queryRaw<Array<OfferRow & { readonly total: bigint | number }>>`
       SELECT o.id, o.company, o.ticker, o.type::text AS type, o.status::text AS status,
-             o.price_per_share::text AS price_per_share, o.currency::text AS currency,
-             o.minimum_investment::text AS minimum_investment, o.shares_offered, o.opens_at, o.closes_at,
-             o.closing_soon_notified_at, o.allocated_at, o.created_at, count(*) OVER () AS total
+             trim_scale(o.price_per_share)::text AS "pricePerShare", o.currency::text AS currency,
+             trim_scale(o.minimum_investment)::text AS "minimumInvestment", o.shares_offered AS "sharesOffered",
+             o.opens_at AS "opensAt", o.closes_at AS "closesAt", o.closing_soon_notified_at AS "closingSoonNotifiedAt",
+             o.allocated_at AS "allocatedAt", o.created_at AS "createdAt", count(*) OVER () AS total
       FROM offers o
       WHERE EXISTS (SELECT 1 FROM offer_agreements a WHERE a.partner_id = ${partnerId} AND a.offer_id = o.id)
         AND o.status::text = ANY(${[...filter.statuses]}::text[])
         AND (${type}::text IS NULL OR o.type::text = ${type}::text)
       ORDER BY o.closes_at ASC, o.id ASC
       LIMIT ${filter.take}::int OFFSET ${filter.skip}::int`;
-    const offers = rows.map((r): OfferRecord => ({
-      id: r.id,
-      company: r.company,
-      ticker: r.ticker,
-      type: r.type,
-      status: r.status,
-      pricePerShare: decimalText(r.price_per_share),
-      currency: r.currency,
-      minimumInvestment: decimalText(r.minimum_investment),
-      sharesOffered: r.shares_offered,
-      opensAt: r.opens_at,
-      closesAt: r.closes_at,
-      closingSoonNotifiedAt: r.closing_soon_notified_at,
-      allocatedAt: r.allocated_at,
-      createdAt: r.created_at,
-    }));
+    const offers = rows.map(toOfferRecord);
     if (rows[0] !== undefined) return { offers, total: Number(rows[0].total) };
     if (filter.skip === 0) return { offers, total: 0 };
     const total = await this.prisma.offer.count({
