@@ -1,16 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { DomainError } from '@app/platform';
+import { IsOptional, IsString } from 'class-validator';
+import { DomainError, PageLimit } from '@app/platform';
 
 /** Stripe-style list parameters: `limit` 1–100 (default 10), `starting_after` / `ending_before` cursors. */
 export class ListQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @PageLimit(10)
   limit?: number;
 
   @ApiPropertyOptional({ description: 'An object id: return objects created before it (the next page).' })

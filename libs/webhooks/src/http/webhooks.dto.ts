@@ -1,6 +1,6 @@
+import { PageLimit } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from '../webhooks.types';
 
 export class CreateWebhookEndpointDto {
@@ -27,12 +27,7 @@ export class ListWebhookDeliveriesQuery {
   @IsIn(WEBHOOK_DELIVERY_STATUSES)
   status?: WebhookDeliveryStatus;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @PageLimit(20)
   limit?: number;
 
   @ApiPropertyOptional({ description: 'Cursor: a delivery id from the previous page' })

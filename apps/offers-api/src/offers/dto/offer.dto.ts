@@ -1,3 +1,4 @@
+import { PageLimit } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -83,12 +84,7 @@ export class OfferListQueryDto {
   @IsIn(OFFER_TYPES)
   type?: OfferType;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @PageLimit(20)
   limit: number = 20;
 
   @ApiPropertyOptional({ minimum: 1, default: 1 })
