@@ -2,8 +2,7 @@ import hnswlib from 'hnswlib-node';
 import { performance } from 'node:perf_hooks';
 import { yieldToEventLoop } from './background';
 import { exactSearchLabels } from './flat-index';
-import { compareHits } from './top-k';
-import type { Hit, IndexStatus, LabelFilter, VectorIndex } from './types';
+import { compareHits, type Hit, type IndexStatus, type LabelFilter, type VectorIndex } from './types';
 import type { VectorStore } from './vector-store';
 
 // hnswlib-node is CommonJS whose exports a static analyser cannot see; take them from the default.

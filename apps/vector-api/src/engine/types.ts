@@ -8,6 +8,11 @@ export interface Hit {
   readonly score: number;
 }
 
+/** Best first: higher score, then smaller label. */
+export function compareHits(a: Hit, b: Hit): number {
+  return b.score - a.score || a.label - b.label;
+}
+
 /** Restricts a search to the labels it accepts (metadata filters). */
 export type LabelFilter = (label: number) => boolean;
 

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { compareHits } from '../types';
 import { TopN } from './top-n';
 
 describe('TopN (bounded heap of typed arrays)', () => {
@@ -13,7 +14,7 @@ describe('TopN (bounded heap of typed arrays)', () => {
           if (shuffled) entries.reverse();
           const top = new TopN(n);
           for (const e of entries) top.push(e.label, e.score);
-          const expected = [...entries].sort((a, b) => b.score - a.score || a.label - b.label).slice(0, n);
+          const expected = [...entries].sort(compareHits).slice(0, n);
           const { labels, scores: got } = top.result();
           expect([...labels]).toEqual(expected.map((e) => e.label));
           expect([...got]).toEqual(expected.map((e) => Math.fround(e.score)));

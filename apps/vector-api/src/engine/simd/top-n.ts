@@ -7,8 +7,8 @@ export interface ScanResult {
 /**
  * The n best (score, label) pairs seen so far, in a bounded binary min-heap of typed arrays:
  * a candidate costs one comparison with `threshold` unless it enters, then O(log n); nothing
- * is sorted but the n survivors at the end. Ties go to the smaller label, as in the engine's
- * TopK, so results are deterministic and comparable with a brute-force reference.
+ * is sorted but the n survivors at the end. Ties go to the smaller label (as `compareHits`),
+ * so results are deterministic and comparable with a brute-force reference.
  */
 export class TopN {
   private readonly heapLabels: Int32Array;
