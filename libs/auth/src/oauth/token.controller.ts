@@ -9,7 +9,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PlatformConfig, RawHttpError, RenderErrorsWith } from '@app/platform';
+import { ipv6Bytes, PlatformConfig, RawHttpError, RenderErrorsWith } from '@app/platform';
 import type { AuthModuleOptions } from '../auth.options';
 import { AUTH_OPTIONS } from '../auth.tokens';
 import { RateLimiter } from '../rate-limit/rate-limiter.service';
@@ -105,16 +105,9 @@ export class TokenController {
  * would have 2^64 budgets.
  */
 export function addressKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped?.[1]) return mapped[1];
-  if (!ip.includes(':')) return ip;
-  const [head = '', tail] = ip.toLowerCase().split('%')[0]?.split('::') ?? [''];
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups =
-    tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => (g === '' ? '0' : g.replace(/^0+(?=.)/, '')))
-    .join(':')}::/64`;
+  const b = ipv6Bytes(ip.replace(/%.*$/, ''));
+  if (b === undefined) return ip; // IPv4
+  if (b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return b.slice(12).join('.'); // ::ffff:a.b.c.d
+  const hextets = [0, 2, 4, 6].map((at) => (((b[at] ?? 0) << 8) | (b[at + 1] ?? 0)).toString(16));
+  return `${hextets.join(':')}::/64`;
 }
