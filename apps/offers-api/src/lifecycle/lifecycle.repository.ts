@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type PrismaTx } from '@app/platform';
+import { type Prisma, PrismaService, type PrismaTx } from '@app/platform';
 import type { OfferRecord } from '../offers/offer.types';
 import { toOfferRecord } from '../offers/offers.repository';
+
+/** Offers whose opening or close is due at `at` and not applied. */
+const openOrCloseDue = (at: Date): Prisma.OfferWhereInput[] => [
+  { status: 'upcoming', opensAt: { lte: at } },
+  { status: 'live', closesAt: { lte: at } },
+];
 
 /**
  * The lifecycle's writes. Every transition is one conditional UPDATE (`WHERE status =
@@ -61,11 +67,7 @@ export class LifecycleRepository {
   async dueOfferIds(now: Date, closingSoonBefore: Date, limit: number): Promise<string[]> {
     const rows = await this.prisma.offer.findMany({
       where: {
-        OR: [
-          { status: 'upcoming', opensAt: { lte: now } },
-          { status: 'live', closesAt: { lte: now } },
-          { status: 'live', closingSoonNotifiedAt: null, closesAt: { lte: closingSoonBefore } },
-        ],
+        OR: [...openOrCloseDue(now), { status: 'live', closingSoonNotifiedAt: null, closesAt: { lte: closingSoonBefore } }],
       },
       orderBy: [{ opensAt: 'asc' }, { id: 'asc' }],
       select: { id: true },
@@ -77,12 +79,7 @@ export class LifecycleRepository {
   /** How many offers have a transition (open, close) due before `before` and not applied: the stuck-lifecycle signal. */
   async overdueCount(before: Date): Promise<number> {
     return this.prisma.offer.count({
-      where: {
-        OR: [
-          { status: 'upcoming', opensAt: { lte: before } },
-          { status: 'live', closesAt: { lte: before } },
-        ],
-      },
+      where: { OR: openOrCloseDue(before) },
     });
   }
 
