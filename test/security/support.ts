@@ -81,19 +81,7 @@ export async function snapshotDatabase(url: string): Promise<Record<string, stri
   }
 }
 
-export async function sql<T extends object = Record<string, unknown>>(
-  url: string,
-  text: string,
-  params: unknown[] = [],
-): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
+export { queryAt as sql } from '../support/database';
 
 export interface ErrorBody {
   error: { type: string; code: string; message: string; param?: string; request_id: string; [k: string]: unknown };

@@ -13,8 +13,18 @@ function required(name: string): string {
   return value;
 }
 
-export async function adminQuery<T extends object = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: required('TEST_PG_ADMIN_URL') });
+/** One query on the server's admin database (create/drop databases). */
+export function adminQuery<T extends object = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+  return queryAt<T>(required('TEST_PG_ADMIN_URL'), sql, params);
+}
+
+/** One query on the database at `url` through its own short-lived connection (no app pool, no proxy). */
+export async function queryAt<T extends object = Record<string, unknown>>(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const client = new Client({ connectionString: url });
   await client.connect();
   try {
     return (await client.query<T>(sql, params)).rows;

@@ -2,7 +2,6 @@
  * Set-up through the public HTTP APIs of the running (child-process) services, plus
  * direct reads of the test database for the assertions.
  */
-import { Client } from 'pg';
 import { call, must } from './http';
 import { ADMIN } from './processes';
 
@@ -91,17 +90,4 @@ export async function newVectorToken(base: string): Promise<Auth> {
 
 // ---- database --------------------------------------------------------------------------
 
-/** One query on the test database through its own short-lived connection (not through any proxy). */
-export async function query<T extends object = Record<string, unknown>>(
-  url: string,
-  sql: string,
-  params: unknown[] = [],
-): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
+export { queryAt as query } from '../../support/database';
