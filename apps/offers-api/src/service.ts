@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '@app/platform';
+import { OFFERS_ERRORS } from './errors';
 import { OffersAppModule } from './app.module';
 import { OffersConfig } from './config';
 
@@ -6,6 +7,7 @@ export const offersService: ServiceDefinition<OffersConfig> = {
   name: 'offers-api',
   configClass: OffersConfig,
   module: (config) => OffersAppModule.forRoot(config),
+  errors: OFFERS_ERRORS,
   openApi: {
     configure: (builder) =>
       builder.addBearerAuth(

@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '@app/platform';
+import { PAYMENTS_ERRORS } from './errors';
 import { PaymentsAppModule } from './app.module';
 import { PaymentsConfig } from './config';
 
@@ -6,6 +7,7 @@ export const paymentsService: ServiceDefinition<PaymentsConfig> = {
   name: 'payments-api',
   configClass: PaymentsConfig,
   module: (config) => PaymentsAppModule.forRoot(config),
+  errors: PAYMENTS_ERRORS,
   openApi: {
     configure: (builder) =>
       builder.addBearerAuth({ type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_… key' }, 'payments_key'),

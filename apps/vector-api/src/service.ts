@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '@app/platform';
+import { VECTOR_ERRORS } from './errors';
 import { VectorAppModule } from './app.module';
 import { VectorConfig } from './config';
 
@@ -6,6 +7,7 @@ export const vectorService: ServiceDefinition<VectorConfig> = {
   name: 'vector-api',
   configClass: VectorConfig,
   module: (config) => VectorAppModule.forRoot(config),
+  errors: VECTOR_ERRORS,
   openApi: {
     configure: (builder) =>
       builder.addBearerAuth(

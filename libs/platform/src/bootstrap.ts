@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from './config/load-config';
 import { DEV_ADMIN_API_KEY, type PlatformConfig } from './config/platform-config';
 import { setupOpenApi, type OpenApiOptions } from './docs/openapi';
 import { DomainError } from './errors/domain-error';
+import { type ErrorCatalog, registerErrorCodes } from './errors/error-catalog';
 import { renderError, sendError } from './errors/exception-filter';
 import { newRequestId, runWithRequestId } from './http/request-context';
 import { PlatformValidationPipe } from './http/validation';
@@ -19,6 +20,8 @@ export interface ServiceDefinition<C extends PlatformConfig> {
   readonly configClass: new () => C;
   readonly module: (config: C) => DynamicModule;
   readonly openApi: OpenApiOptions;
+  /** The app's own error codes, registered into the platform's catalogue at boot. */
+  readonly errors?: ErrorCatalog;
 }
 
 /** Paths a ROLE=worker process answers; everything else is 404 there. */
@@ -77,6 +80,7 @@ export async function createServiceApp<C extends PlatformConfig>(
   config: C,
   rootLogger?: PinoLogger,
 ): Promise<NestFastifyApplication> {
+  if (definition.errors) registerErrorCodes(definition.errors);
   const pino = rootLogger ?? createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const adapter = new FastifyAdapter({
     loggerInstance: pino,

@@ -7,7 +7,7 @@ import { IdempotencyPurgeJob } from './idempotency/idempotency-purge.job';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
-import { TransactionRunner } from './idempotency/transaction-runner';
+import { TransactionRunner } from './database/transaction-runner';
 import { PlatformConfig } from './config/platform-config';
 import { PrismaService } from './database/prisma.service';
 import { PlatformExceptionFilter } from './errors/exception-filter';

@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock, DomainError, NotFoundError } from '@app/platform';
+import { Clock, NotFoundError } from '@app/platform';
 import { DeliveryQueue } from './delivery/delivery-queue';
 import { WebhooksRepository } from './webhooks.repository';
 import type { ListView, WebhookDeliveryStatus, WebhookDeliveryView, WebhookOwner } from './webhooks.types';
 import { deliveryView } from './webhooks.views';
+import { WebhooksError } from './webhooks.errors';
 
 export interface ListDeliveriesInput {
   readonly status?: WebhookDeliveryStatus | undefined;
@@ -66,7 +67,7 @@ export class WebhookDeliveriesService {
     const endpoint = await this.repository.findEndpoint(owner, endpointId);
     if (endpoint === null) throw new NotFoundError('webhook endpoint', endpointId, 'id');
     if (mustBeEnabled && endpoint.disabledAt !== null) {
-      throw new DomainError(
+      throw new WebhooksError(
         'webhook_endpoint_disabled',
         `Webhook endpoint ${endpointId} is disabled (${endpoint.disabledReason ?? 'disabled'}); enable it (POST .../enable) to receive events again.`,
         { param: 'id' },

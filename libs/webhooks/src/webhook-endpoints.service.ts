@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, DomainError, NotFoundError } from '@app/platform';
+import { Clock, NotFoundError } from '@app/platform';
 import { checkUrl, type Resolver, systemResolver } from './security/url-guard';
 import { newWebhookSecret } from './security/signature';
 import { WebhooksConfig } from './webhooks.config';
@@ -7,6 +7,7 @@ import { WebhooksRepository } from './webhooks.repository';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from './webhooks.tokens';
 import type { ListView, WebhookEndpointView, WebhookOwner } from './webhooks.types';
 import { endpointView } from './webhooks.views';
+import { WebhooksError } from './webhooks.errors';
 
 export interface CreateEndpointInput {
   readonly url: string;
@@ -37,7 +38,7 @@ export class WebhookEndpointsService {
   async create(owner: WebhookOwner, input: CreateEndpointInput): Promise<WebhookEndpointView> {
     const events = this.checkEvents(input.events ?? []);
     const checked = await checkUrl(input.url, this.config, this.resolver);
-    if (!checked.ok) throw new DomainError('webhook_url_invalid', checked.reason, { param: 'url' });
+    if (!checked.ok) throw new WebhooksError('webhook_url_invalid', checked.reason, { param: 'url' });
     const endpoint = await this.repository.createEndpoint(owner, { url: input.url, events, secret: newWebhookSecret() });
     return endpointView(endpoint, this.clock.now(), true);
   }
@@ -82,7 +83,7 @@ export class WebhookEndpointsService {
     const known = new Set(this.options.eventTypes);
     for (const [i, e] of events.entries()) {
       if (!known.has(e)) {
-        throw new DomainError('parameter_invalid', `events[${i}] must be one of: ${this.options.eventTypes.join(', ')}`, {
+        throw new WebhooksError('parameter_invalid', `events[${i}] must be one of: ${this.options.eventTypes.join(', ')}`, {
           param: `events[${i}]`,
         });
       }

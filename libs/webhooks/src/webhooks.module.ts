@@ -1,5 +1,6 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
-import { PlatformConfig } from '@app/platform';
+import { PlatformConfig, registerErrorCodes } from '@app/platform';
+import { WEBHOOKS_ERRORS } from './webhooks.errors';
 import { DeliveryQueue } from './delivery/delivery-queue';
 import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery.worker';
@@ -41,6 +42,7 @@ export interface WebhooksModuleOptions {
 @Module({})
 export class WebhooksModule {
   static forRoot(options: WebhooksModuleOptions): DynamicModule {
+    registerErrorCodes(WEBHOOKS_ERRORS);
     const env = options.env ?? process.env;
     return {
       module: WebhooksModule,

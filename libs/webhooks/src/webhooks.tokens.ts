@@ -1,3 +1,4 @@
+import { defineQueue, type QueueDefinition } from '@app/platform';
 import type { WebhookOwnerType } from './webhooks.types';
 
 /** Injection token of the resolved `WebhooksModuleOptions`. */
@@ -11,11 +12,26 @@ export interface ResolvedWebhooksOptions {
   readonly runWorkers: boolean;
 }
 
-/** BullMQ queue of one owner type's deliveries (each app has its own). */
-export function deliveryQueueName(ownerType: WebhookOwnerType): string {
-  return `webhook-deliveries-${ownerType}`;
-}
-
+/** The payload of a delivery job: the delivery's id (also the job's id). */
 export interface DeliveryJobData {
   readonly deliveryId: string;
+}
+
+export type DeliveryJobs = { readonly deliver: DeliveryJobData };
+
+/**
+ * The BullMQ queue of one owner type's deliveries (each app has its own). Finished jobs are
+ * removed: the database is the record of what happened.
+ */
+export function deliveryQueue(ownerType: WebhookOwnerType): QueueDefinition<DeliveryJobs> {
+  return defineQueue<DeliveryJobs>(`webhook-deliveries-${ownerType}`, {
+    defaultJobOptions: {
+      removeOnComplete: true,
+      removeOnFail: true,
+      // only for unexpected processor errors (database down); HTTP failures are
+      // rescheduled by the processor on the contract's schedule
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1_000 },
+    },
+  });
 }

@@ -1,12 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PartnerPrincipal } from '@app/auth';
-import { Clock, DomainError, newId } from '@app/platform';
+import { Clock, newId } from '@app/platform';
 import { OfferEvents } from '../events/offer-events';
 import { OffersService } from '../offers/offers.service';
 import { allocate } from './allocation';
 import { type AllocationRecord, AllocationsRepository } from './allocations.repository';
 import type { AllocationDto, AllocationListDto, AllocationRunDto, AllocationRunResultDto } from './dto/allocation.dto';
 import { allocationMoney, decimalToTicks, sharesForAmount } from './money';
+import { OffersError } from '../errors';
 
 export const allocationView = (a: AllocationRecord): AllocationDto => ({
   id: a.id,
@@ -57,7 +58,7 @@ export class AllocationsService {
    */
   async run(offerId: string, dto: AllocationRunDto): Promise<AllocationRunResultDto> {
     if (dto.policy === 'min_then_pro_rata' && dto.minimum_allocation_shares === undefined) {
-      throw new DomainError(
+      throw new OffersError(
         'parameter_missing',
         'Missing required parameter: minimum_allocation_shares (policy min_then_pro_rata).',
         {
@@ -66,13 +67,13 @@ export class AllocationsService {
       );
     }
     if (dto.policy === 'pro_rata' && dto.minimum_allocation_shares !== undefined) {
-      throw new DomainError('parameter_invalid', 'minimum_allocation_shares applies only to policy min_then_pro_rata.', {
+      throw new OffersError('parameter_invalid', 'minimum_allocation_shares applies only to policy min_then_pro_rata.', {
         param: 'minimum_allocation_shares',
       });
     }
     const offer = await this.offers.adminRequire(offerId);
     if (dto.shares_available > offer.sharesOffered) {
-      throw new DomainError('parameter_invalid', `shares_available must be at most shares_offered (${offer.sharesOffered}).`, {
+      throw new OffersError('parameter_invalid', `shares_available must be at most shares_offered (${offer.sharesOffered}).`, {
         param: 'shares_available',
       });
     }
@@ -82,9 +83,9 @@ export class AllocationsService {
       const now = this.clock.now();
       if (!(await this.repository.claimRun(tx, offerId, now))) {
         if (offer.allocatedAt !== null || offer.status === 'closed') {
-          throw new DomainError('offer_already_allocated', `Offer ${offerId} has already been allocated.`);
+          throw new OffersError('offer_already_allocated', `Offer ${offerId} has already been allocated.`);
         }
-        throw new DomainError('offer_not_closed', `Offer ${offerId} is ${offer.status}; allocation needs a closed offer.`);
+        throw new OffersError('offer_not_closed', `Offer ${offerId} is ${offer.status}; allocation needs a closed offer.`);
       }
       const indications = await this.repository.receivedIndications(tx, offerId);
       const requested = indications.map((i) => ({ ...i, shares: sharesForAmount(i.amount, priceTicks) }));

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PartnerPrincipal } from '@app/auth';
-import { Clock, DomainError, newId, NotFoundError, type PrismaTx, TransactionRunner } from '@app/platform';
+import { Clock, newId, NotFoundError, type PrismaTx, TransactionRunner } from '@app/platform';
 import { minimumInMinor } from '../allocations/money';
 import { OfferEvents } from '../events/offer-events';
 import type { OfferRecord, OfferStatus } from '../offers/offer.types';
@@ -8,6 +8,7 @@ import { OffersService } from '../offers/offers.service';
 import { checkTermsVersion } from '../terms/terms.service';
 import type { IndicationCreateDto, IndicationDto, IndicationListDto } from './dto/indication.dto';
 import { type IndicationRecord, IndicationsRepository } from './indications.repository';
+import { OffersError } from '../errors';
 
 export const indicationView = (i: IndicationRecord): IndicationDto => ({
   id: i.id,
@@ -42,7 +43,7 @@ export class IndicationsService {
       const offer = await this.repository.lockVisibleOffer(tx, partner.partnerId, offerId);
       if (!offer) throw new NotFoundError('offer', offerId);
       if (dto.terms_accepted !== true) {
-        throw new DomainError(
+        throw new OffersError(
           'terms_not_accepted',
           'terms_accepted must be true: the investor has to accept the current terms.',
           {
@@ -102,7 +103,7 @@ function checkLive(
 ): void {
   if (!locked || locked.status !== 'live' || now >= locked.closesAt.getTime()) {
     const status = locked?.status === 'live' ? 'closed' : (locked?.status ?? offer.status);
-    throw new DomainError('offer_not_live', `Offer ${offer.id} is ${status}; indications are accepted only while it is live.`, {
+    throw new OffersError('offer_not_live', `Offer ${offer.id} is ${status}; indications are accepted only while it is live.`, {
       details: { offer_status: status },
     });
   }
@@ -110,13 +111,13 @@ function checkLive(
 
 function checkAmount(offer: Pick<OfferRecord, 'currency' | 'minimumInvestment'>, dto: IndicationCreateDto): void {
   if (dto.currency !== offer.currency) {
-    throw new DomainError('parameter_invalid', `currency must be the offer's currency, '${offer.currency}'.`, {
+    throw new OffersError('parameter_invalid', `currency must be the offer's currency, '${offer.currency}'.`, {
       param: 'currency',
     });
   }
   const minimum = minimumInMinor(offer.minimumInvestment);
   if (dto.amount < minimum) {
-    throw new DomainError(
+    throw new OffersError(
       'amount_too_small',
       `amount must be at least ${minimum} (minimum_investment ${offer.minimumInvestment} ${offer.currency} in minor units).`,
       { param: 'amount', details: { minimum_amount: minimum } },

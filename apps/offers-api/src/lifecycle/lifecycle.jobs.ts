@@ -1,7 +1,5 @@
+import { defineQueue } from '@app/platform';
 import type { OfferRecord } from '../offers/offer.types';
-
-/** The offers lifecycle queue and its jobs (typed payloads, immich-style). */
-export const LIFECYCLE_QUEUE = 'offers-lifecycle';
 
 export enum LifecycleJob {
   Open = 'open',
@@ -10,12 +8,19 @@ export enum LifecycleJob {
   Sweep = 'sweep',
 }
 
-export interface LifecycleJobData {
-  [LifecycleJob.Open]: { offerId: string };
-  [LifecycleJob.ClosingSoon]: { offerId: string };
-  [LifecycleJob.Close]: { offerId: string };
-  [LifecycleJob.Sweep]: Record<string, never>;
+export interface TransitionJobData {
+  readonly offerId: string;
 }
+
+export type LifecycleJobData = {
+  readonly [LifecycleJob.Open]: TransitionJobData;
+  readonly [LifecycleJob.ClosingSoon]: TransitionJobData;
+  readonly [LifecycleJob.Close]: TransitionJobData;
+  readonly [LifecycleJob.Sweep]: Record<string, never>;
+};
+
+/** The offers lifecycle queue and its jobs (typed payloads, immich-style). */
+export const LIFECYCLE_QUEUE = defineQueue<LifecycleJobData>('offers-lifecycle');
 
 export type TransitionJob = LifecycleJob.Open | LifecycleJob.ClosingSoon | LifecycleJob.Close;
 

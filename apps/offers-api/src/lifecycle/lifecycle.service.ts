@@ -1,12 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock, type PrismaTx, QueueRegistry } from '@app/platform';
-import type { Queue } from 'bullmq';
+import { Clock, type PrismaTx, QueueRegistry, type TypedQueue } from '@app/platform';
 import { OfferEvents, type OfferEventType } from '../events/offer-events';
 import { offerView, type OfferRecord } from '../offers/offer.types';
-import { CLOSING_SOON_MS, LIFECYCLE_QUEUE, type LifecycleJobData, plannedJobs, type TransitionJob } from './lifecycle.jobs';
+import { CLOSING_SOON_MS, LIFECYCLE_QUEUE, type LifecycleJobData, plannedJobs } from './lifecycle.jobs';
 import { LifecycleRepository } from './lifecycle.repository';
-
-type TransitionQueue = Queue<LifecycleJobData[TransitionJob], unknown, TransitionJob>;
 
 /** How many offers one sweep looks at; the next sweep continues. */
 const SWEEP_BATCH = 500;
@@ -29,8 +26,8 @@ export class LifecycleService {
     private readonly queues: QueueRegistry,
   ) {}
 
-  private get queue(): TransitionQueue {
-    return this.queues.queue(LIFECYCLE_QUEUE) as unknown as TransitionQueue;
+  private get queue(): TypedQueue<LifecycleJobData> {
+    return this.queues.queue(LIFECYCLE_QUEUE);
   }
 
   /** Applies every transition due now, in order, each with its events, in one transaction. */

@@ -1,17 +1,14 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { QueueRegistry, RedisService } from '@app/platform';
-import type { Job } from 'bullmq';
 import {
   LIFECYCLE_QUEUE,
   LifecycleJob,
-  type LifecycleJobData,
   SWEEP_INTERVAL_MS,
   SWEEP_SCHEDULER_ID,
   LIFECYCLE_CONCURRENCY,
+  type TransitionJobData,
 } from './lifecycle.jobs';
 import { LifecycleService } from './lifecycle.service';
-
-type AnyLifecycleJob = Job<LifecycleJobData[LifecycleJob], unknown, `${LifecycleJob}`>;
 
 /**
  * Thin adapter from BullMQ to LifecycleService. Starts only where workers run (ROLE≠api):
@@ -30,9 +27,15 @@ export class LifecycleWorker implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    const worker = this.queues.worker<LifecycleJobData[LifecycleJob], unknown>(
+    const transition = (data: TransitionJobData): Promise<{ status: string }> => this.transition(data.offerId);
+    const worker = this.queues.worker(
       LIFECYCLE_QUEUE,
-      (job) => this.process(job as AnyLifecycleJob),
+      {
+        [LifecycleJob.Open]: transition,
+        [LifecycleJob.ClosingSoon]: transition,
+        [LifecycleJob.Close]: transition,
+        [LifecycleJob.Sweep]: () => this.lifecycle.sweep(),
+      },
       { concurrency: LIFECYCLE_CONCURRENCY },
     );
     if (!worker) return;
@@ -52,18 +55,8 @@ export class LifecycleWorker implements OnApplicationBootstrap {
     await this.lifecycle.sweep();
   }
 
-  private async process(job: AnyLifecycleJob): Promise<unknown> {
-    const name = job.name as LifecycleJob;
-    switch (name) {
-      case LifecycleJob.Open:
-      case LifecycleJob.ClosingSoon:
-      case LifecycleJob.Close: {
-        const { offerId } = job.data as LifecycleJobData[typeof name];
-        const offer = await this.lifecycle.advance(offerId);
-        return { status: offer?.status ?? 'missing' };
-      }
-      case LifecycleJob.Sweep:
-        return this.lifecycle.sweep();
-    }
+  private async transition(offerId: string): Promise<{ status: string }> {
+    const offer = await this.lifecycle.advance(offerId);
+    return { status: offer?.status ?? 'missing' };
   }
 }

@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PartnerPrincipal } from '@app/auth';
-import { DomainError, newId, NotFoundError, type PrismaTx, withTimeout } from '@app/platform';
+import { newId, NotFoundError, type PrismaTx, withTimeout } from '@app/platform';
 import { decimalToTicks } from '../allocations/money';
 import { LifecycleService } from '../lifecycle/lifecycle.service';
 import type { AgreementDto, OfferCreateDto, OfferListDto, OfferListQueryDto, OfferUpdateDto } from './dto/offer.dto';
 import { type OfferFields, type OfferRecord, type OfferView, offerView } from './offer.types';
 import { OffersRepository } from './offers.repository';
+import { OffersError } from '../errors';
 
 /** Without a status filter, the list shows what a partner can act on (platform contract). */
 const DEFAULT_STATUSES = ['live', 'upcoming'] as const;
@@ -70,7 +71,7 @@ export class OffersService {
   async adminUpdate(offerId: string, dto: OfferUpdateDto): Promise<OfferView> {
     const before = await this.adminRequire(offerId);
     if (before.status === 'closed') {
-      throw new DomainError('offer_not_editable', `Offer ${offerId} is closed and can no longer be changed.`);
+      throw new OffersError('offer_not_editable', `Offer ${offerId} is closed and can no longer be changed.`);
     }
     const changes: Partial<OfferFields> = {
       ...(dto.company == null ? {} : { company: dto.company }),
@@ -89,7 +90,7 @@ export class OffersService {
         (k) => changes[k] !== undefined && comparable(changes[k]) !== comparable(before[k]),
       );
       if (frozen.length > 0) {
-        throw new DomainError(
+        throw new OffersError(
           'offer_not_editable',
           `Offer ${offerId} is live: only company, ticker, type, shares_offered and closes_at can change.`,
           { param: snake(frozen[0] ?? 'opensAt') },
@@ -99,7 +100,7 @@ export class OffersService {
     checkOffer({ ...before, ...changes });
     const closesMoved = changes.closesAt !== undefined && changes.closesAt.getTime() !== before.closesAt.getTime();
     const updated = await this.repository.adminUpdate(offerId, changes, closesMoved);
-    if (!updated) throw new DomainError('offer_not_editable', `Offer ${offerId} is closed and can no longer be changed.`);
+    if (!updated) throw new OffersError('offer_not_editable', `Offer ${offerId} is closed and can no longer be changed.`);
     const current = (await this.lifecycle.advance(offerId)) ?? updated;
     await this.scheduleQuietly(() => this.lifecycle.reschedule(before, current));
     return offerView(current);
@@ -146,10 +147,10 @@ function snake(field: string): string {
 /** Rules across fields of an offer. */
 function checkOffer(o: OfferFields): void {
   if (o.closesAt.getTime() <= o.opensAt.getTime()) {
-    throw new DomainError('parameter_invalid', 'closes_at must be later than opens_at.', { param: 'closes_at' });
+    throw new OffersError('parameter_invalid', 'closes_at must be later than opens_at.', { param: 'closes_at' });
   }
   if (decimalToTicks(o.minimumInvestment) < decimalToTicks(o.pricePerShare)) {
-    throw new DomainError('parameter_invalid', 'minimum_investment must be at least price_per_share (one share).', {
+    throw new OffersError('parameter_invalid', 'minimum_investment must be at least price_per_share (one share).', {
       param: 'minimum_investment',
     });
   }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, DomainError, type PrismaTx } from '@app/platform';
+import { Clock, type PrismaTx } from '@app/platform';
 import type { TermsDto, TermsPublishDto } from './dto/terms.dto';
 import { type TermsRecord, TermsRepository } from './terms.repository';
+import { OffersError } from '../errors';
 
 const view = (t: TermsRecord): TermsDto => ({
   version: t.version,
@@ -19,7 +20,7 @@ export class TermsService {
 
   async current(): Promise<TermsDto> {
     const terms = await this.repository.current();
-    if (!terms) throw new DomainError('resource_missing', 'No terms have been published yet.');
+    if (!terms) throw new OffersError('resource_missing', 'No terms have been published yet.');
     return view(terms);
   }
 
@@ -34,7 +35,7 @@ export class TermsService {
   async publish(dto: TermsPublishDto): Promise<TermsDto> {
     const created = await this.repository.publish({ ...dto, publishedAt: this.clock.now() });
     if (!created) {
-      throw new DomainError('resource_already_exists', `Terms version '${dto.version}' already exists.`, { param: 'version' });
+      throw new OffersError('resource_already_exists', `Terms version '${dto.version}' already exists.`, { param: 'version' });
     }
     return view(created);
   }
@@ -43,12 +44,12 @@ export class TermsService {
 /** `version` when it is the current one (`current`, undefined if none is published); else 400 terms_version_invalid. */
 export function checkTermsVersion(version: string, current: string | undefined): string {
   if (current === undefined) {
-    throw new DomainError('terms_version_invalid', 'No terms have been published yet; indications cannot be accepted.', {
+    throw new OffersError('terms_version_invalid', 'No terms have been published yet; indications cannot be accepted.', {
       param: 'terms_version',
     });
   }
   if (current !== version) {
-    throw new DomainError(
+    throw new OffersError(
       'terms_version_invalid',
       `terms_version '${version}' is not the current terms version; the current version is '${current}' (GET /api/v1/terms).`,
       { param: 'terms_version', details: { current_version: current } },

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { DomainError, PageLimit } from '@app/platform';
+import { PageLimit } from '@app/platform';
+import { PaymentsError } from '../errors';
 
 /** Stripe-style list parameters: `limit` 1–100 (default 10), `starting_after` / `ending_before` cursors. */
 export class ListQuery {
@@ -47,14 +48,14 @@ export async function resolvePage(
   cursorOf: (id: string) => Promise<Cursor | null>,
 ): Promise<PageRequest> {
   if (query.starting_after !== undefined && query.ending_before !== undefined) {
-    throw new DomainError('parameter_invalid', 'starting_after and ending_before cannot be used together.', {
+    throw new PaymentsError('parameter_invalid', 'starting_after and ending_before cannot be used together.', {
       param: 'ending_before',
     });
   }
   const resolve = async (id: string | undefined, param: 'starting_after' | 'ending_before'): Promise<Cursor | undefined> => {
     if (id === undefined) return undefined;
     const cursor = await cursorOf(id);
-    if (!cursor) throw new DomainError('resource_missing', `No such ${resource}: '${id}'`, { param, status: 400 });
+    if (!cursor) throw new PaymentsError('resource_missing', `No such ${resource}: '${id}'`, { param, status: 400 });
     return cursor;
   };
   const after = await resolve(query.starting_after, 'starting_after');

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { currentRequestId, DomainError, domainErrorBody, newId, NotFoundError, TransactionRunner } from '@app/platform';
+import { currentRequestId, domainErrorBody, newId, NotFoundError, TransactionRunner } from '@app/platform';
 import { CustomersRepository } from '../customers/customers.repository';
 import { PaymentEvents } from '../common/events';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
@@ -10,6 +10,7 @@ import { LIVE_PROCESSOR, PaymentProcessor } from '../processor/payment-processor
 import { DEFAULT_PAYMENT_METHOD, TEST_PAYMENT_METHODS, TestModeProcessor } from '../processor/test-mode.processor';
 import type { PaymentCreateDto, PaymentListQuery } from './dto/payment.dto';
 import { type PaymentRow, PaymentsRepository } from './payments.repository';
+import { PaymentsError } from '../errors';
 
 export function paymentView(row: PaymentRow): PaymentView {
   return {
@@ -33,9 +34,9 @@ export function paymentView(row: PaymentRow): PaymentView {
 }
 
 /** 402 `card_error` for a failed payment, carrying its decline code and id (platform contract). */
-export function cardError(payment: PaymentView): DomainError {
+export function cardError(payment: PaymentView): PaymentsError {
   const code = payment.failure_code === 'processing_error' ? 'processing_error' : 'card_declined';
-  return new DomainError(code, payment.failure_message ?? 'Your card was declined.', {
+  return new PaymentsError(code, payment.failure_message ?? 'Your card was declined.', {
     details: { ...(payment.decline_code ? { decline_code: payment.decline_code } : {}), payment_id: payment.id },
   });
 }
@@ -43,7 +44,7 @@ export function cardError(payment: PaymentView): DomainError {
 function timestamp(value: string | undefined, param: string): Date | undefined {
   if (value === undefined) return undefined;
   const date = /^\d+$/.test(value) ? new Date(Number(value) * 1000) : new Date(value);
-  if (Number.isNaN(date.getTime())) throw new DomainError('parameter_invalid', `${param} is not a valid timestamp`, { param });
+  if (Number.isNaN(date.getTime())) throw new PaymentsError('parameter_invalid', `${param} is not a valid timestamp`, { param });
   return date;
 }
 
@@ -66,21 +67,24 @@ export class PaymentsService {
   async create(tenant: Tenant, dto: PaymentCreateDto): Promise<PaymentView> {
     const processor = tenant.mode === 'test' ? this.testProcessor : this.liveProcessor;
     if (!processor) {
-      throw new DomainError(
+      throw new PaymentsError(
         'live_mode_not_enabled',
         'Live mode charges are not enabled: no live payment processor is configured.',
       );
     }
     const method = dto.payment_method ?? DEFAULT_PAYMENT_METHOD;
     if (tenant.mode === 'test' && !(method in TEST_PAYMENT_METHODS)) {
-      throw new DomainError(
+      throw new PaymentsError(
         'parameter_invalid',
         `No such test payment method: '${method}'. Use one of ${Object.keys(TEST_PAYMENT_METHODS).join(', ')}.`,
         { param: 'payment_method' },
       );
     }
     if (!(await this.customers.findActive(tenant, dto.customer_id))) {
-      throw new DomainError('resource_missing', `No such customer: '${dto.customer_id}'`, { param: 'customer_id', status: 400 });
+      throw new PaymentsError('resource_missing', `No such customer: '${dto.customer_id}'`, {
+        param: 'customer_id',
+        status: 400,
+      });
     }
     const outcome = await processor.charge({
       amount: dto.amount,

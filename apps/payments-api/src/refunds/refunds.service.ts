@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, newId, NotFoundError, TransactionRunner } from '@app/platform';
+import { newId, NotFoundError, TransactionRunner } from '@app/platform';
 import { PaymentEvents } from '../common/events';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
 import type { Tenant } from '../common/tenant';
@@ -7,6 +7,7 @@ import type { RefundView } from '../common/views';
 import { PaymentsRepository } from '../payments/payments.repository';
 import type { RefundCreateDto, RefundListQuery } from './dto/refund.dto';
 import { type RefundRow, RefundsRepository } from './refunds.repository';
+import { PaymentsError } from '../errors';
 
 export function refundView(row: RefundRow): RefundView {
   return {
@@ -39,9 +40,9 @@ export class RefundsService {
     return this.transactions.run(async (tx) => {
       const payment = await this.payments.lockForRefund(tx, tenant, dto.payment_id);
       if (!payment)
-        throw new DomainError('resource_missing', `No such payment: '${dto.payment_id}'`, { param: 'payment_id', status: 400 });
+        throw new PaymentsError('resource_missing', `No such payment: '${dto.payment_id}'`, { param: 'payment_id', status: 400 });
       if (payment.status !== 'succeeded') {
-        throw new DomainError(
+        throw new PaymentsError(
           'payment_not_refundable',
           `Payment ${payment.id} has status '${payment.status}' and cannot be refunded.`,
           {
@@ -52,7 +53,7 @@ export class RefundsService {
       const remaining = payment.amount - payment.amountRefunded;
       const amount = dto.amount ?? remaining;
       if (remaining === 0 || amount > remaining) {
-        throw new DomainError(
+        throw new PaymentsError(
           'amount_exceeds_refundable',
           remaining === 0
             ? `Payment ${payment.id} has already been refunded in full.`

@@ -1,4 +1,4 @@
-import { DomainError, NotFoundError } from '@app/platform';
+import { NotFoundError } from '@app/platform';
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { type Filter, FilterError, type Metadata, parseFilter, parseMetadata } from '../engine/filter';
@@ -6,6 +6,7 @@ import type { CreateTableDto, TableDeletedDto, TableDto, TableListDto } from './
 import type { DeletedDto, DeleteVectorsDto, InsertedDto, InsertVectorsDto, QueryDto, QueryResponseDto } from './dto/vectors.dto';
 import { type LiveTable, LiveTables } from './live-tables';
 import { type NewRow, TablesRepository } from './tables.repository';
+import { VectorError } from '../errors';
 
 /** Ids named in an error body are capped so a 1000-row batch cannot produce a huge error. */
 const MAX_IDS_IN_ERROR = 100;
@@ -59,7 +60,7 @@ export class TablesService {
 
   async create(dto: CreateTableDto): Promise<TableDto> {
     const head = await this.repo.createTable(dto.name, dto.dimension, dto.index ?? 'flat');
-    if (!head) throw new DomainError('resource_already_exists', `A table named '${dto.name}' already exists.`, { param: 'name' });
+    if (!head) throw new VectorError('resource_already_exists', `A table named '${dto.name}' already exists.`, { param: 'name' });
     return this.view(this.live.created(head));
   }
 
@@ -99,14 +100,14 @@ export class TablesService {
       }
     });
     if (firstMalformed !== undefined) {
-      throw new DomainError(
+      throw new VectorError(
         'parameter_invalid',
         `Embeddings must contain only finite numbers; offending ids: ${listIds(malformed)}.`,
         { param: `rows[${firstMalformed}].embedding`, details: idsDetail(malformed) },
       );
     }
     if (metadataError) {
-      throw new DomainError('parameter_invalid', `${metadataError.message}; offending ids: ${listIds(malformed)}.`, {
+      throw new VectorError('parameter_invalid', `${metadataError.message}; offending ids: ${listIds(malformed)}.`, {
         param: metadataError.path,
         details: idsDetail(malformed),
       });
@@ -114,7 +115,7 @@ export class TablesService {
     const wrongDim = rows.map((r, i) => [r, i] as const).filter(([r]) => r.embedding.length !== t.dimension);
     if (wrongDim.length > 0) {
       const ids = wrongDim.map(([r]) => r.id);
-      throw new DomainError(
+      throw new VectorError(
         'dimension_mismatch',
         `Table '${t.name}' has dimension ${t.dimension}; embeddings of other lengths: ${listIds(ids)}.`,
         { param: `rows[${wrongDim[0]?.[1]}].embedding`, details: idsDetail(ids) },
@@ -131,7 +132,7 @@ export class TablesService {
       seen.set(r.id, i);
     });
     if (firstDupe !== undefined) {
-      throw new DomainError('parameter_invalid', `Ids appear more than once in the batch: ${listIds(dupes)}.`, {
+      throw new VectorError('parameter_invalid', `Ids appear more than once in the batch: ${listIds(dupes)}.`, {
         param: `rows[${firstDupe}].id`,
         details: idsDetail(dupes),
       });
@@ -148,7 +149,7 @@ export class TablesService {
         this.live.dropped(name, t.id);
         throw new NotFoundError('table', name, 'table');
       case 'ids_exist':
-        throw new DomainError('resource_already_exists', `Ids already exist in table '${name}': ${listIds(outcome.ids)}.`, {
+        throw new VectorError('resource_already_exists', `Ids already exist in table '${name}': ${listIds(outcome.ids)}.`, {
           param: 'rows',
           details: idsDetail(outcome.ids),
         });
@@ -165,10 +166,10 @@ export class TablesService {
   async query(name: string, dto: QueryDto): Promise<QueryResponseDto> {
     const t = await this.table(name);
     if (!allFinite(dto.vector)) {
-      throw new DomainError('parameter_invalid', 'vector must contain only finite numbers.', { param: 'vector' });
+      throw new VectorError('parameter_invalid', 'vector must contain only finite numbers.', { param: 'vector' });
     }
     if (dto.vector.length !== t.dimension) {
-      throw new DomainError(
+      throw new VectorError(
         'dimension_mismatch',
         `vector has ${dto.vector.length} values; table '${t.name}' has dimension ${t.dimension}.`,
         { param: 'vector' },
@@ -179,7 +180,7 @@ export class TablesService {
       try {
         filter = parseFilter(dto.filter);
       } catch (err) {
-        if (err instanceof FilterError) throw new DomainError('parameter_invalid', err.message, { param: err.path });
+        if (err instanceof FilterError) throw new VectorError('parameter_invalid', err.message, { param: err.path });
         throw err;
       }
     }

@@ -1,7 +1,10 @@
 /**
  * The one place where a domain error code becomes an HTTP status and an error `type`
- * (platform contract, "Errors"). Services throw `new DomainError(code, message)`; the
- * global filter looks the code up here. Every code is documented in docs/errors.md.
+ * (platform contract, "Errors"). The platform owns the codes every service shares (request
+ * shape, routing, authentication, limits, idempotency, server side); each app and lib
+ * registers its own with `registerErrorCodes` (the app through its ServiceDefinition).
+ * Services throw `new DomainError(code, message)` (or the app's subclass, which types the
+ * app's codes); the global filter looks the code up here. Every code is in docs/errors.md.
  */
 export type ErrorType =
   | 'invalid_request_error'
@@ -17,23 +20,25 @@ export interface ErrorSpec {
   readonly type: ErrorType;
 }
 
-const invalid = (status: number): ErrorSpec => ({ status, type: 'invalid_request_error' });
+/** A set of codes with their specs, as an app or lib declares them. */
+export type ErrorCatalog = Readonly<Record<string, ErrorSpec>>;
 
-export const ERROR_CATALOG = {
+/** `invalid_request_error` with a status (400, 404, 409, 422). */
+export const invalidRequest = (status: number): ErrorSpec => ({ status, type: 'invalid_request_error' });
+
+export const PLATFORM_ERRORS = {
   // request shape
-  parameter_invalid: invalid(400),
-  parameter_missing: invalid(400),
-  parameter_unknown: invalid(400),
-  body_invalid: invalid(400),
-  invalid_json: invalid(400),
-  body_too_large: invalid(413),
-  unsupported_media_type: invalid(415),
+  parameter_invalid: invalidRequest(400),
+  parameter_missing: invalidRequest(400),
+  parameter_unknown: invalidRequest(400),
+  body_invalid: invalidRequest(400),
+  invalid_json: invalidRequest(400),
+  body_too_large: invalidRequest(413),
+  unsupported_media_type: invalidRequest(415),
   // routing and resources
-  route_not_found: invalid(404),
-  resource_missing: invalid(404),
-  resource_already_exists: invalid(409),
-  // vector-api: an embedding's length differs from its table's dimension
-  dimension_mismatch: invalid(400),
+  route_not_found: invalidRequest(404),
+  resource_missing: invalidRequest(404),
+  resource_already_exists: invalidRequest(409),
   // authentication and authorization (RFC 6750)
   authentication_required: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
@@ -41,33 +46,39 @@ export const ERROR_CATALOG = {
   permission_denied: { status: 403, type: 'permission_error' },
   // limits
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
-  // webhooks (libs/webhooks)
-  webhook_url_invalid: invalid(400),
-  webhook_endpoint_disabled: invalid(409),
-  // offers-api (platform contract: Offers service decisions)
-  terms_not_accepted: invalid(400),
-  terms_version_invalid: invalid(400),
-  amount_too_small: invalid(400),
-  offer_not_live: invalid(409),
-  offer_not_closed: invalid(409),
-  offer_not_editable: invalid(409),
-  offer_already_allocated: invalid(409),
   // idempotency (platform contract: Payments service decisions, Idempotency)
   idempotency_key_reused: { status: 422, type: 'idempotency_error' },
   idempotency_key_in_use: { status: 409, type: 'idempotency_error' },
-  // payments-api (docs/payments.md)
-  card_declined: { status: 402, type: 'card_error' },
-  processing_error: { status: 402, type: 'card_error' },
-  live_mode_not_enabled: { status: 403, type: 'permission_error' },
-  amount_exceeds_refundable: invalid(400),
-  payment_not_refundable: invalid(400),
   // server side
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
-} as const satisfies Record<string, ErrorSpec>;
+} as const satisfies ErrorCatalog;
 
-export type ErrorCode = keyof typeof ERROR_CATALOG;
+export type PlatformErrorCode = keyof typeof PLATFORM_ERRORS;
 
-export function errorSpec(code: ErrorCode): ErrorSpec {
-  return ERROR_CATALOG[code];
+const registered = new Map<string, ErrorSpec>(Object.entries(PLATFORM_ERRORS));
+
+/**
+ * Adds an app's or a lib's codes to the catalogue. Registering the same code again with the
+ * same spec is a no-op (two apps in one test process); with another spec it throws, so two
+ * owners can never give one code two meanings.
+ */
+export function registerErrorCodes(catalog: ErrorCatalog): void {
+  for (const [code, spec] of Object.entries(catalog)) {
+    const existing = registered.get(code);
+    if (existing && (existing.status !== spec.status || existing.type !== spec.type)) {
+      throw new Error(`error code ${code} is already registered as ${existing.status} ${existing.type}`);
+    }
+    registered.set(code, spec);
+  }
+}
+
+/** The spec of a registered code, or undefined. */
+export function errorSpec(code: string): ErrorSpec | undefined {
+  return registered.get(code);
+}
+
+/** Every registered code (docs and tests). */
+export function registeredErrorCodes(): ReadonlyMap<string, ErrorSpec> {
+  return registered;
 }

@@ -1,9 +1,8 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError } from './domain-error';
+import { isDomainError } from './domain-error';
 import { errorBody, type ErrorBody } from './error-body';
-import type { ErrorCode } from './error-catalog';
-import { ERROR_CATALOG } from './error-catalog';
+import { PLATFORM_ERRORS, type PlatformErrorCode } from './error-catalog';
 import { RawHttpError } from './raw-http-error';
 import { routeErrorRenderer } from './route-error-renderer';
 import { isDependencyUnavailable } from './unavailable';
@@ -15,7 +14,7 @@ export interface RenderedError {
 }
 
 /** Errors raised by Fastify itself before a route runs (body parsing, size limits). */
-const FASTIFY_CODES: Readonly<Record<string, { code: ErrorCode; message: string }>> = {
+const FASTIFY_CODES: Readonly<Record<string, { code: PlatformErrorCode; message: string }>> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_json', message: 'The request body is not valid JSON.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: {
     code: 'invalid_json',
@@ -32,7 +31,7 @@ const FASTIFY_CODES: Readonly<Record<string, { code: ErrorCode; message: string 
   },
 };
 
-const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+const BY_STATUS: Readonly<Record<number, PlatformErrorCode>> = {
   400: 'parameter_invalid',
   401: 'authentication_required',
   403: 'permission_denied',
@@ -63,7 +62,8 @@ export function renderError(exception: unknown, requestId: string, method: strin
   if (exception instanceof RawHttpError) {
     return { status: exception.status, headers: exception.headers, body: exception.body };
   }
-  if (exception instanceof DomainError) {
+  // A DomainError whose code nobody registered is a bug: it falls through to the 500 below.
+  if (isDomainError(exception) && exception.registered) {
     const { status, type } = exception.spec;
     // an outage or a drain (503) is expected operation, not a bug
     if (status >= 500 && exception.code !== 'service_unavailable')
@@ -81,20 +81,20 @@ export function renderError(exception: unknown, requestId: string, method: strin
   const fastifyError = exception instanceof HttpException ? exception.cause : exception;
   const mapped = FASTIFY_CODES[fastifyErrorCode(fastifyError) ?? ''];
   if (mapped !== undefined) {
-    const spec = ERROR_CATALOG[mapped.code];
+    const spec = PLATFORM_ERRORS[mapped.code];
     return { status: spec.status, headers: {}, body: errorBody(spec.type, mapped.code, mapped.message, requestId) };
   }
 
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     if (status === 404 && exception.message.startsWith('Cannot ')) {
-      const spec = ERROR_CATALOG.route_not_found;
+      const spec = PLATFORM_ERRORS.route_not_found;
       const message = `Unrecognized request URL (${method}: ${url.split('?')[0]}).`;
       return { status: 404, headers: {}, body: errorBody(spec.type, 'route_not_found', message, requestId) };
     }
     const code = BY_STATUS[status];
     if (code !== undefined && status < 500) {
-      const spec = ERROR_CATALOG[code];
+      const spec = PLATFORM_ERRORS[code];
       return { status, headers: {}, body: errorBody(spec.type, code, exception.message, requestId) };
     }
   }
@@ -104,7 +104,7 @@ export function renderError(exception: unknown, requestId: string, method: strin
     const message = exception instanceof Error ? exception.message : String(exception);
     // (Nest's Logger passes only the object on to pino: the line's text goes in `msg`)
     logger.warn({ reqId: requestId, msg: `Dependency unavailable on ${method} ${url.split('?')[0]}: ${message}` });
-    const spec = ERROR_CATALOG.service_unavailable;
+    const spec = PLATFORM_ERRORS.service_unavailable;
     return {
       status: spec.status,
       headers: { 'Retry-After': '5' },
@@ -118,7 +118,7 @@ export function renderError(exception: unknown, requestId: string, method: strin
   }
 
   logger.error({ err: exception, reqId: requestId }, `Unhandled error on ${method} ${url.split('?')[0]}`);
-  const spec = ERROR_CATALOG.internal_error;
+  const spec = PLATFORM_ERRORS.internal_error;
   return {
     status: 500,
     headers: {},

@@ -16,7 +16,7 @@ import { PrismaService } from '../database/prisma.service';
 import { RawHttpError } from '../errors/raw-http-error';
 import { type IdempotencyClaim, idempotencyStorage } from './idempotency-context';
 import { IdempotencyService } from './idempotency.service';
-import { toJson } from './transaction-runner';
+import { toJson } from '../database/transaction-runner';
 
 declare module 'fastify' {
   interface FastifyRequest {

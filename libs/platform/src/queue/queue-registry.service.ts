@@ -1,9 +1,11 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
-import { type Job, Queue, type QueueOptions, Worker, type WorkerOptions } from 'bullmq';
+import { Queue, Worker, type WorkerOptions } from 'bullmq';
 import { Gauge } from 'prom-client';
 import { PlatformConfig } from '../config/platform-config';
 import { MetricsService } from '../metrics/metrics.service';
+import { dispatchJob, type JobHandlers, type JobMap, type QueueDefinition, TypedQueue } from './queue-definition';
 import { RedisService } from './redis.service';
+import { ThrottledWarning } from '../logging/throttled-warning';
 import { withTimeout } from '../timeout';
 
 /** Job states reported by the `queue_jobs` gauge. */
@@ -46,7 +48,7 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
   private readonly logger = new Logger('Queues');
   private readonly queues = new Map<string, Queue>();
   private readonly workers: Worker[] = [];
-  private readonly lastWarning = new Map<string, number>();
+  private readonly warnings = new ThrottledWarning(this.logger);
 
   constructor(
     private readonly config: PlatformConfig,
@@ -71,32 +73,36 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
     });
   }
 
-  queue<Data = unknown>(name: string, options: Partial<QueueOptions> = {}): Queue<Data> {
-    const existing = this.queues.get(name);
-    if (existing) return existing as unknown as Queue<Data>;
-    const queue = new Queue<Data>(name, {
+  /** The queue of a definition (one BullMQ Queue per name and process). */
+  queue<Jobs extends JobMap>(definition: QueueDefinition<Jobs>): TypedQueue<Jobs> {
+    const existing = this.queues.get(definition.name);
+    if (existing) return new TypedQueue<Jobs>(existing);
+    const queue = new Queue(definition.name, {
       connection: this.redis.bullConnection(),
       prefix: this.config.QUEUE_PREFIX,
-      ...options,
+      ...(definition.defaultJobOptions ? { defaultJobOptions: definition.defaultJobOptions } : {}),
     });
-    queue.on('error', (err: Error) => this.logThrottled(`queue ${name}`, err));
-    this.queues.set(name, queue);
-    return queue;
+    queue.on('error', (err: Error) => this.logThrottled(`queue ${definition.name}`, err));
+    this.queues.set(definition.name, queue);
+    return new TypedQueue<Jobs>(queue);
   }
 
-  /** Starts a worker unless this process is ROLE=api; returns undefined then. */
-  worker<Data = unknown, Result = unknown>(
-    name: string,
-    processor: (job: Job<Data, Result>) => Promise<Result>,
+  /**
+   * Starts a worker for a definition, with one handler per job name, unless this process is
+   * ROLE=api (returns undefined then).
+   */
+  worker<Jobs extends JobMap, Result = unknown>(
+    definition: QueueDefinition<Jobs>,
+    handlers: JobHandlers<Jobs, Result>,
     options: Partial<WorkerOptions> = {},
-  ): Worker<Data, Result> | undefined {
+  ): Worker | undefined {
     if (!this.config.runsWorkers) return undefined;
-    const worker = new Worker<Data, Result>(name, processor, {
+    const worker = new Worker(definition.name, (job, token) => dispatchJob(handlers, job, token), {
       connection: this.redis.bullConnection(),
       prefix: this.config.QUEUE_PREFIX,
       ...options,
     });
-    worker.on('error', (err: Error) => this.logThrottled(`worker ${name}`, err));
+    worker.on('error', (err: Error) => this.logThrottled(`worker ${definition.name}`, err));
     this.workers.push(worker);
     return worker;
   }
@@ -123,9 +129,6 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
   }
 
   private logThrottled(what: string, err: Error): void {
-    const now = Date.now();
-    if (now - (this.lastWarning.get(what) ?? 0) < 10_000) return;
-    this.lastWarning.set(what, now);
-    this.logger.warn(`${what}: ${err.message}`);
+    this.warnings.warn(`${what}: ${err.message}`, what);
   }
 }

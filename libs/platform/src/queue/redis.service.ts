@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { ConnectionOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
+import { ThrottledWarning } from '../logging/throttled-warning';
 import { withTimeout } from '../timeout';
 
 /** Connection settings parsed from REDIS_URL, shared by ioredis and BullMQ. */
@@ -26,7 +27,7 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
 export class RedisService implements OnApplicationShutdown {
   private readonly logger = new Logger('Redis');
   readonly commands: Redis;
-  private lastErrorLog = 0;
+  private readonly warnings = new ThrottledWarning(this.logger);
   /** Once shutting down, BullMQ's connections stop reconnecting so the process can exit even without Redis. */
   private closing = false;
   private everReady = false;
@@ -41,7 +42,7 @@ export class RedisService implements OnApplicationShutdown {
       connectTimeout: 2_000,
       retryStrategy: (times) => Math.min(times * 200, 2_000),
     });
-    this.commands.on('error', (err: Error) => this.logThrottled(err));
+    this.commands.on('error', (err: Error) => this.warnings.warn(`Redis connection problem: ${err.message}`));
     this.commands.on('ready', () => {
       if (this.everReady && !this.closing) {
         this.logger.log('Redis connection is back');
@@ -59,14 +60,6 @@ export class RedisService implements OnApplicationShutdown {
   onReconnect(listener: () => void): () => void {
     this.reconnectListeners.add(listener);
     return () => this.reconnectListeners.delete(listener);
-  }
-
-  private logThrottled(err: Error): void {
-    const now = Date.now();
-    if (now - this.lastErrorLog > 10_000) {
-      this.lastErrorLog = now;
-      this.logger.warn(`Redis connection problem: ${err.message}`);
-    }
   }
 
   /** Options for BullMQ Queue/Worker connections (workers need maxRetriesPerRequest null). */

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { QueueRegistry, withTimeout } from '@app/platform';
-import type { Queue } from 'bullmq';
-import { type DeliveryJobData, deliveryQueueName, type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
+import { QueueRegistry, type TypedQueue, withTimeout } from '@app/platform';
+import { deliveryQueue, type DeliveryJobs, type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
 
 /** How long an enqueue may wait for Redis before the dispatcher gives up (the sweep retries). */
 export const ENQUEUE_TIMEOUT_MS = 5_000;
@@ -13,24 +12,14 @@ function withRedisTimeout<T>(promise: Promise<T>, ms: number, what: string): Pro
 /**
  * The BullMQ queue of deliveries. One job per delivery with `jobId` = delivery id, so
  * enqueuing the same delivery twice (dispatcher and sweep, two dispatchers) is a no-op.
- * Finished jobs are removed: the database is the record of what happened.
  */
 @Injectable()
 export class DeliveryQueue {
   private readonly logger = new Logger('Webhooks');
-  readonly queue: Queue<DeliveryJobData>;
+  readonly queue: TypedQueue<DeliveryJobs>;
 
   constructor(queues: QueueRegistry, @Inject(WEBHOOKS_OPTIONS) options: ResolvedWebhooksOptions) {
-    this.queue = queues.queue<DeliveryJobData>(deliveryQueueName(options.ownerType), {
-      defaultJobOptions: {
-        removeOnComplete: true,
-        removeOnFail: true,
-        // only for unexpected processor errors (database down); HTTP failures are
-        // rescheduled by the processor on the contract's schedule
-        attempts: 5,
-        backoff: { type: 'exponential', delay: 1_000 },
-      },
-    });
+    this.queue = queues.queue(deliveryQueue(options.ownerType));
   }
 
   async enqueue(deliveryIds: readonly string[]): Promise<void> {
@@ -73,6 +62,6 @@ export class DeliveryQueue {
   }
 
   async depth(): Promise<Record<string, number>> {
-    return withRedisTimeout(this.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized'), 2_000, 'queue depth');
+    return withRedisTimeout(this.queue.raw.getJobCounts('waiting', 'delayed', 'active', 'prioritized'), 2_000, 'queue depth');
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { QueueRegistry } from '@app/platform';
 import { DelayedError, type Job, type Worker } from 'bullmq';
 import { WebhooksConfig } from '../webhooks.config';
-import { type DeliveryJobData, deliveryQueueName, type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
+import { type DeliveryJobData, deliveryQueue, type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
 import { DeliveryService } from './delivery.service';
 
 /**
@@ -13,7 +13,7 @@ import { DeliveryService } from './delivery.service';
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap {
-  worker: Worker<DeliveryJobData, string> | undefined;
+  worker: Worker | undefined;
 
   constructor(
     private readonly queues: QueueRegistry,
@@ -24,9 +24,9 @@ export class DeliveryWorker implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     if (!this.options.runWorkers) return;
-    this.worker = this.queues.worker<DeliveryJobData, string>(
-      deliveryQueueName(this.options.ownerType),
-      (job: Job<DeliveryJobData, string>, token?: string) => this.process(job, token),
+    this.worker = this.queues.worker(
+      deliveryQueue(this.options.ownerType),
+      { deliver: (data, job, token) => this.process(data, job, token) },
       {
         concurrency: this.config.WEBHOOK_WORKER_CONCURRENCY,
         lockDuration: this.config.WEBHOOK_LOCK_DURATION_MS,
@@ -36,8 +36,8 @@ export class DeliveryWorker implements OnApplicationBootstrap {
     );
   }
 
-  async process(job: Job<DeliveryJobData, string>, token?: string): Promise<string> {
-    const result = await this.deliveries.attempt(job.data.deliveryId);
+  async process(data: DeliveryJobData, job: Job, token?: string): Promise<string> {
+    const result = await this.deliveries.attempt(data.deliveryId);
     switch (result.kind) {
       case 'missing':
         return 'missing'; // its endpoint was deleted
