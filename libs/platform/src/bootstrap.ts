@@ -15,7 +15,7 @@ import { createRootLogger, PinoNestLogger } from './logging/logger';
 import { MetricsService } from './metrics/metrics.service';
 
 export interface ServiceDefinition<C extends PlatformConfig> {
-  /** "offers-api", "vector-api", "payments-api". */
+  /** The service's name, as in logs, metrics and /admin/v1/info. */
   readonly name: string;
   readonly configClass: new () => C;
   readonly module: (config: C) => DynamicModule;

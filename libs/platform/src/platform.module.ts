@@ -9,6 +9,7 @@ import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { TransactionRunner } from './database/transaction-runner';
 import { PlatformConfig } from './config/platform-config';
+import { DatabaseInfoRepository } from './database/database-info.repository';
 import { PrismaService } from './database/prisma.service';
 import { PlatformExceptionFilter } from './errors/exception-filter';
 import { HealthController } from './health/health.controller';
@@ -55,6 +56,7 @@ export class PlatformModule {
         IdempotencyPurgeJob,
         TransactionRunner,
         HealthService,
+        DatabaseInfoRepository,
         AdminGuard,
         { provide: APP_FILTER, useClass: PlatformExceptionFilter },
       ],

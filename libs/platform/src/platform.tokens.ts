@@ -1,2 +1,2 @@
-/** Injection token for the service's name ("offers-api", ...). */
+/** Injection token for the service's name (ServiceDefinition.name). */
 export const SERVICE_NAME = Symbol('SERVICE_NAME');

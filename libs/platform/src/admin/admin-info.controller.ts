@@ -1,7 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PlatformConfig, type ServiceRole } from '../config/platform-config';
-import { PrismaService } from '../database/prisma.service';
+import { DatabaseInfoRepository } from '../database/database-info.repository';
 import { SERVICE_NAME } from '../platform.tokens';
 import { AdminOnly } from './admin.guard';
 
@@ -23,22 +23,19 @@ export class AdminInfoController {
   constructor(
     @Inject(SERVICE_NAME) private readonly service: string,
     private readonly config: PlatformConfig,
-    private readonly prisma: PrismaService,
+    private readonly database: DatabaseInfoRepository,
   ) {}
 
   @Get()
   @ApiOperation({ summary: 'Service identity, role and applied migrations' })
   @ApiOkResponse({ type: AdminInfoDto })
   async info(): Promise<AdminInfoDto> {
-    const rows = await this.prisma.$queryRaw<Array<{ migration_name: string }>>`
-      SELECT migration_name FROM _prisma_migrations
-      WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name`;
     return {
       service: this.service,
       role: this.config.ROLE,
       node_env: this.config.NODE_ENV,
       started_at: this.startedAt,
-      migrations: rows.map((r) => r.migration_name),
+      migrations: await this.database.appliedMigrations(),
     };
   }
 }

@@ -1,6 +1,21 @@
-import { OffersConfig } from '../../../../apps/offers-api/src/config';
-import { VectorConfig } from '../../../../apps/vector-api/src/config';
+import { Expose, Type } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
 import { ConfigError, loadConfig } from './load-config';
+import { PlatformConfig } from './platform-config';
+
+/** An app's config as apps declare theirs: the platform's settings plus its own. */
+class AppConfig extends PlatformConfig {
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  APP_PORT: number = 3000;
+
+  get port(): number {
+    return this.APP_PORT;
+  }
+}
 
 const base = { DATABASE_URL: 'postgresql://u@localhost:5432/db' };
 
@@ -16,7 +31,7 @@ function problemsOf(fn: () => unknown): string[] {
 
 describe('loadConfig', () => {
   it('applies defaults and converts numbers', () => {
-    const config = loadConfig(OffersConfig, { ...base, OFFERS_PORT: '4100', DATABASE_POOL_SIZE: '3' });
+    const config = loadConfig(AppConfig, { ...base, APP_PORT: '4100', DATABASE_POOL_SIZE: '3' });
     expect(config.port).toBe(4100);
     expect(config.DATABASE_POOL_SIZE).toBe(3);
     expect(config.REDIS_URL).toBe('redis://127.0.0.1:6379');
@@ -26,67 +41,56 @@ describe('loadConfig', () => {
   });
 
   it('names a missing required variable', () => {
-    expect(() => loadConfig(OffersConfig, {})).toThrow(/DATABASE_URL .*\(is not set\)/);
-    expect(problemsOf(() => loadConfig(OffersConfig, {}))).toEqual(['DATABASE_URL']);
+    expect(() => loadConfig(AppConfig, {})).toThrow(/DATABASE_URL .*\(is not set\)/);
+    expect(problemsOf(() => loadConfig(AppConfig, {}))).toEqual(['DATABASE_URL']);
   });
 
   it('names every bad variable with the value it got', () => {
-    const env = { ...base, VECTOR_PORT: 'eighty', ROLE: 'both', REDIS_URL: 'localhost:6379' };
-    expect(problemsOf(() => loadConfig(VectorConfig, env)).sort()).toEqual(['REDIS_URL', 'ROLE', 'VECTOR_PORT']);
-    expect(() => loadConfig(VectorConfig, env)).toThrow(/VECTOR_PORT .*\(got "eighty"\)/);
+    const env = { ...base, APP_PORT: 'eighty', ROLE: 'both', REDIS_URL: 'localhost:6379' };
+    expect(problemsOf(() => loadConfig(AppConfig, env)).sort()).toEqual(['APP_PORT', 'REDIS_URL', 'ROLE']);
+    expect(() => loadConfig(AppConfig, env)).toThrow(/APP_PORT .*\(got "eighty"\)/);
   });
 
   it('rejects a port out of range', () => {
-    expect(problemsOf(() => loadConfig(OffersConfig, { ...base, OFFERS_PORT: '70000' }))).toEqual(['OFFERS_PORT']);
+    expect(problemsOf(() => loadConfig(AppConfig, { ...base, APP_PORT: '70000' }))).toEqual(['APP_PORT']);
   });
 
   it('treats an empty variable as unset', () => {
-    expect(loadConfig(OffersConfig, { ...base, OFFERS_PORT: '' }).port).toBe(3000);
+    expect(loadConfig(AppConfig, { ...base, APP_PORT: '' }).port).toBe(3000);
   });
 
   it('ignores variables it does not know', () => {
-    const config = loadConfig(OffersConfig, { ...base, PATH: '/bin', VECTOR_PORT: 'not mine' });
+    const config = loadConfig(AppConfig, { ...base, PATH: '/bin', OTHER_PORT: 'not mine' });
+    expect(Object.keys(config)).not.toContain('OTHER_PORT');
     expect(Object.keys(config)).not.toContain('PATH');
   });
 
   it('stops production boot with the development admin key or a short one', () => {
-    expect(problemsOf(() => loadConfig(VectorConfig, { ...base, NODE_ENV: 'production' }))).toEqual(['ADMIN_API_KEY']);
+    expect(problemsOf(() => loadConfig(AppConfig, { ...base, NODE_ENV: 'production' }))).toEqual(['ADMIN_API_KEY']);
     const short = { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'short-but-8' };
-    expect(problemsOf(() => loadConfig(VectorConfig, short))).toEqual(['ADMIN_API_KEY']);
-    const ok = loadConfig(VectorConfig, { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'k'.repeat(40) });
+    expect(problemsOf(() => loadConfig(AppConfig, short))).toEqual(['ADMIN_API_KEY']);
+    const ok = loadConfig(AppConfig, { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'k'.repeat(40) });
     expect(ok.isProduction).toBe(true);
   });
 
-  it('validates OAUTH_JWT_KEYS and requires real keys in production (offers-api)', () => {
-    const prod = { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'k'.repeat(40) };
-    expect(problemsOf(() => loadConfig(OffersConfig, prod))).toEqual(['OAUTH_JWT_KEYS']);
-    expect(() => loadConfig(OffersConfig, { ...prod, OAUTH_JWT_KEYS: 'k1:short' })).toThrow(
-      /OAUTH_JWT_KEYS .*at least 32 characters/,
-    );
-    const twice = `k1:${'a'.repeat(32)},k1:${'b'.repeat(32)}`;
-    expect(() => loadConfig(OffersConfig, { ...base, OAUTH_JWT_KEYS: twice })).toThrow(/appears twice/);
-    const ok = loadConfig(OffersConfig, { ...prod, OAUTH_JWT_KEYS: `new:${'a'.repeat(32)},old:${'b'.repeat(32)}` });
-    expect(ok.jwtKeys.map((k) => k.kid)).toEqual(['new', 'old']);
-  });
-
   it('derives what the process runs from ROLE', () => {
-    const api = loadConfig(OffersConfig, { ...base, ROLE: 'api' });
+    const api = loadConfig(AppConfig, { ...base, ROLE: 'api' });
     expect([api.servesApi, api.runsWorkers]).toEqual([true, false]);
-    const worker = loadConfig(OffersConfig, { ...base, ROLE: 'worker' });
+    const worker = loadConfig(AppConfig, { ...base, ROLE: 'worker' });
     expect([worker.servesApi, worker.runsWorkers]).toEqual([false, true]);
   });
 
   it('reads TRUST_PROXY as Fastify trustProxy and refuses junk', () => {
-    expect(loadConfig(OffersConfig, base).trustProxy).toBe(false);
+    expect(loadConfig(AppConfig, base).trustProxy).toBe(false);
     // `true` would trust the leftmost X-Forwarded-For entry, which the client writes
-    expect(problemsOf(() => loadConfig(OffersConfig, { ...base, TRUST_PROXY: 'true' }))).toEqual(['TRUST_PROXY']);
-    const hops = loadConfig(OffersConfig, { ...base, TRUST_PROXY: '2' }).trustProxy;
+    expect(problemsOf(() => loadConfig(AppConfig, { ...base, TRUST_PROXY: 'true' }))).toEqual(['TRUST_PROXY']);
+    const hops = loadConfig(AppConfig, { ...base, TRUST_PROXY: '2' }).trustProxy;
     expect(typeof hops === 'function' && [hops('10.0.0.1', 0), hops('10.0.0.1', 1), hops('10.0.0.1', 2)]).toEqual([
       true,
       true,
       false,
     ]);
-    expect(loadConfig(OffersConfig, { ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
-    expect(problemsOf(() => loadConfig(OffersConfig, { ...base, TRUST_PROXY: 'yes please' }))).toEqual(['TRUST_PROXY']);
+    expect(loadConfig(AppConfig, { ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
+    expect(problemsOf(() => loadConfig(AppConfig, { ...base, TRUST_PROXY: 'yes please' }))).toEqual(['TRUST_PROXY']);
   });
 });

@@ -18,7 +18,7 @@ export const toBoolean = ({ value }: { value: unknown }): unknown => {
 
 /**
  * Settings every service reads. Each app extends this with its own port and limits.
- * Only `loadConfig` reads process.env; everything else gets this object injected.
+ * Only `loadConfig` reads the environment; everything else gets this object injected.
  * Property names are the environment variable names, so a validation error names the
  * variable to fix.
  */

@@ -46,7 +46,7 @@ export const PLATFORM_ERRORS = {
   permission_denied: { status: 403, type: 'permission_error' },
   // limits
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
-  // idempotency (platform contract: Payments service decisions, Idempotency)
+  // idempotency (platform contract: Idempotency-Key on every POST)
   idempotency_key_reused: { status: 422, type: 'idempotency_error' },
   idempotency_key_in_use: { status: 409, type: 'idempotency_error' },
   // server side

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { DatabaseInfoRepository } from '../database/database-info.repository';
 import { DomainError } from '../errors/domain-error';
 import { RedisService } from '../queue/redis.service';
 import { withTimeout } from '../timeout';
@@ -15,14 +15,14 @@ const CHECK_TIMEOUT_MS = 2_000;
 @Injectable()
 export class HealthService {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: DatabaseInfoRepository,
     private readonly redis: RedisService,
   ) {}
 
   /** 200 when both dependencies answer; otherwise 503 `service_unavailable` naming the failed ones. */
   async ready(): Promise<ReadinessReport> {
     const [postgres, redis] = await Promise.allSettled([
-      withTimeout(this.prisma.$queryRaw`SELECT 1`, CHECK_TIMEOUT_MS, `postgres did not answer within ${CHECK_TIMEOUT_MS} ms`),
+      withTimeout(this.database.ping(), CHECK_TIMEOUT_MS, `postgres did not answer within ${CHECK_TIMEOUT_MS} ms`),
       this.redis.ping(CHECK_TIMEOUT_MS),
     ]);
     const checks: ReadinessReport['checks'] = {

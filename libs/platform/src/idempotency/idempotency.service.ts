@@ -57,7 +57,7 @@ export function requestFingerprint(method: string, path: string, body: unknown):
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /**
- * Idempotency-Key semantics (platform contract, Payments service decisions):
+ * Idempotency-Key semantics (platform contract, "Idempotency"):
  * claim (scope, key) atomically; same key + same request → the stored response; same key +
  * another request → 422; still running → 409 with Retry-After; a claim whose request died
  * is taken over after the lease; records are kept IDEMPOTENCY_RETENTION_HOURS.

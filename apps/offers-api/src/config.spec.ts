@@ -1,0 +1,34 @@
+import { ConfigError, loadConfig } from '@app/platform';
+import { OffersConfig } from './config';
+
+const base = { DATABASE_URL: 'postgresql://u@localhost:5432/db' };
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems.map(([name]) => name);
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('OffersConfig', () => {
+  it('reads OFFERS_PORT (default 3000) and refuses one out of range', () => {
+    expect(loadConfig(OffersConfig, base).port).toBe(3000);
+    expect(loadConfig(OffersConfig, { ...base, OFFERS_PORT: '4100' }).port).toBe(4100);
+    expect(problemsOf(() => loadConfig(OffersConfig, { ...base, OFFERS_PORT: '70000' }))).toEqual(['OFFERS_PORT']);
+  });
+
+  it('validates OAUTH_JWT_KEYS and requires real keys in production', () => {
+    const prod = { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'k'.repeat(40) };
+    expect(problemsOf(() => loadConfig(OffersConfig, prod))).toEqual(['OAUTH_JWT_KEYS']);
+    expect(() => loadConfig(OffersConfig, { ...prod, OAUTH_JWT_KEYS: 'k1:short' })).toThrow(
+      /OAUTH_JWT_KEYS .*at least 32 characters/,
+    );
+    const twice = `k1:${'a'.repeat(32)},k1:${'b'.repeat(32)}`;
+    expect(() => loadConfig(OffersConfig, { ...base, OAUTH_JWT_KEYS: twice })).toThrow(/appears twice/);
+    const ok = loadConfig(OffersConfig, { ...prod, OAUTH_JWT_KEYS: `new:${'a'.repeat(32)},old:${'b'.repeat(32)}` });
+    expect(ok.jwtKeys.map((k) => k.kid)).toEqual(['new', 'old']);
+  });
+});

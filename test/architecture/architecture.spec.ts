@@ -1,0 +1,91 @@
+/**
+ * The codebase's shape, checked on every `npm test` (docs/architecture.md, "Checks").
+ * Reads the sources as text: no build, no database.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+const ROOT = process.cwd();
+const SKIP = new Set(['node_modules', 'dist', 'generated', '.data', 'coverage']);
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(ROOT, dir))) {
+    if (SKIP.has(name)) continue;
+    const path = join(dir, name);
+    if (statSync(join(ROOT, path)).isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.(ts|mts|cts|js|mjs|cjs)$/.test(name)) out.push(path.split(sep).join('/'));
+  }
+  return out;
+}
+
+const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
+const lib = sourceFiles('libs');
+const app = sourceFiles('apps');
+const everything = [...lib, ...app, ...sourceFiles('test'), ...sourceFiles('bench'), ...sourceFiles('scripts')];
+
+/** Lines of `files` matching `pattern`, as `file:line: text`. */
+function matches(files: readonly string[], pattern: RegExp): string[] {
+  return files.flatMap((file) =>
+    read(file)
+      .split('\n')
+      .flatMap((text, i) => (pattern.test(text) ? [`${file}:${i + 1}: ${text.trim()}`] : [])),
+  );
+}
+
+describe('architecture', () => {
+  it('finds the sources it checks', () => {
+    expect(lib.length).toBeGreaterThan(50);
+    expect(app.length).toBeGreaterThan(50);
+  });
+
+  it('no file under libs/ imports from apps/', () => {
+    expect(matches(lib, /from '(\.\.\/)+apps\/|from 'apps\/|require\('(\.\.\/)+apps\//)).toEqual([]);
+  });
+
+  it('no file under libs/ names a service', () => {
+    // ("test vector", as in a signature scheme's published test vector, is not the service)
+    expect(matches(lib, /(?<!test )\b(offers|vector|payments)(-api)?\b/i)).toEqual([]);
+  });
+
+  it('apps import each other never', () => {
+    const names = ['offers-api', 'vector-api', 'payments-api'];
+    const crossing = app.filter((file) => {
+      const own = names.find((n) => file.startsWith(`apps/${n}/`));
+      return names.some((other) => other !== own && read(file).includes(`apps/${other}/`));
+    });
+    expect(crossing).toEqual([]);
+  });
+
+  it('transactions start in one file', () => {
+    const files = new Set(matches(everything, /\$transaction\(/).map((hit) => hit.split(':')[0]));
+    expect([...files]).toEqual(['libs/platform/src/database/transaction-runner.ts']);
+  });
+
+  it('process.env is read only by the config loader (scripts, tests and benchmarks are harnesses)', () => {
+    const readers = new Set(matches([...lib, ...app], /process\.env\b/).map((hit) => hit.split(':')[0]));
+    expect([...readers]).toEqual(['libs/platform/src/config/load-config.ts']);
+  });
+
+  it('only repositories, the database module and the migration tooling talk to Prisma', () => {
+    const talkers = matches([...lib, ...app], /this\.prisma\.|\$queryRaw|\$executeRaw/)
+      .map((hit) => hit.split(':')[0])
+      .filter((file) => !file.endsWith('.repository.ts') && !file.startsWith('libs/platform/src/database/'));
+    expect([...new Set(talkers)]).toEqual([]);
+  });
+
+  it("every route's controller is under the app that serves it, in a folder named after the route's resource", () => {
+    const misplaced: string[] = [];
+    for (const file of app.filter((f) => f.endsWith('.ts'))) {
+      for (const [, path] of read(file).matchAll(/@Controller\('([^']*)'\)/g)) {
+        const folder = relative(join('apps', file.split('/')[1], 'src'), file).split(sep)[0];
+        const resources = path.split('/').filter((s) => s !== '' && !s.startsWith(':') && !/^(api|admin|v\d+)$/.test(s));
+        if (!resources.includes(folder)) misplaced.push(`${file}: @Controller('${path}') is in ${folder}/`);
+      }
+    }
+    expect(misplaced).toEqual([]);
+    // the platform's own routes are the only controllers in libs/
+    const libControllers = matches(lib, /@Controller\(/).map((hit) => hit.split(': ')[1]);
+    expect(libControllers.sort()).toEqual(["@Controller('admin/v1/info')", "@Controller('health')", "@Controller('metrics')"]);
+  });
+});
