@@ -4,6 +4,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { PaymentsConfig } from './config';
 import { CustomersModule } from './customers/customers.module';
 import { PaymentsModule } from './payments/payments.module';
+import { RefundsModule } from './refunds/refunds.module';
 
 @Module({})
 export class PaymentsAppModule {
@@ -18,6 +19,7 @@ export class PaymentsAppModule {
         }),
         CustomersModule,
         PaymentsModule,
+        RefundsModule,
       ],
     };
   }

@@ -3,9 +3,9 @@ import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, A
 import { Authenticated, CurrentPrincipal, type PaymentsKeyPrincipal } from '@app/auth';
 import { Idempotent } from '@app/platform';
 import { tenantOf } from '../common/tenant';
-import { CustomerListView, CustomerView, DeletedCustomerView } from '../common/views';
 import { CustomersService } from './customers.service';
 import { CustomerCreateDto, CustomerListQuery, CustomerUpdateDto } from './dto/customer.dto';
+import { CustomerListView, CustomerView, DeletedCustomerView } from './dto/customer.view';
 
 @ApiTags('customers')
 @Authenticated('payments_key')

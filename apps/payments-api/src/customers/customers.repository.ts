@@ -6,21 +6,28 @@ import type { Tenant } from '../common/tenant';
 
 export type CustomerRow = Prisma.CustomerGetPayload<object>;
 
+export interface NewCustomer {
+  id: string;
+  email?: string;
+  name?: string;
+  description?: string;
+  metadata: Metadata;
+}
+
+export type CustomerChanges = Partial<Omit<NewCustomer, 'id'>>;
+
 /** The only file of customers that talks to Prisma; every query is scoped by the tenant. */
 @Injectable()
 export class CustomersRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(
-    tenant: Tenant,
-    data: { id: string; email?: string; name?: string; description?: string; metadata: Metadata },
-  ): Promise<CustomerRow> {
-    return this.prisma.customer.create({ data: { ...data, accountId: tenant.accountId, mode: tenant.mode } });
+  create(tx: PrismaTx, tenant: Tenant, data: NewCustomer): Promise<CustomerRow> {
+    return tx.customer.create({ data: { ...data, accountId: tenant.accountId, mode: tenant.mode } });
   }
 
-  /** A live (not deleted) customer of the tenant; with `tx`, locked against concurrent deletion. */
-  findActive(tenant: Tenant, id: string, db: PrismaTx | PrismaService = this.prisma): Promise<CustomerRow | null> {
-    return db.customer.findFirst({ where: { id, accountId: tenant.accountId, mode: tenant.mode, deletedAt: null } });
+  /** A live (not deleted) customer of the tenant. */
+  findActive(tenant: Tenant, id: string): Promise<CustomerRow | null> {
+    return activeCustomer(this.prisma, tenant, id);
   }
 
   async cursor(tenant: Tenant, id: string): Promise<Cursor | null> {
@@ -39,23 +46,24 @@ export class CustomersRepository {
     });
   }
 
-  async update(
-    tenant: Tenant,
-    id: string,
-    data: { email?: string; name?: string; description?: string; metadata?: Metadata },
-  ): Promise<CustomerRow | null> {
-    const { count } = await this.prisma.customer.updateMany({
+  /** The updated customer, or null when the tenant has no live customer with this id. */
+  async update(tx: PrismaTx, tenant: Tenant, id: string, data: CustomerChanges): Promise<CustomerRow | null> {
+    const { count } = await tx.customer.updateMany({
       where: { id, accountId: tenant.accountId, mode: tenant.mode, deletedAt: null },
       data,
     });
-    return count === 0 ? null : this.findActive(tenant, id);
+    return count === 0 ? null : activeCustomer(tx, tenant, id);
   }
 
-  async markDeleted(tenant: Tenant, id: string, at: Date): Promise<boolean> {
-    const { count } = await this.prisma.customer.updateMany({
+  async markDeleted(tx: PrismaTx, tenant: Tenant, id: string, at: Date): Promise<boolean> {
+    const { count } = await tx.customer.updateMany({
       where: { id, accountId: tenant.accountId, mode: tenant.mode, deletedAt: null },
       data: { deletedAt: at },
     });
     return count === 1;
   }
+}
+
+function activeCustomer(db: PrismaTx, tenant: Tenant, id: string): Promise<CustomerRow | null> {
+  return db.customer.findFirst({ where: { id, accountId: tenant.accountId, mode: tenant.mode, deletedAt: null } });
 }

@@ -1,41 +1,38 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, newId, NotFoundError } from '@app/platform';
+import { Clock, newId, NotFoundError, TransactionRunner } from '@app/platform';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
 import type { Metadata } from '../common/metadata';
 import type { Tenant } from '../common/tenant';
-import type { CustomerListView, CustomerView, DeletedCustomerView } from '../common/views';
-import { type CustomerRow, CustomersRepository } from './customers.repository';
+import { CustomersRepository } from './customers.repository';
 import type { CustomerCreateDto, CustomerListQuery, CustomerUpdateDto } from './dto/customer.dto';
-
-export function customerView(row: CustomerRow): CustomerView {
-  return {
-    id: row.id,
-    object: 'customer',
-    email: row.email,
-    name: row.name,
-    description: row.description,
-    metadata: row.metadata as Metadata,
-    livemode: row.mode === 'live',
-    created: row.createdAt.toISOString(),
-  };
-}
+import {
+  type CustomerListView,
+  type CustomerView,
+  customerView,
+  type DeletedCustomerView,
+  deletedCustomerView,
+} from './dto/customer.view';
 
 @Injectable()
 export class CustomersService {
   constructor(
     private readonly customers: CustomersRepository,
+    private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
   ) {}
 
-  async create(tenant: Tenant, dto: CustomerCreateDto): Promise<CustomerView> {
-    const row = await this.customers.create(tenant, {
-      id: newId('cus'),
-      ...(dto.email === undefined ? {} : { email: dto.email }),
-      ...(dto.name === undefined ? {} : { name: dto.name }),
-      ...(dto.description === undefined ? {} : { description: dto.description }),
-      metadata: dto.metadata ?? {},
+  create(tenant: Tenant, dto: CustomerCreateDto): Promise<CustomerView> {
+    // The view is the transaction's result: under an Idempotency-Key it is the stored response.
+    return this.transactions.run(async (tx) => {
+      const row = await this.customers.create(tx, tenant, {
+        id: newId('cus'),
+        ...(dto.email === undefined ? {} : { email: dto.email }),
+        ...(dto.name === undefined ? {} : { name: dto.name }),
+        ...(dto.description === undefined ? {} : { description: dto.description }),
+        metadata: dto.metadata ?? {},
+      });
+      return customerView(row);
     });
-    return customerView(row);
   }
 
   async retrieve(tenant: Tenant, id: string): Promise<CustomerView> {
@@ -64,18 +61,23 @@ export class CustomersService {
         else metadata[k] = v;
       }
     }
-    const row = await this.customers.update(tenant, id, {
+    const changes = {
       ...(dto.email === undefined ? {} : { email: dto.email }),
       ...(dto.name === undefined ? {} : { name: dto.name }),
       ...(dto.description === undefined ? {} : { description: dto.description }),
       ...(metadata === undefined ? {} : { metadata }),
+    };
+    return this.transactions.run(async (tx) => {
+      const row = await this.customers.update(tx, tenant, id, changes);
+      if (!row) throw new NotFoundError('customer', id, 'id');
+      return customerView(row);
     });
-    if (!row) throw new NotFoundError('customer', id, 'id');
-    return customerView(row);
   }
 
-  async delete(tenant: Tenant, id: string): Promise<DeletedCustomerView> {
-    if (!(await this.customers.markDeleted(tenant, id, this.clock.now()))) throw new NotFoundError('customer', id, 'id');
-    return { id, object: 'customer', deleted: true };
+  delete(tenant: Tenant, id: string): Promise<DeletedCustomerView> {
+    return this.transactions.run(async (tx) => {
+      if (!(await this.customers.markDeleted(tx, tenant, id, this.clock.now()))) throw new NotFoundError('customer', id, 'id');
+      return deletedCustomerView(id);
+    });
   }
 }

@@ -11,8 +11,8 @@ import {
 import { Authenticated, CurrentPrincipal, type PaymentsKeyPrincipal } from '@app/auth';
 import { Idempotent } from '@app/platform';
 import { tenantOf } from '../common/tenant';
-import { PaymentListView, PaymentView } from '../common/views';
 import { PaymentCreateDto, PaymentListQuery } from './dto/payment.dto';
+import { PaymentListView, PaymentView } from './dto/payment.view';
 import { PaymentsService } from './payments.service';
 
 @ApiTags('payments')

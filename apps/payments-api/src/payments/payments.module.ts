@@ -3,16 +3,13 @@ import { PaymentsWebhookEndpointsController, WebhooksModule } from '@app/webhook
 import { PAYMENT_EVENT_TYPES, PaymentEvents } from '../common/events';
 import { CustomersModule } from '../customers/customers.module';
 import { TestModeProcessor } from '../processor/test-mode.processor';
-import { RefundsController } from '../refunds/refunds.controller';
-import { RefundsRepository } from '../refunds/refunds.repository';
-import { RefundsService } from '../refunds/refunds.service';
 import { PaymentsController } from './payments.controller';
 import { PaymentsRepository } from './payments.repository';
 import { PaymentsService } from './payments.service';
 
 /**
- * Payments and their refunds (refunds lock and update the payment row, so they live
- * together), and their webhooks: the outbox, delivery and `/v2/webhook-endpoints`.
+ * Payments and their webhooks: the outbox, delivery and `/v2/webhook-endpoints`. Exports
+ * the payment rows and PaymentEvents to RefundsModule (a refund locks and updates its payment).
  */
 @Module({
   imports: [
@@ -23,7 +20,8 @@ import { PaymentsService } from './payments.service';
       controllers: [PaymentsWebhookEndpointsController],
     }),
   ],
-  controllers: [PaymentsController, RefundsController],
-  providers: [PaymentsService, PaymentsRepository, RefundsService, RefundsRepository, TestModeProcessor, PaymentEvents],
+  controllers: [PaymentsController],
+  providers: [PaymentsService, PaymentsRepository, TestModeProcessor, PaymentEvents],
+  exports: [PaymentsRepository, PaymentEvents],
 })
 export class PaymentsModule {}

@@ -50,8 +50,11 @@ export class PaymentsRepository {
     return tx.payment.findUnique({ where: { id } });
   }
 
-  addRefunded(tx: PrismaTx, id: string, amount: number): Promise<PaymentRow> {
-    return tx.payment.update({ where: { id }, data: { amountRefunded: { increment: amount } } });
+  addRefunded(tx: PrismaTx, tenant: Tenant, id: string, amount: number): Promise<PaymentRow> {
+    return tx.payment.update({
+      where: { id, accountId: tenant.accountId, mode: tenant.mode },
+      data: { amountRefunded: { increment: amount } },
+    });
   }
 
   cursor(tenant: Tenant, id: string): Promise<Cursor | null> {

@@ -3,38 +3,16 @@ import { currentRequestId, domainErrorBody, newId, NotFoundError, TransactionRun
 import { CustomersRepository } from '../customers/customers.repository';
 import { PaymentEvents } from '../common/events';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
-import type { Metadata } from '../common/metadata';
 import type { Tenant } from '../common/tenant';
-import type { PaymentView } from '../common/views';
 import { LIVE_PROCESSOR, PaymentProcessor } from '../processor/payment-processor';
 import { DEFAULT_PAYMENT_METHOD, TEST_PAYMENT_METHODS, TestModeProcessor } from '../processor/test-mode.processor';
-import type { PaymentCreateDto, PaymentListQuery } from './dto/payment.dto';
-import { type PaymentRow, PaymentsRepository } from './payments.repository';
 import { PaymentsError } from '../errors';
-
-export function paymentView(row: PaymentRow): PaymentView {
-  return {
-    id: row.id,
-    object: 'payment',
-    status: row.status as PaymentView['status'],
-    amount: row.amount,
-    currency: row.currency,
-    customer_id: row.customerId,
-    description: row.description,
-    metadata: row.metadata as Metadata,
-    payment_method: row.paymentMethod,
-    amount_refunded: row.amountRefunded,
-    refunded: row.amountRefunded === row.amount && row.status === 'succeeded',
-    failure_code: row.failureCode,
-    decline_code: row.declineCode,
-    failure_message: row.failureMessage,
-    livemode: row.mode === 'live',
-    created: row.createdAt.toISOString(),
-  };
-}
+import type { PaymentCreateDto, PaymentListQuery } from './dto/payment.dto';
+import { type PaymentListView, type PaymentView, paymentView } from './dto/payment.view';
+import { PaymentsRepository } from './payments.repository';
 
 /** 402 `card_error` for a failed payment, carrying its decline code and id (platform contract). */
-export function cardError(payment: PaymentView): PaymentsError {
+function cardError(payment: PaymentView): PaymentsError {
   const code = payment.failure_code === 'processing_error' ? 'processing_error' : 'card_declined';
   return new PaymentsError(code, payment.failure_message ?? 'Your card was declined.', {
     details: { ...(payment.decline_code ? { decline_code: payment.decline_code } : {}), payment_id: payment.id },
@@ -139,6 +117,6 @@ export class PaymentsService {
       ...(createdGte ? { createdGte } : {}),
       ...(createdLte ? { createdLte } : {}),
     });
-    return page(rows, request, '/v2/payments', paymentView);
+    return page(rows, request, '/v2/payments', paymentView) satisfies PaymentListView;
   }
 }

@@ -10,8 +10,8 @@ import {
 import { Authenticated, CurrentPrincipal, type PaymentsKeyPrincipal } from '@app/auth';
 import { Idempotent } from '@app/platform';
 import { tenantOf } from '../common/tenant';
-import { RefundListView, RefundView } from '../common/views';
 import { RefundCreateDto, RefundListQuery } from './dto/refund.dto';
+import { RefundListView, RefundView } from './dto/refund.view';
 import { RefundsService } from './refunds.service';
 
 @ApiTags('refunds')

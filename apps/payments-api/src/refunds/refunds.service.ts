@@ -3,24 +3,11 @@ import { newId, NotFoundError, TransactionRunner } from '@app/platform';
 import { PaymentEvents } from '../common/events';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
 import type { Tenant } from '../common/tenant';
-import type { RefundView } from '../common/views';
+import { PaymentsError } from '../errors';
 import { PaymentsRepository } from '../payments/payments.repository';
 import type { RefundCreateDto, RefundListQuery } from './dto/refund.dto';
-import { type RefundRow, RefundsRepository } from './refunds.repository';
-import { PaymentsError } from '../errors';
-
-export function refundView(row: RefundRow): RefundView {
-  return {
-    id: row.id,
-    object: 'refund',
-    payment_id: row.paymentId,
-    amount: row.amount,
-    currency: row.currency,
-    status: 'succeeded',
-    reason: row.reason,
-    created: row.createdAt.toISOString(),
-  };
-}
+import { type RefundListView, type RefundView, refundView } from './dto/refund.view';
+import { RefundsRepository } from './refunds.repository';
 
 @Injectable()
 export class RefundsService {
@@ -68,7 +55,7 @@ export class RefundsService {
         currency: payment.currency,
         reason: dto.reason ?? null,
       });
-      await this.payments.addRefunded(tx, payment.id, amount);
+      await this.payments.addRefunded(tx, tenant, payment.id, amount);
       const refund = refundView(row);
       await this.events.emit(tx, tenant, 'refund.succeeded', refund);
       return refund;
@@ -84,6 +71,6 @@ export class RefundsService {
   async list(tenant: Tenant, query: RefundListQuery): Promise<ListEnvelope<RefundView>> {
     const request = await resolvePage(query, 'refund', (id) => this.refunds.cursor(tenant, id));
     const rows = await this.refunds.list(tenant, request, query.payment_id);
-    return page(rows, request, '/v2/refunds', refundView);
+    return page(rows, request, '/v2/refunds', refundView) satisfies RefundListView;
   }
 }

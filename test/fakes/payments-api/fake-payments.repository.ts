@@ -1,0 +1,130 @@
+import type { PrismaTx } from '@app/platform';
+import type { Cursor, PageRequest } from '../../../apps/payments-api/src/common/list';
+import type { Tenant } from '../../../apps/payments-api/src/common/tenant';
+import type {
+  NewPayment,
+  PaymentFilter,
+  PaymentRow,
+  PaymentsRepository,
+} from '../../../apps/payments-api/src/payments/payments.repository';
+import type { FakeClock } from './fake-clock';
+import type { PublicOf } from './fake-of';
+import type { FakeTransactionRunner } from './fake-transaction-runner';
+import { keysetRows } from './keyset';
+
+const owns = (tenant: Tenant, row: PaymentRow): boolean => row.accountId === tenant.accountId && row.mode === tenant.mode;
+
+interface RowLock {
+  readonly tx: PrismaTx;
+  readonly released: Promise<void>;
+}
+
+/**
+ * PaymentsRepository over an array, scoped by tenant. `lockForRefund` is a real per-row lock
+ * held until the transaction ends (concurrent refunds wait, as under FOR UPDATE);
+ * `addRefunded` needs the caller's lock and keeps the database's CHECK (refunded ≤ amount).
+ */
+export class FakePaymentsRepository implements PublicOf<PaymentsRepository> {
+  readonly rows: PaymentRow[] = [];
+  private readonly locks = new Map<string, RowLock>();
+  private seq = 0;
+
+  constructor(
+    private readonly transactions: FakeTransactionRunner,
+    private readonly clock: FakeClock,
+  ) {}
+
+  /** Test arrangement: a payment that already exists (no transaction). */
+  seed(tenant: Tenant, fields: Partial<Omit<PaymentRow, 'accountId' | 'mode'>> = {}): PaymentRow {
+    const row: PaymentRow = {
+      id: `pay_seed${++this.seq}`,
+      customerId: 'cus_seed',
+      amount: 2000,
+      currency: 'gbp',
+      status: 'succeeded',
+      description: null,
+      metadata: {},
+      paymentMethod: 'pm_card_visa',
+      failureCode: null,
+      declineCode: null,
+      failureMessage: null,
+      amountRefunded: 0,
+      createdAt: this.clock.now(),
+      ...fields,
+      accountId: tenant.accountId,
+      mode: tenant.mode,
+    };
+    this.rows.push(row);
+    return structuredClone(row);
+  }
+
+  /** The stored row as it is now (test assertions). */
+  get(id: string): PaymentRow | undefined {
+    const row = this.rows.find((r) => r.id === id);
+    return row && structuredClone(row);
+  }
+
+  create(tx: PrismaTx, tenant: Tenant, data: NewPayment): Promise<PaymentRow> {
+    if (this.rows.some((r) => r.id === data.id)) throw new Error(`duplicate payment id ${data.id}`);
+    const row: PaymentRow = {
+      ...data,
+      accountId: tenant.accountId,
+      mode: tenant.mode,
+      amountRefunded: 0,
+      createdAt: this.clock.now(),
+    };
+    this.transactions.write(tx, () => this.rows.splice(this.rows.indexOf(row), 1));
+    this.rows.push(row);
+    return Promise.resolve(structuredClone(row));
+  }
+
+  find(tenant: Tenant, id: string): Promise<PaymentRow | null> {
+    const row = this.rows.find((r) => r.id === id && owns(tenant, r));
+    return Promise.resolve(row ? structuredClone(row) : null);
+  }
+
+  async lockForRefund(tx: PrismaTx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
+    this.transactions.assertOpen(tx);
+    if (!this.rows.some((r) => r.id === id && owns(tenant, r))) return null;
+    for (let held = this.locks.get(id); held && held.tx !== tx; held = this.locks.get(id)) await held.released;
+    const row = this.rows.find((r) => r.id === id);
+    if (!row) return null;
+    if (!this.locks.has(id)) {
+      let release = (): void => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      this.locks.set(id, { tx, released });
+      this.transactions.onEnd(tx, () => {
+        this.locks.delete(id);
+        release();
+      });
+    }
+    return structuredClone(row);
+  }
+
+  addRefunded(tx: PrismaTx, tenant: Tenant, id: string, amount: number): Promise<PaymentRow> {
+    const row = this.rows.find((r) => r.id === id && owns(tenant, r));
+    if (!row) throw new Error(`no payment ${id} of this tenant (Prisma: record to update not found)`);
+    if (this.locks.get(id)?.tx !== tx) throw new Error(`payment ${id} is not locked by this transaction (lockForRefund first)`);
+    if (row.amountRefunded + amount > row.amount) throw new Error('CHECK violated: amount_refunded > amount');
+    const before = row.amountRefunded;
+    this.transactions.write(tx, () => (row.amountRefunded = before));
+    row.amountRefunded += amount;
+    return Promise.resolve(structuredClone(row));
+  }
+
+  cursor(tenant: Tenant, id: string): Promise<Cursor | null> {
+    const row = this.rows.find((r) => r.id === id && owns(tenant, r));
+    return Promise.resolve(row ? { id: row.id, createdAt: row.createdAt } : null);
+  }
+
+  list(tenant: Tenant, page: PageRequest, filter: PaymentFilter): Promise<PaymentRow[]> {
+    const mine = this.rows.filter(
+      (r) =>
+        owns(tenant, r) &&
+        (!filter.customerId || r.customerId === filter.customerId) &&
+        (!filter.createdGte || r.createdAt >= filter.createdGte) &&
+        (!filter.createdLte || r.createdAt <= filter.createdLte),
+    );
+    return Promise.resolve(keysetRows(mine, page).map((r) => structuredClone(r)));
+  }
+}

@@ -1,0 +1,51 @@
+import type { PrismaTx } from '@app/platform';
+import type { Cursor, PageRequest } from '../../../apps/payments-api/src/common/list';
+import type { Tenant } from '../../../apps/payments-api/src/common/tenant';
+import type { RefundRow, RefundsRepository } from '../../../apps/payments-api/src/refunds/refunds.repository';
+import type { FakeClock } from './fake-clock';
+import type { PublicOf } from './fake-of';
+import type { FakeTransactionRunner } from './fake-transaction-runner';
+import { keysetRows } from './keyset';
+
+type NewRefund = Parameters<RefundsRepository['create']>[2];
+
+const owns = (tenant: Tenant, row: RefundRow): boolean => row.accountId === tenant.accountId && row.mode === tenant.mode;
+
+/** RefundsRepository over an array, scoped by tenant; writes need an open fake transaction. */
+export class FakeRefundsRepository implements PublicOf<RefundsRepository> {
+  readonly rows: RefundRow[] = [];
+
+  constructor(
+    private readonly transactions: FakeTransactionRunner,
+    private readonly clock: FakeClock,
+  ) {}
+
+  create(tx: PrismaTx, tenant: Tenant, data: NewRefund): Promise<RefundRow> {
+    if (this.rows.some((r) => r.id === data.id)) throw new Error(`duplicate refund id ${data.id}`);
+    const row: RefundRow = {
+      ...data,
+      status: 'succeeded',
+      accountId: tenant.accountId,
+      mode: tenant.mode,
+      createdAt: this.clock.now(),
+    };
+    this.transactions.write(tx, () => this.rows.splice(this.rows.indexOf(row), 1));
+    this.rows.push(row);
+    return Promise.resolve(structuredClone(row));
+  }
+
+  find(tenant: Tenant, id: string): Promise<RefundRow | null> {
+    const row = this.rows.find((r) => r.id === id && owns(tenant, r));
+    return Promise.resolve(row ? structuredClone(row) : null);
+  }
+
+  cursor(tenant: Tenant, id: string): Promise<Cursor | null> {
+    const row = this.rows.find((r) => r.id === id && owns(tenant, r));
+    return Promise.resolve(row ? { id: row.id, createdAt: row.createdAt } : null);
+  }
+
+  list(tenant: Tenant, page: PageRequest, paymentId?: string): Promise<RefundRow[]> {
+    const mine = this.rows.filter((r) => owns(tenant, r) && (!paymentId || r.paymentId === paymentId));
+    return Promise.resolve(keysetRows(mine, page).map((r) => structuredClone(r)));
+  }
+}

@@ -1,0 +1,38 @@
+import { FakeClock } from './fake-clock';
+import { FakeCustomersRepository } from './fake-customers.repository';
+import { FakePaymentEvents } from './fake-payment-events';
+import { FakePaymentsRepository } from './fake-payments.repository';
+import { FakeRefundsRepository } from './fake-refunds.repository';
+import { FakeTransactionRunner } from './fake-transaction-runner';
+
+export { asReal, type PublicOf } from './fake-of';
+export { FakeClock } from './fake-clock';
+export { FakeCustomersRepository } from './fake-customers.repository';
+export { FakePaymentEvents, type EmittedEvent } from './fake-payment-events';
+export { FakePaymentsRepository } from './fake-payments.repository';
+export { FakeLiveProcessor, RecordingTestModeProcessor } from './fake-processors';
+export { FakeRefundsRepository } from './fake-refunds.repository';
+export { type CommittedTransaction, FakeTransactionRunner } from './fake-transaction-runner';
+
+/** One in-memory payments-api store: the repositories share the runner (transactions) and the clock. */
+export interface PaymentsFakes {
+  readonly clock: FakeClock;
+  readonly transactions: FakeTransactionRunner;
+  readonly events: FakePaymentEvents;
+  readonly customers: FakeCustomersRepository;
+  readonly payments: FakePaymentsRepository;
+  readonly refunds: FakeRefundsRepository;
+}
+
+export function paymentsFakes(): PaymentsFakes {
+  const clock = new FakeClock();
+  const transactions = new FakeTransactionRunner();
+  return {
+    clock,
+    transactions,
+    events: new FakePaymentEvents(transactions),
+    customers: new FakeCustomersRepository(transactions, clock),
+    payments: new FakePaymentsRepository(transactions, clock),
+    refunds: new FakeRefundsRepository(transactions, clock),
+  };
+}
