@@ -255,6 +255,13 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
     expect(row.status).toBe('pending');
     // the schedule says 100 ms; the receiver asked for 3 s
     expect((row.nextAttemptAt?.getTime() ?? 0) - (row.lastAttemptAt?.getTime() ?? 0)).toBeGreaterThanOrEqual(3_000);
+    // drop the retry still due in 3 s, so that it cannot reach the receiver during a later test
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/test/webhook-endpoints/${endpoint.id}`,
+      headers: { 'x-test-owner': owner },
+    });
+    expect(deleted.statusCode).toBe(200);
   });
 
   it('410 Gone disables the endpoint; later events are logged, not sent; enable + recover sends them', async () => {
