@@ -1,10 +1,10 @@
 /** The smallest service that runs libs/webhooks: the platform plus WebhooksModule, no routes. */
-import { PlatformConfig, PlatformModule, type ServiceDefinition } from '@app/platform';
-import { WebhooksModule } from '@app/webhooks';
+import { PlatformModule, type ServiceDefinition } from '@app/platform';
+import { WebhooksConfig, WebhooksModule } from '@app/webhooks';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { Expose } from 'class-transformer';
 
-export class BenchConfig extends PlatformConfig {
+export class BenchConfig extends WebhooksConfig {
   @Expose()
   BENCH_PORT: number = 0;
 
@@ -14,6 +14,7 @@ export class BenchConfig extends PlatformConfig {
 }
 
 export const BENCH_EVENT = 'bench.event';
+export const BENCH_OWNER_TYPE = 'bench';
 
 @Module({})
 class WebhooksBenchModule {
@@ -22,7 +23,7 @@ class WebhooksBenchModule {
       module: WebhooksBenchModule,
       imports: [
         PlatformModule.forRoot({ service: 'webhooks-bench', config }),
-        WebhooksModule.forRoot({ ownerType: 'partner', eventTypes: [BENCH_EVENT] }),
+        WebhooksModule.forRoot({ ownerType: BENCH_OWNER_TYPE, eventTypes: [BENCH_EVENT] }),
       ],
     };
   }

@@ -17,9 +17,9 @@ import type { AddressInfo } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { Writable } from 'node:stream';
 import { Client } from 'pg';
-import { createRootLogger, createServiceApp, loadConfig, migrate, PrismaService } from '@app/platform';
+import { createRootLogger, createServiceApp, loadConfig, migrate, PrismaService, runTransaction } from '@app/platform';
 import { WebhookEmitter, WebhookEndpointsService } from '@app/webhooks';
-import { BENCH_EVENT, benchService } from './bench-service';
+import { BENCH_EVENT, BENCH_OWNER_TYPE, benchService } from './bench-service';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 3000);
 const PACED_RATE = Number(process.env.BENCH_RATE ?? 100); // events/s of the latency run
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   );
   const prisma = api.get(PrismaService);
   const emitter = api.get(WebhookEmitter);
-  const owner = { ownerType: 'partner', ownerId: 'bench_partner' } as const;
+  const owner = { ownerType: BENCH_OWNER_TYPE, ownerId: 'bench_owner' };
   await api.get(WebhookEndpointsService).create(owner, { url: receiverUrl });
 
   const results: RunResult[] = [];
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
         arrivals.clear();
         const committed = new Map<string, number>();
         const emitOne = async (n: number): Promise<void> => {
-          const id = await prisma.$transaction((tx) =>
+          const id = await runTransaction(prisma, (tx) =>
             emitter.emit(tx, { ...owner, event: BENCH_EVENT, data: { n, pad: 'x'.repeat(200) } }),
           );
           committed.set(id, performance.now());

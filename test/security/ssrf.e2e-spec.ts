@@ -103,15 +103,8 @@ interface Target {
   readonly count: () => Promise<number>;
 }
 
-function withStrictEnv<T>(fn: () => Promise<T>): Promise<T> {
-  // WebhooksModule reads WEBHOOK_* from process.env when the app is built.
-  const saved = process.env.WEBHOOK_ALLOW_PRIVATE_URLS;
-  process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'false';
-  return fn().finally(() => {
-    if (saved === undefined) delete process.env.WEBHOOK_ALLOW_PRIVATE_URLS;
-    else process.env.WEBHOOK_ALLOW_PRIVATE_URLS = saved;
-  });
-}
+/** The setting under test, in the env the app is started with (its config class carries the webhook settings). */
+const STRICT = { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' };
 
 describe('SSRF guard at registration (WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => {
   let offers: OffersContext;
@@ -119,10 +112,10 @@ describe('SSRF guard at registration (WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => 
   let targets: Target[];
 
   beforeAll(async () => {
-    await withStrictEnv(async () => {
-      offers = new OffersContext(await startTestApp(offersService, { ROLE: 'api', OAUTH_TOKEN_FAILURES_PER_MINUTE: '10000' }));
-      payments = await startPayments({ ROLE: 'api' });
-    });
+    offers = new OffersContext(
+      await startTestApp(offersService, { ...STRICT, ROLE: 'api', OAUTH_TOKEN_FAILURES_PER_MINUTE: '10000' }),
+    );
+    payments = await startPayments({ ...STRICT, ROLE: 'api' });
     const partner: Partner = await offers.newPartner('Ssrf');
     const account = await newAccount(payments, 'Ssrf');
     const count = (url: string) => async () =>
@@ -233,7 +226,7 @@ describe('SSRF guard end to end: an endpoint registered while allowed is refused
     const api = await startTestApp(offersService, { ...common, ROLE: 'api' }, { db });
     apps.push(api);
     // ... and delivered by a worker that does not
-    apps.push(await withStrictEnv(() => startTestApp(offersService, { ...common, ROLE: 'worker' }, { db })));
+    apps.push(await startTestApp(offersService, { ...common, ...STRICT, ROLE: 'worker' }, { db }));
 
     const ctx = new OffersContext(api);
     const partner = await ctx.newPartner('Rebind');

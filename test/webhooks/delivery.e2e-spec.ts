@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { PrismaService } from '@app/platform';
-import type { WebhookDeliveryView, WebhookEndpointView, ListView } from '@app/webhooks';
+import { PrismaService, runTransaction } from '@app/platform';
+import { type ListView, type WebhookDeliveryView, WebhookEmitter, type WebhookEndpointView } from '@app/webhooks';
 import { OutboxDispatcher } from '../../libs/webhooks/src/delivery/outbox-dispatcher';
 import { startTestApp, type TestApp } from '../support/app';
 import { eventually, Receiver } from './support/receiver';
@@ -35,7 +35,7 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
   let ownerSeq = 0;
 
   beforeAll(async () => {
-    t = await startTestApp(webhooksProbe({ WEBHOOK_TIMEOUT_MS: '500' }));
+    t = await startTestApp(webhooksProbe, { WEBHOOK_TIMEOUT_MS: '500' });
     prisma = t.app.get(PrismaService);
     receiver = await Receiver.start();
   });
@@ -255,6 +255,13 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
     expect(row.status).toBe('pending');
     // the schedule says 100 ms; the receiver asked for 3 s
     expect((row.nextAttemptAt?.getTime() ?? 0) - (row.lastAttemptAt?.getTime() ?? 0)).toBeGreaterThanOrEqual(3_000);
+    // drop the retry still due in 3 s, so that it cannot reach the receiver during a later test
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/test/webhook-endpoints/${endpoint.id}`,
+      headers: { 'x-test-owner': owner },
+    });
+    expect(deleted.statusCode).toBe(200);
   });
 
   it('410 Gone disables the endpoint; later events are logged, not sent; enable + recover sends them', async () => {
@@ -433,10 +440,8 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
   it('does not deliver an event whose transaction rolled back', async () => {
     const endpoint = await createEndpoint();
     await expect(
-      prisma.$transaction(async (tx) => {
-        await t.app
-          .get((await import('@app/webhooks')).WebhookEmitter)
-          .emit(tx, { ownerType: 'partner', ownerId: owner, event: 'offer.opened', data: {} });
+      runTransaction(prisma, async (tx) => {
+        await t.app.get(WebhookEmitter).emit(tx, { ownerType: 'partner', ownerId: owner, event: 'offer.opened', data: {} });
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');

@@ -29,8 +29,8 @@ describe('libs/webhooks resilience', () => {
   let db: TestDatabase;
   let receiver: Receiver;
   const apps: Array<TestApp<ProbeConfig>> = [];
-  const start = async (env: Record<string, string>, webhookEnv: Record<string, string> = {}): Promise<TestApp<ProbeConfig>> => {
-    const t = await startTestApp(webhooksProbe(webhookEnv), env, { db });
+  const start = async (env: Record<string, string>): Promise<TestApp<ProbeConfig>> => {
+    const t = await startTestApp(webhooksProbe, env, { db });
     apps.push(t);
     return t;
   };
@@ -70,7 +70,7 @@ describe('libs/webhooks resilience', () => {
     const lenient = await start({ ROLE: 'api', QUEUE_PREFIX: prefix });
     const endpoint = await createEndpoint(lenient, receiver.url);
     // ... delivered by a process that refuses them
-    const strict = await start({ ROLE: 'all', QUEUE_PREFIX: prefix }, { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' });
+    const strict = await start({ ROLE: 'all', QUEUE_PREFIX: prefix, WEBHOOK_ALLOW_PRIVATE_URLS: 'false' });
     for (const url of [
       'http://127.0.0.1:9/x',
       'http://localhost/x',
@@ -111,7 +111,6 @@ describe('libs/webhooks resilience', () => {
       DATABASE_URL: db.url,
       QUEUE_PREFIX: prefix,
       NODE_ENV: 'test',
-      WEBHOOK_TEST_ENV: JSON.stringify({}),
     });
     try {
       const eventId = await emitEvent(api.app, OWNER, 'offer.opened', { crash: true });

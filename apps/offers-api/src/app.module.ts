@@ -1,10 +1,12 @@
 import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
-import { PartnerWebhookEndpointsController, WebhooksModule } from '@app/webhooks';
+import { WebhooksModule } from '@app/webhooks';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { OffersConfig } from './config';
 import { OffersDomainModule } from './domain.module';
 import { OFFER_EVENT_TYPES } from './events/offer-events';
+import { WebhookEndpointsController } from './webhook-endpoints/webhook-endpoints.controller';
+import { PARTNER_WEBHOOK_OWNER } from './webhook-endpoints/webhook-owner';
 
 @Module({})
 export class OffersAppModule {
@@ -12,9 +14,9 @@ export class OffersAppModule {
     // One WebhooksModule instance: the app mounts its partner routes (/api/v1/webhook-endpoints)
     // and the offers domain emits through its outbox.
     const webhooks = WebhooksModule.forRoot({
-      ownerType: 'partner',
+      ownerType: PARTNER_WEBHOOK_OWNER,
       eventTypes: OFFER_EVENT_TYPES,
-      controllers: [PartnerWebhookEndpointsController],
+      controllers: [WebhookEndpointsController],
     });
     return {
       module: OffersAppModule,

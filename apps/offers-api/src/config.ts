@@ -1,10 +1,10 @@
 import { DEV_JWT_KEYS, type JwtKey, parseJwtKeys } from '@app/auth';
-import { PlatformConfig } from '@app/platform';
+import { WebhooksConfig } from '@app/webhooks';
 import { Expose, Type } from 'class-transformer';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 
-/** offers-api settings: the platform's plus its own. Variable names are the environment's. */
-export class OffersConfig extends PlatformConfig {
+/** offers-api settings: the platform's and the webhooks' plus its own. Variable names are the environment's. */
+export class OffersConfig extends WebhooksConfig {
   @Expose()
   @Type(() => Number)
   @IsInt()

@@ -1,9 +1,9 @@
-import { PlatformConfig } from '@app/platform';
+import { WebhooksConfig } from '@app/webhooks';
 import { Expose, Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 
-/** payments-api settings: the platform's plus its own. Variable names are the environment's. */
-export class PaymentsConfig extends PlatformConfig {
+/** payments-api settings: the platform's and the webhooks' plus its own. Variable names are the environment's. */
+export class PaymentsConfig extends WebhooksConfig {
   @Expose()
   @Type(() => Number)
   @IsInt()

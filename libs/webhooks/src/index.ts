@@ -1,10 +1,9 @@
 // libs/webhooks: signed, at-least-once webhook delivery with a transactional outbox (docs/webhooks.md).
-export { PartnerWebhookEndpointsController, PaymentsWebhookEndpointsController, paymentsOwnerId } from './http/owner-controllers';
-export { createWebhookEndpointsController, type WebhookEndpointsControllerOptions } from './http/webhook-endpoints.controller';
+export { WebhookEndpointsRoutes } from './http/webhook-endpoints.routes';
 export { serviceSignature, standardSignature, standardWebhooksKey } from './security/signature';
 export { WebhookDeliveriesService } from './webhook-deliveries.service';
 export { WebhookEmitter } from './webhook-emitter';
 export { WebhookEndpointsService } from './webhook-endpoints.service';
-export { loadWebhooksConfig, WebhooksConfig } from './webhooks.config';
+export { WebhooksConfig } from './webhooks.config';
 export { WebhooksModule, type WebhooksModuleOptions } from './webhooks.module';
 export * from './webhooks.types';

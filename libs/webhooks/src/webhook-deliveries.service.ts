@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock, NotFoundError } from '@app/platform';
+import { Clock, NotFoundError, TransactionRunner } from '@app/platform';
 import { DeliveryQueue } from './delivery/delivery-queue';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import type { ListView, WebhookDeliveryStatus, WebhookDeliveryView, WebhookOwner } from './webhooks.types';
 import { deliveryView } from './webhooks.views';
 import { WebhooksError } from './webhooks.errors';
@@ -19,13 +20,15 @@ export interface RecoveryView {
   readonly requeued: number;
 }
 
-/** The partner-facing delivery log: list, redeliver one, recover every failure since a time. */
+/** The owner-facing delivery log: list, redeliver one, recover every failure since a time. */
 @Injectable()
 export class WebhookDeliveriesService {
   private readonly logger = new Logger('Webhooks');
 
   constructor(
-    private readonly repository: WebhooksRepository,
+    private readonly repository: WebhookDeliveriesRepository,
+    private readonly endpoints: WebhookEndpointsRepository,
+    private readonly transactions: TransactionRunner,
     private readonly queue: DeliveryQueue,
     private readonly clock: Clock,
   ) {}
@@ -49,7 +52,8 @@ export class WebhookDeliveriesService {
   /** Sends the delivery again now, with a fresh retry schedule (whatever its status). */
   async redeliver(owner: WebhookOwner, endpointId: string, deliveryId: string): Promise<WebhookDeliveryView> {
     await this.endpointOf(owner, endpointId, true);
-    const ids = await this.repository.requeue(owner, endpointId, { deliveryId }, this.clock.now());
+    const now = this.clock.now();
+    const ids = await this.transactions.run((tx) => this.repository.requeue(tx, owner, endpointId, { deliveryId }, now));
     if (ids.length === 0) throw new NotFoundError('webhook delivery', deliveryId, 'delivery_id');
     await this.enqueue(ids);
     return this.get(owner, endpointId, deliveryId);
@@ -58,13 +62,14 @@ export class WebhookDeliveriesService {
   /** Redelivers every failed delivery of the endpoint created at or after `since`. */
   async recover(owner: WebhookOwner, endpointId: string, since: Date): Promise<RecoveryView> {
     await this.endpointOf(owner, endpointId, true);
-    const ids = await this.repository.requeue(owner, endpointId, { failedSince: since }, this.clock.now());
+    const now = this.clock.now();
+    const ids = await this.transactions.run((tx) => this.repository.requeue(tx, owner, endpointId, { failedSince: since }, now));
     await this.enqueue(ids);
     return { object: 'webhook_recovery', endpoint_id: endpointId, since: since.toISOString(), requeued: ids.length };
   }
 
   private async endpointOf(owner: WebhookOwner, endpointId: string, mustBeEnabled: boolean): Promise<void> {
-    const endpoint = await this.repository.findEndpoint(owner, endpointId);
+    const endpoint = await this.endpoints.findEndpoint(owner, endpointId);
     if (endpoint === null) throw new NotFoundError('webhook endpoint', endpointId, 'id');
     if (mustBeEnabled && endpoint.disabledAt !== null) {
       throw new WebhooksError(

@@ -1,23 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock, type PrismaTx } from '@app/platform';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhookOutboxRepository } from './webhook-outbox.repository';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from './webhooks.tokens';
 import type { WebhookEventInput } from './webhooks.types';
 
 /**
- * The transactional outbox's write side. Call `emit` inside the Prisma transaction that
- * makes the change the event reports: the event exists if and only if the change
- * committed, and the dispatcher is notified at commit.
+ * The transactional outbox's write side. Call `emit` inside the transaction that makes
+ * the change the event reports: the event exists if and only if the change committed,
+ * and the dispatcher is notified at commit.
  *
- *     await prisma.$transaction(async (tx) => {
- *       const ind = await repo.createIndication(tx, ...);
- *       await webhooks.emit(tx, { ownerType: 'partner', ownerId, event: 'indication.received', data: view(ind) });
+ *     await transactions.run(async (tx) => {
+ *       const row = await repo.create(tx, ...);
+ *       await webhooks.emit(tx, { ownerType, ownerId, event: 'thing.created', data: view(row) });
  *     });
  */
 @Injectable()
 export class WebhookEmitter {
   constructor(
-    private readonly repository: WebhooksRepository,
+    private readonly outbox: WebhookOutboxRepository,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly clock: Clock,
   ) {}
@@ -30,6 +30,6 @@ export class WebhookEmitter {
     if (!this.options.eventTypes.includes(input.event)) {
       throw new Error(`Unknown webhook event type ${input.event}; add it to WebhooksModule.forRoot({ eventTypes })`);
     }
-    return this.repository.insertEvent(tx, input, this.clock.now());
+    return this.outbox.insertEvent(tx, input, this.clock.now());
   }
 }

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, NotFoundError } from '@app/platform';
+import { Clock, NotFoundError, TransactionRunner } from '@app/platform';
 import { checkUrl, type Resolver, systemResolver } from './security/url-guard';
 import { newWebhookSecret } from './security/signature';
 import { WebhooksConfig } from './webhooks.config';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from './webhooks.tokens';
 import type { ListView, WebhookEndpointView, WebhookOwner } from './webhooks.types';
 import { endpointView } from './webhooks.views';
@@ -28,7 +28,8 @@ export const systemResolverProvider = { provide: WEBHOOK_RESOLVER, useValue: sys
 @Injectable()
 export class WebhookEndpointsService {
   constructor(
-    private readonly repository: WebhooksRepository,
+    private readonly repository: WebhookEndpointsRepository,
+    private readonly transactions: TransactionRunner,
     @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     @Inject(WEBHOOK_RESOLVER) private readonly resolver: Resolver,
@@ -39,7 +40,10 @@ export class WebhookEndpointsService {
     const events = this.checkEvents(input.events ?? []);
     const checked = await checkUrl(input.url, this.config, this.resolver);
     if (!checked.ok) throw new WebhooksError('webhook_url_invalid', checked.reason, { param: 'url' });
-    const endpoint = await this.repository.createEndpoint(owner, { url: input.url, events, secret: newWebhookSecret() });
+    const secret = newWebhookSecret();
+    const endpoint = await this.transactions.run((tx) =>
+      this.repository.createEndpoint(tx, owner, { url: input.url, events, secret }),
+    );
     return endpointView(endpoint, this.clock.now(), true);
   }
 
@@ -56,16 +60,17 @@ export class WebhookEndpointsService {
   }
 
   async delete(owner: WebhookOwner, id: string): Promise<DeletedView> {
-    if (!(await this.repository.deleteEndpoint(owner, id))) throw new NotFoundError('webhook endpoint', id, 'id');
+    const deleted = await this.transactions.run((tx) => this.repository.deleteEndpoint(tx, owner, id));
+    if (!deleted) throw new NotFoundError('webhook endpoint', id, 'id');
     return { id, object: 'webhook_endpoint', deleted: true };
   }
 
   /**
-   * Enables a disabled endpoint again (the partner fixed its receiver); idempotent. What it
+   * Enables a disabled endpoint again (its owner fixed the receiver); idempotent. What it
    * missed meanwhile is in its delivery log as `failed`: `recover` sends it.
    */
   async enable(owner: WebhookOwner, id: string): Promise<WebhookEndpointView> {
-    const endpoint = await this.repository.enableEndpoint(owner, id);
+    const endpoint = await this.transactions.run((tx) => this.repository.enableEndpoint(tx, owner, id));
     if (endpoint === null) throw new NotFoundError('webhook endpoint', id, 'id');
     return endpointView(endpoint, this.clock.now());
   }
@@ -74,7 +79,8 @@ export class WebhookEndpointsService {
   async rotateSecret(owner: WebhookOwner, id: string): Promise<WebhookEndpointView> {
     const now = this.clock.now();
     const expires = new Date(now.getTime() + this.config.secretGraceMs);
-    const endpoint = await this.repository.rotateSecret(owner, id, newWebhookSecret(), expires);
+    const secret = newWebhookSecret();
+    const endpoint = await this.transactions.run((tx) => this.repository.rotateSecret(tx, owner, id, secret, expires));
     if (endpoint === null) throw new NotFoundError('webhook endpoint', id, 'id');
     return endpointView(endpoint, now, true);
   }

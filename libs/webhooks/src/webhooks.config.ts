@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { ConfigError, type NodeEnv, toBoolean } from '@app/platform';
-import { Expose, plainToInstance, Transform, Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { PlatformConfig, toBoolean } from '@app/platform';
+import { Expose, Transform, Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
@@ -17,14 +17,17 @@ export function parseDuration(text: string): number | undefined {
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
 /**
- * Webhook settings, read once at boot from the environment (variable names are the
- * property names). Not a PlatformConfig: each app keeps its own config and the webhooks
- * module reads only these variables (see `loadWebhooksConfig`).
+ * Webhook settings: the platform's plus the WEBHOOK_* variables (property names are the
+ * variable names). An app that imports WebhooksModule extends its config class from this
+ * one, so the platform's `loadConfig` reads and validates them with the rest of the app's
+ * environment, once, at boot.
  */
-export class WebhooksConfig {
+export abstract class WebhooksConfig extends PlatformConfig {
   /** Allow endpoint URLs on loopback/private/link-local/metadata addresses. Unset: true unless NODE_ENV=production. */
   @Expose()
   @IsOptional()
+  // a string for toBoolean, not the implicit Boolean("false") === true conversion
+  @Type(() => String)
   @Transform(toBoolean)
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE_URLS?: boolean;
@@ -95,12 +98,20 @@ export class WebhooksConfig {
   @Min(0)
   WEBHOOK_RETENTION_DAYS: number = 30;
 
-  /** Resolved by loadWebhooksConfig. */
-  allowPrivateUrls = false;
-  /** Resolved by loadWebhooksConfig: `https:` is required in production. */
-  requireHttps = false;
+  /** Whether endpoint URLs may point to private addresses (WEBHOOK_ALLOW_PRIVATE_URLS, else outside production). */
+  get allowPrivateUrls(): boolean {
+    return this.WEBHOOK_ALLOW_PRIVATE_URLS ?? !this.isProduction;
+  }
+
+  /** `https:` is required in production. */
+  get requireHttps(): boolean {
+    return this.isProduction;
+  }
+
   /** Milliseconds before retry n (index n-1), parsed from WEBHOOK_RETRY_SCHEDULE. */
-  retryScheduleMs: readonly number[] = [];
+  get retryScheduleMs(): readonly number[] {
+    return this.WEBHOOK_RETRY_SCHEDULE.split(',').map((part) => parseDuration(part) ?? 0);
+  }
 
   get secretGraceMs(): number {
     return Math.round(this.WEBHOOK_SECRET_GRACE_HOURS * 3_600_000);
@@ -113,28 +124,12 @@ export class WebhooksConfig {
   get disableAfterMs(): number {
     return Math.round(this.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000);
   }
-}
 
-/**
- * Reads and validates the WEBHOOK_* variables, failing fast with a ConfigError naming the
- * variable (the platform's loadConfig pattern, without extending PlatformConfig).
- */
-export function loadWebhooksConfig(env: Readonly<Record<string, string | undefined>>, nodeEnv: NodeEnv): WebhooksConfig {
-  const defined: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (k.startsWith('WEBHOOK_') && v !== undefined && v !== '') defined[k] = v;
-  const config = plainToInstance(WebhooksConfig, defined, { excludeExtraneousValues: true, exposeDefaultValues: true });
-  const problems: Array<[string, string]> = validateSync(config, { forbidUnknownValues: false }).map((e) => [
-    e.property,
-    `${Object.values(e.constraints ?? {})
-      .map((m) => m.replace(new RegExp(`^${e.property}\\s+`), ''))
-      .join(', ')} (got ${JSON.stringify(env[e.property])})`,
-  ]);
-  if (problems.length === 0 && config.WEBHOOK_LOCK_DURATION_MS <= config.WEBHOOK_TIMEOUT_MS) {
-    problems.push(['WEBHOOK_LOCK_DURATION_MS', 'must be greater than WEBHOOK_TIMEOUT_MS']);
+  override crossChecks(): Array<[string, string]> {
+    const problems = super.crossChecks();
+    if (this.WEBHOOK_LOCK_DURATION_MS <= this.WEBHOOK_TIMEOUT_MS) {
+      problems.push(['WEBHOOK_LOCK_DURATION_MS', 'must be greater than WEBHOOK_TIMEOUT_MS']);
+    }
+    return problems;
   }
-  if (problems.length > 0) throw new ConfigError(problems);
-  config.allowPrivateUrls = config.WEBHOOK_ALLOW_PRIVATE_URLS ?? nodeEnv !== 'production';
-  config.requireHttps = nodeEnv === 'production';
-  config.retryScheduleMs = config.WEBHOOK_RETRY_SCHEDULE.split(',').map((part) => parseDuration(part) ?? 0);
-  return config;
 }

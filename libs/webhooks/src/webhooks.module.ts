@@ -5,29 +5,32 @@ import { DeliveryQueue } from './delivery/delivery-queue';
 import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { OutboxDispatcher } from './delivery/outbox-dispatcher';
+import type { WebhookEndpointsRoutes } from './http/webhook-endpoints.routes';
 import type { Resolver } from './security/url-guard';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookEmitter } from './webhook-emitter';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { systemResolverProvider, WEBHOOK_RESOLVER, WebhookEndpointsService } from './webhook-endpoints.service';
-import { loadWebhooksConfig, WebhooksConfig } from './webhooks.config';
+import { WebhookOutboxRepository } from './webhook-outbox.repository';
+import { WebhooksConfig } from './webhooks.config';
 import { WebhooksMetrics } from './webhooks.metrics';
-import { WebhooksRepository } from './webhooks.repository';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from './webhooks.tokens';
 import type { WebhookOwnerType } from './webhooks.types';
 
+/** An owner type is stored in a VARCHAR(32) column and names the app's BullMQ queue. */
+const OWNER_TYPE = /^[a-z][a-z0-9_]{0,31}$/;
+
 export interface WebhooksModuleOptions {
-  /** Whose endpoints and events this service manages. */
+  /** Whose endpoints and events this service manages: a name the app chooses (e.g. its tenant kind). */
   readonly ownerType: WebhookOwnerType;
   /** Every event type the app emits (endpoint filters are validated against it). */
   readonly eventTypes: readonly string[];
   /**
-   * The HTTP routes to mount: `PartnerWebhookEndpointsController` (offers-api),
-   * `PaymentsWebhookEndpointsController` (payments-api), or one made with
-   * `createWebhookEndpointsController`. Omit to mount none.
+   * The app's HTTP routes, mounted in this module (they use its services): classes that
+   * extend `WebhookEndpointsRoutes`. Omit to mount none.
    */
-  readonly controllers?: ReadonlyArray<Type<unknown>>;
-  /** Where WEBHOOK_* variables are read from, once at boot (default `process.env`). */
-  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly controllers?: ReadonlyArray<Type<WebhookEndpointsRoutes<never>>>;
   /** DNS resolver of the registration-time SSRF check (tests only). */
   readonly resolver?: Resolver;
   /** Run the dispatcher, sweeps and worker here; default: PlatformConfig.runsWorkers (ROLE≠api). */
@@ -35,24 +38,34 @@ export interface WebhooksModuleOptions {
 }
 
 /**
+ * The app's config object as WebhooksConfig: the app's config class extends it, so the
+ * WEBHOOK_* settings come from the same environment, read once by `loadConfig`.
+ */
+function webhooksConfigOf(config: PlatformConfig): WebhooksConfig {
+  if (config instanceof WebhooksConfig) return config;
+  throw new Error(
+    `WebhooksModule needs the app's config class (${config.constructor.name}) to extend WebhooksConfig from '@app/webhooks'`,
+  );
+}
+
+/**
  * Signed, at-least-once webhooks for one owner type (docs/webhooks.md). Requires
- * PlatformModule (Prisma, queues, metrics, Clock). Exports WebhookEmitter for the app's
- * services and the endpoint/delivery services for custom controllers.
+ * PlatformModule (Prisma, transactions, queues, metrics, Clock) with a config class that
+ * extends WebhooksConfig. Exports WebhookEmitter for the app's services and the
+ * endpoint/delivery services for custom controllers.
  */
 @Module({})
 export class WebhooksModule {
   static forRoot(options: WebhooksModuleOptions): DynamicModule {
+    if (!OWNER_TYPE.test(options.ownerType)) {
+      throw new Error(`WebhooksModule ownerType must match ${String(OWNER_TYPE)} (got ${JSON.stringify(options.ownerType)})`);
+    }
     registerErrorCodes(WEBHOOKS_ERRORS);
-    const env = options.env ?? process.env;
     return {
       module: WebhooksModule,
       controllers: [...(options.controllers ?? [])],
       providers: [
-        {
-          provide: WebhooksConfig,
-          inject: [PlatformConfig],
-          useFactory: (platform: PlatformConfig) => loadWebhooksConfig(env, platform.NODE_ENV),
-        },
+        { provide: WebhooksConfig, inject: [PlatformConfig], useFactory: webhooksConfigOf },
         {
           provide: WEBHOOKS_OPTIONS,
           inject: [PlatformConfig],
@@ -63,7 +76,9 @@ export class WebhooksModule {
           }),
         },
         options.resolver === undefined ? systemResolverProvider : { provide: WEBHOOK_RESOLVER, useValue: options.resolver },
-        WebhooksRepository,
+        WebhookEndpointsRepository,
+        WebhookOutboxRepository,
+        WebhookDeliveriesRepository,
         WebhooksMetrics,
         DeliveryQueue,
         DeliveryService,

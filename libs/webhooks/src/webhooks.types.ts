@@ -1,11 +1,14 @@
-/** Who owns an endpoint (and the events sent to it). */
-export type WebhookOwnerType = 'partner' | 'payments_account';
-export const WEBHOOK_OWNER_TYPES: readonly WebhookOwnerType[] = ['partner', 'payments_account'];
+/**
+ * Who owns an endpoint (and the events sent to it): a name the app chooses and passes to
+ * `WebhooksModule.forRoot({ ownerType })`. Opaque to this library, which only stores and
+ * compares it (and names the app's delivery queue after it).
+ */
+export type WebhookOwnerType = string;
 
 /**
- * An endpoint's owner. offers-api: `{ ownerType: 'partner', ownerId: partnerId }`;
- * payments-api: `{ ownerType: 'payments_account', ownerId: `${accountId}:${mode}` }` so test
- * and live endpoints and events never mix (as Stripe).
+ * An endpoint's owner: the app's owner type and an id the app derives from the caller
+ * (e.g. a tenant id, or a tenant id and a mode so that test and live endpoints and events
+ * never mix, as Stripe).
  */
 export interface WebhookOwner {
   readonly ownerType: WebhookOwnerType;

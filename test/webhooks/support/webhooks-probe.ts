@@ -1,20 +1,34 @@
 /**
  * A small service made of the platform and libs/webhooks only, for the webhooks e2e tests.
- * Its routes are the library's own controller with a stand-in for '@app/auth': the
+ * Its routes are the library's WebhookEndpointsRoutes with a stand-in for '@app/auth': the
  * owner is taken from the `x-test-owner` header, so the tests do not depend on auth.
  */
-import { PlatformConfig, PlatformModule, PrismaService, type ServiceDefinition } from '@app/platform';
-import { createWebhookEndpointsController, WebhookEmitter, WebhooksModule, type WebhookOwner } from '@app/webhooks';
-import { createParamDecorator, type DynamicModule, type ExecutionContext, Module } from '@nestjs/common';
+import { PlatformModule, PrismaService, runTransaction, type ServiceDefinition } from '@app/platform';
+import { WebhookEmitter, WebhookEndpointsRoutes, WebhooksConfig, WebhooksModule, type WebhookOwner } from '@app/webhooks';
+import {
+  type CanActivate,
+  Controller,
+  type DynamicModule,
+  type ExecutionContext,
+  Injectable,
+  Module,
+  UseGuards,
+} from '@nestjs/common';
 import { Expose, Type } from 'class-transformer';
 import { IsInt } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
 
-export class ProbeConfig extends PlatformConfig {
+/** The probe's config: the webhook settings scaled down so that retries and sweeps take moments. */
+export class ProbeConfig extends WebhooksConfig {
   @Expose()
   @Type(() => Number)
   @IsInt()
   PROBE_PORT: number = 3998;
+
+  override WEBHOOK_RETRY_SCHEDULE = '100ms,200ms,300ms';
+  override WEBHOOK_LOCK_DURATION_MS = 2000;
+  override WEBHOOK_TIMEOUT_MS = 1500;
+  override WEBHOOK_SWEEP_INTERVAL_MS = 500;
 
   get port(): number {
     return this.PROBE_PORT;
@@ -22,51 +36,51 @@ export class ProbeConfig extends PlatformConfig {
 }
 
 export const PROBE_EVENTS = ['offer.opened', 'offer.closed', 'indication.received'] as const;
+export const PROBE_OWNER_TYPE = 'partner';
 
-const TestOwner = createParamDecorator((_data: unknown, ctx: ExecutionContext): string => {
-  const header = ctx.switchToHttp().getRequest<FastifyRequest>().headers['x-test-owner'];
-  return typeof header === 'string' ? header : 'nobody';
-});
-
-export const ProbeEndpointsController = createWebhookEndpointsController<string>({
-  path: 'test/webhook-endpoints',
-  auth: () => undefined,
-  principal: () => TestOwner(),
-  ownerOf: (ownerId) => ({ ownerType: 'partner', ownerId }),
-});
-
-/** The service definition; `webhookEnv` holds the WEBHOOK_* variables of this instance. */
-export function webhooksProbe(webhookEnv: Record<string, string> = {}): ServiceDefinition<ProbeConfig> {
-  @Module({})
-  class WebhooksProbeModule {
-    static forRoot(config: ProbeConfig): DynamicModule {
-      return {
-        module: WebhooksProbeModule,
-        imports: [
-          PlatformModule.forRoot({ service: 'webhooks-probe', config }),
-          WebhooksModule.forRoot({
-            ownerType: 'partner',
-            eventTypes: PROBE_EVENTS,
-            controllers: [ProbeEndpointsController],
-            env: {
-              WEBHOOK_RETRY_SCHEDULE: '100ms,200ms,300ms',
-              WEBHOOK_LOCK_DURATION_MS: '2000',
-              WEBHOOK_TIMEOUT_MS: '1500',
-              WEBHOOK_SWEEP_INTERVAL_MS: '500',
-              ...webhookEnv,
-            },
-          }),
-        ],
-      };
-    }
+/** Stand-in for AuthGuard: the request's principal is the owner id in the `x-test-owner` header. */
+@Injectable()
+class TestOwnerGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const header = request.headers['x-test-owner'];
+    Object.assign(request, { principal: typeof header === 'string' ? header : 'nobody' });
+    return true;
   }
-  return {
-    name: 'webhooks-probe',
-    configClass: ProbeConfig,
-    module: (config) => WebhooksProbeModule.forRoot(config),
-    openApi: { title: 'webhooks-probe', version: '0', description: 'libs/webhooks test service' },
-  };
 }
+
+@UseGuards(TestOwnerGuard)
+@Controller('test/webhook-endpoints')
+export class ProbeEndpointsController extends WebhookEndpointsRoutes<string> {
+  protected ownerOf(ownerId: string): WebhookOwner {
+    return { ownerType: PROBE_OWNER_TYPE, ownerId };
+  }
+}
+
+@Module({})
+class WebhooksProbeModule {
+  static forRoot(config: ProbeConfig): DynamicModule {
+    return {
+      module: WebhooksProbeModule,
+      imports: [
+        PlatformModule.forRoot({ service: 'webhooks-probe', config }),
+        WebhooksModule.forRoot({
+          ownerType: PROBE_OWNER_TYPE,
+          eventTypes: PROBE_EVENTS,
+          controllers: [ProbeEndpointsController],
+        }),
+      ],
+    };
+  }
+}
+
+/** The service definition; WEBHOOK_* variables in the env it is started with override ProbeConfig's. */
+export const webhooksProbe: ServiceDefinition<ProbeConfig> = {
+  name: 'webhooks-probe',
+  configClass: ProbeConfig,
+  module: (config) => WebhooksProbeModule.forRoot(config),
+  openApi: { title: 'webhooks-probe', version: '0', description: 'libs/webhooks test service' },
+};
 
 /** Commits one event through the outbox, as an app's service would. */
 export async function emitEvent(
@@ -77,5 +91,5 @@ export async function emitEvent(
 ): Promise<string> {
   const prisma = app.get(PrismaService);
   const emitter = app.get(WebhookEmitter);
-  return prisma.$transaction((tx) => emitter.emit(tx, { ...owner, event, data }));
+  return runTransaction(prisma, (tx) => emitter.emit(tx, { ...owner, event, data }));
 }

@@ -5,10 +5,14 @@ import { createRootLogger, createServiceApp, loadConfig } from '@app/platform';
 import { webhooksProbe } from './webhooks-probe';
 
 async function main(): Promise<void> {
-  const definition = webhooksProbe(JSON.parse(process.env.WEBHOOK_TEST_ENV ?? '{}') as Record<string, string>);
-  const config = loadConfig(definition.configClass, { ...process.env, ROLE: 'worker' });
+  // the environment it was forked with, WEBHOOK_* included, as a service reads its own
+  const config = loadConfig(webhooksProbe.configClass, { ...process.env, ROLE: 'worker' });
   const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
-  await createServiceApp(definition, config, createRootLogger({ service: 'worker-child', level: 'warn', format: 'json' }, quiet));
+  await createServiceApp(
+    webhooksProbe,
+    config,
+    createRootLogger({ service: 'worker-child', level: 'warn', format: 'json' }, quiet),
+  );
   process.send?.('ready');
 }
 

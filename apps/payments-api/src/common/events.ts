@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PrismaTx } from '@app/platform';
-import { paymentsOwnerId, WebhookEmitter } from '@app/webhooks';
+import { WebhookEmitter } from '@app/webhooks';
+import { PAYMENTS_WEBHOOK_OWNER, paymentsOwnerId } from '../webhook-endpoints/webhook-owner';
 import type { Tenant } from './tenant';
 
 export const PAYMENT_EVENT_TYPES = ['payment.succeeded', 'payment.failed', 'refund.succeeded'] as const;
@@ -13,7 +14,7 @@ export class PaymentEvents {
 
   emit(tx: PrismaTx, tenant: Tenant, event: PaymentEventType, data: object): Promise<string> {
     return this.emitter.emit(tx, {
-      ownerType: 'payments_account',
+      ownerType: PAYMENTS_WEBHOOK_OWNER,
       ownerId: paymentsOwnerId(tenant.accountId, tenant.mode),
       event,
       data: data as Record<string, unknown>,

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
-import { PaymentsWebhookEndpointsController, WebhooksModule } from '@app/webhooks';
+import { WebhooksModule } from '@app/webhooks';
 import { PAYMENT_EVENT_TYPES, PaymentEvents } from '../common/events';
 import { CustomersModule } from '../customers/customers.module';
+import { WebhookEndpointsController } from '../webhook-endpoints/webhook-endpoints.controller';
+import { PAYMENTS_WEBHOOK_OWNER } from '../webhook-endpoints/webhook-owner';
 import { TestModeProcessor } from '../processor/test-mode.processor';
 import { PaymentsController } from './payments.controller';
 import { PaymentsRepository } from './payments.repository';
@@ -15,9 +17,9 @@ import { PaymentsService } from './payments.service';
   imports: [
     CustomersModule,
     WebhooksModule.forRoot({
-      ownerType: 'payments_account',
+      ownerType: PAYMENTS_WEBHOOK_OWNER,
       eventTypes: PAYMENT_EVENT_TYPES,
-      controllers: [PaymentsWebhookEndpointsController],
+      controllers: [WebhookEndpointsController],
     }),
   ],
   controllers: [PaymentsController],

@@ -4,7 +4,7 @@ import { parseRetryAfter } from './http-sender';
 
 const endpoint = (failingSince: Date | null = null): WebhookEndpointRecord => ({
   id: 'we_1',
-  ownerType: 'partner',
+  ownerType: 'owner_a',
   ownerId: 'p1',
   url: 'https://example.com',
   events: [],

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock } from '@app/platform';
+import { Clock, PrismaService, TransactionRunner } from '@app/platform';
 import { signedHeaders } from '../security/signature';
 import { WebhooksConfig } from '../webhooks.config';
 import { WebhooksMetrics } from '../webhooks.metrics';
-import { type AttemptOutcome, type DeliveryWork, WebhooksRepository } from '../webhooks.repository';
+import { type AttemptOutcome, type DeliveryWork, WebhookDeliveriesRepository } from '../webhook-deliveries.repository';
 import type { WebhookEnvelope } from '../webhooks.types';
 import { HttpSender, type SendResult } from './http-sender';
 
@@ -68,7 +68,10 @@ export class DeliveryService implements OnApplicationShutdown {
   readonly sender = new HttpSender();
 
   constructor(
-    private readonly repository: WebhooksRepository,
+    private readonly repository: WebhookDeliveriesRepository,
+    private readonly transactions: TransactionRunner,
+    /** Only to run the one-statement attempt record on the pool (see recordAttempt). */
+    private readonly prisma: PrismaService,
     @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
     private readonly metrics: WebhooksMetrics,
     private readonly clock: Clock,
@@ -83,7 +86,7 @@ export class DeliveryService implements OnApplicationShutdown {
     if (work === null) return { kind: 'missing' };
     if (work.status !== 'pending') return { kind: 'finished', status: 'skipped' };
     if (work.endpoint.disabledAt !== null) {
-      await this.repository.failDelivery(deliveryId);
+      await this.transactions.run((tx) => this.repository.failDelivery(tx, deliveryId));
       this.metrics.outcomes.inc({ outcome: 'endpoint_disabled' });
       return { kind: 'finished', status: 'failed' };
     }
@@ -107,17 +110,14 @@ export class DeliveryService implements OnApplicationShutdown {
 
     const at = this.clock.now();
     const outcome = decideOutcome(work, result, at, this.config);
-    await this.repository.recordAttempt(
-      work,
-      {
-        statusCode: result.statusCode,
-        durationMs: result.durationMs,
-        error: result.error,
-        responseExcerpt: result.responseExcerpt,
-        at,
-      },
-      outcome,
-    );
+    const attempt = {
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      error: result.error,
+      responseExcerpt: result.responseExcerpt,
+      at,
+    };
+    await this.repository.recordAttempt(this.prisma, work, attempt, outcome);
     // Never log the URL (it may carry a receiver's token) or any secret.
     const context = { deliveryId, endpointId: endpoint.id, eventId: work.event.id, statusCode: result.statusCode };
     if (outcome.endpoint.kind === 'disable') {

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, PlatformConfig, RedisService } from '@app/platform';
+import { Clock, PlatformConfig, RedisService, ThrottledWarning, TransactionRunner } from '@app/platform';
 import { Client } from 'pg';
 import { WebhooksConfig } from '../webhooks.config';
 import { WebhooksMetrics } from '../webhooks.metrics';
-import { OUTBOX_CHANNEL, WebhooksRepository } from '../webhooks.repository';
+import { WebhookDeliveriesRepository } from '../webhook-deliveries.repository';
+import { OUTBOX_CHANNEL, WebhookOutboxRepository } from '../webhook-outbox.repository';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
 import { DeliveryQueue } from './delivery-queue';
 
@@ -24,17 +25,20 @@ const PURGE_EVERY_MS = 3_600_000;
 @Injectable()
 export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
+  /** One line per 10 s at most while PostgreSQL or Redis is down (every pass fails). */
+  private readonly failures = new ThrottledWarning(this.logger);
   private listener: Client | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
-  private lastError = 0;
   private lastPurge = 0;
 
   constructor(
-    private readonly repository: WebhooksRepository,
+    private readonly outbox: WebhookOutboxRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly transactions: TransactionRunner,
     private readonly queue: DeliveryQueue,
     private readonly platform: PlatformConfig,
     @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
@@ -45,7 +49,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
   ) {
     metrics.setSources(
       async () => {
-        const oldest = await this.repository.oldestUndispatchedAt(this.options.ownerType);
+        const oldest = await this.outbox.oldestUndispatchedAt(this.options.ownerType);
         return oldest === null ? 0 : Math.max(0, (this.clock.nowMs() - oldest.getTime()) / 1000);
       },
       () => this.queue.depth(),
@@ -95,12 +99,13 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
   async dispatchAll(): Promise<number> {
     let total = 0;
     for (;;) {
-      const events = await this.repository.undispatchedEvents(this.options.ownerType, BATCH);
+      const events = await this.outbox.undispatchedEvents(this.options.ownerType, BATCH);
       if (events.length === 0) return total;
       const ids = events.map((e) => e.id);
-      const deliveries = await this.repository.fanOut(ids);
+      const deliveries = await this.transactions.run((tx) => this.outbox.fanOut(tx, ids));
       await this.queue.enqueue(deliveries);
-      await this.repository.markDispatched(ids, this.clock.now());
+      const at = this.clock.now();
+      await this.transactions.run((tx) => this.outbox.markDispatched(tx, ids, at));
       total += ids.length;
       if (events.length < BATCH) return total;
     }
@@ -109,7 +114,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
   /** Re-enqueues pending deliveries long past their due time (their job was lost). */
   async requeueOverdue(): Promise<number> {
     const grace = Math.max(60_000, 2 * this.config.WEBHOOK_LOCK_DURATION_MS);
-    const ids = await this.repository.overdueDeliveries(this.options.ownerType, new Date(this.clock.nowMs() - grace), 500);
+    const ids = await this.deliveries.overdueDeliveries(this.options.ownerType, new Date(this.clock.nowMs() - grace), 500);
     await this.queue.enqueue(ids);
     return ids.length;
   }
@@ -123,7 +128,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
     const before = new Date(this.clock.nowMs() - this.config.retentionMs);
     let total = 0;
     for (let i = 0; i < maxBatches && !this.stopped; i++) {
-      const n = await this.repository.purgeEvents(this.options.ownerType, before, PURGE_BATCH);
+      const n = await this.transactions.run((tx) => this.outbox.purgeEvents(tx, this.options.ownerType, before, PURGE_BATCH));
       total += n;
       if (n < PURGE_BATCH) break;
     }
@@ -140,7 +145,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
     let total = 0;
     let after: string | undefined;
     while (!this.stopped) {
-      const rows = await this.repository.pendingDeliveries(this.options.ownerType, after, 500);
+      const rows = await this.deliveries.pendingDeliveries(this.options.ownerType, after, 500);
       await this.queue.enqueueAt(
         rows.map((r) => ({ id: r.id, at: r.nextAttemptAt })),
         this.clock.nowMs(),
@@ -187,9 +192,6 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private logFailure(what: string, err: unknown): void {
-    const now = Date.now();
-    if (now - this.lastError < 10_000) return;
-    this.lastError = now;
-    this.logger.warn(`${what} failed (the sweep retries): ${err instanceof Error ? err.message : String(err)}`);
+    this.failures.warn(`${what} failed (the sweep retries): ${err instanceof Error ? err.message : String(err)}`);
   }
 }

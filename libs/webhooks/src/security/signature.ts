@@ -7,9 +7,9 @@ export function newWebhookSecret(): string {
 }
 
 /**
- * `Service-Signature` (offers-distribution.md, "Webhook signature"): lowercase hex
+ * `Service-Signature` (platform contract, "Webhooks (shared library)"): lowercase hex
  * HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret — the whole
- * `whsec_…` string as UTF-8, exactly as the partner received it.
+ * `whsec_…` string as UTF-8, exactly as the endpoint's owner received it.
  */
 export function serviceSignature(secret: string, rawBody: string): string {
   return createHmac('sha256', secret).update(rawBody, 'utf8').digest('hex');

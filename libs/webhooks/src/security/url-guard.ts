@@ -1,77 +1,85 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
-import { ipv6Bytes } from '@app/platform';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+type IPv4 = ipaddr.IPv4;
+type IPv6 = ipaddr.IPv6;
+
+const v4Ranges = (cidrs: readonly string[]): Array<[IPv4, number]> => cidrs.map((c) => ipaddr.IPv4.parseCIDR(c));
+const v6Ranges = (cidrs: readonly string[]): Array<[IPv6, number]> => cidrs.map((c) => ipaddr.IPv6.parseCIDR(c));
 
 /**
  * Addresses a webhook may never reach unless WEBHOOK_ALLOW_PRIVATE_URLS=true: loopback,
  * private (RFC 1918, RFC 4193), carrier-grade NAT, link-local (which holds the cloud
  * metadata service 169.254.169.254 and fd00:ec2::254), multicast, reserved and
  * "this network" ranges, and IPv4 embedded in IPv6 (mapped, NAT64) is checked as IPv4.
+ * Listed explicitly rather than ipaddr.js's `range()`, whose "reserved" also holds public
+ * anycast services.
  */
-const BLOCKED = (() => {
-  const list = new BlockList();
-  const v4: Array<[string, number]> = [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.0.0.0', 24],
-    ['192.0.2.0', 24],
-    ['192.168.0.0', 16],
-    ['198.18.0.0', 15],
-    ['198.51.100.0', 24],
-    ['203.0.113.0', 24],
-    ['224.0.0.0', 4],
-    ['240.0.0.0', 4],
-  ];
-  for (const [net, prefix] of v4) list.addSubnet(net, prefix, 'ipv4');
-  const v6: Array<[string, number]> = [
-    ['::', 128],
-    ['::1', 128],
-    ['fc00::', 7],
-    ['fe80::', 10],
-    ['fec0::', 10],
-    ['ff00::', 8],
-    ['2001:db8::', 32],
-    ['100::', 64],
-    ['64:ff9b:1::', 48],
-  ];
-  for (const [net, prefix] of v6) list.addSubnet(net, prefix, 'ipv6');
-  return list;
-})();
-
-const dotted = (b: readonly number[], at: number): string => b.slice(at, at + 4).join('.');
+const BLOCKED_V4 = v4Ranges([
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+]);
+const BLOCKED_V6 = v6Ranges([
+  '::/128',
+  '::1/128',
+  'fc00::/7',
+  'fe80::/10',
+  'fec0::/10',
+  'ff00::/8',
+  '2001:db8::/32',
+  '100::/64',
+  '64:ff9b:1::/48', // local-use NAT64 (RFC 8215): the translator's IPv4 may sit anywhere in it
+]);
 
 /**
- * The IPv4 address an IPv6 address carries, where a translator or the OS may connect to
- * it: IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96, deprecated), SIIT
- * (::ffff:0:0:0/96), NAT64 (64:ff9b::/96) and 6to4 (2002::/16).
+ * Where an IPv6 address carries an IPv4 address a translator or the OS may connect to:
+ * [range, byte offset of the IPv4 address]. IPv4-mapped (::ffff:0:0/96), IPv4-compatible
+ * (::/96, deprecated; also :: and ::1, checked as 0.0.0.x), SIIT (::ffff:0:0:0/96), NAT64
+ * (64:ff9b::/96) and 6to4 (2002::/16).
  */
-function embeddedIpv4(address: string): string | undefined {
-  const b = ipv6Bytes(address);
-  if (b === undefined) return undefined;
-  const zero = (from: number, to: number): boolean => b.slice(from, to).every((x) => x === 0);
-  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return dotted(b, 12); // ::ffff:a.b.c.d
-  if (zero(0, 12)) return dotted(b, 12); // ::a.b.c.d (including :: and ::1, checked as 0.0.0.x)
-  if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && zero(10, 12)) return dotted(b, 12); // ::ffff:0:a.b.c.d
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zero(4, 12)) return dotted(b, 12); // 64:ff9b::/96
-  if (b[0] === 0x20 && b[1] === 0x02) return dotted(b, 2); // 2002:AABB:CCDD::/16
+const EMBEDDING: ReadonlyArray<readonly [[IPv6, number], number]> = [
+  [ipaddr.IPv6.parseCIDR('::ffff:0:0/96'), 12],
+  [ipaddr.IPv6.parseCIDR('::/96'), 12],
+  [ipaddr.IPv6.parseCIDR('::ffff:0:0:0/96'), 12],
+  [ipaddr.IPv6.parseCIDR('64:ff9b::/96'), 12],
+  [ipaddr.IPv6.parseCIDR('2002::/16'), 2],
+];
+
+function embeddedIpv4(address: IPv6): IPv4 | undefined {
+  for (const [range, at] of EMBEDDING) {
+    if (address.match(range)) return new ipaddr.IPv4(address.toByteArray().slice(at, at + 4));
+  }
   return undefined;
 }
 
 /** True when `address` (an IP literal) is loopback, private, link-local, metadata or otherwise not public. */
 export function isBlockedAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  // node's strict syntax decides what is an address (ipaddr.js also reads 127.1, 0x7f.0.0.1, ...)
   const family = isIP(bare);
-  if (family === 4) return BLOCKED.check(bare, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedIpv4(bare);
-    if (v4 !== undefined) return BLOCKED.check(v4, 'ipv4');
-    return BLOCKED.check(bare, 'ipv6');
-  }
-  return true; // not an IP at all: refuse rather than guess
+  if (family === 0) return true; // not an IP at all: refuse rather than guess
+  if (family === 4) return isBlockedV4(ipaddr.IPv4.parse(bare));
+  const v6 = ipaddr.IPv6.parse(bare);
+  const v4 = embeddedIpv4(v6);
+  if (v4 !== undefined) return isBlockedV4(v4);
+  return BLOCKED_V6.some((range) => v6.match(range));
+}
+
+function isBlockedV4(address: IPv4): boolean {
+  return BLOCKED_V4.some((range) => address.match(range));
 }
 
 export type UrlProblem = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly reason: string };

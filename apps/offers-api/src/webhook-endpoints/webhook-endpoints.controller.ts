@@ -1,0 +1,13 @@
+import { Authenticated, type PartnerPrincipal } from '@app/auth';
+import { WebhookEndpointsRoutes, type WebhookOwner } from '@app/webhooks';
+import { Controller } from '@nestjs/common';
+import { PARTNER_WEBHOOK_OWNER } from './webhook-owner';
+
+/** `/api/v1/webhook-endpoints`: the calling partner's webhook endpoints and their delivery log. */
+@Authenticated('partner')
+@Controller('api/v1/webhook-endpoints')
+export class WebhookEndpointsController extends WebhookEndpointsRoutes<PartnerPrincipal> {
+  protected ownerOf(p: PartnerPrincipal): WebhookOwner {
+    return { ownerType: PARTNER_WEBHOOK_OWNER, ownerId: p.partnerId };
+  }
+}

@@ -1,0 +1,13 @@
+import { Authenticated, type PaymentsKeyPrincipal } from '@app/auth';
+import { WebhookEndpointsRoutes, type WebhookOwner } from '@app/webhooks';
+import { Controller } from '@nestjs/common';
+import { PAYMENTS_WEBHOOK_OWNER, paymentsOwnerId } from './webhook-owner';
+
+/** `/v2/webhook-endpoints`: owned by the key's account in the key's mode. */
+@Authenticated('payments_key')
+@Controller('v2/webhook-endpoints')
+export class WebhookEndpointsController extends WebhookEndpointsRoutes<PaymentsKeyPrincipal> {
+  protected ownerOf(p: PaymentsKeyPrincipal): WebhookOwner {
+    return { ownerType: PAYMENTS_WEBHOOK_OWNER, ownerId: paymentsOwnerId(p.accountId, p.mode) };
+  }
+}

@@ -1,0 +1,105 @@
+import { CurrentPrincipal } from '@app/auth';
+import { Body, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type DeletedView, WebhookEndpointsService } from '../webhook-endpoints.service';
+import { type RecoveryView, WebhookDeliveriesService } from '../webhook-deliveries.service';
+import type { ListView, WebhookDeliveryView, WebhookEndpointView, WebhookOwner } from '../webhooks.types';
+import { CreateWebhookEndpointDto, ListWebhookDeliveriesQuery, RecoverWebhookDeliveriesDto } from './webhooks.dto';
+
+/**
+ * The webhook-endpoint routes, for an app to mount under its own path and authentication.
+ * Thin: take the authenticated principal, map it to its owner, call the service. The app
+ * declares a class that extends this one, with its route and auth decorators, and says
+ * which owner a principal is:
+ *
+ *     @Authenticated('tenant')
+ *     @Controller('v1/webhook-endpoints')
+ *     export class WebhookEndpointsController extends WebhookEndpointsRoutes<TenantPrincipal> {
+ *       protected ownerOf(p: TenantPrincipal): WebhookOwner {
+ *         return { ownerType: 'tenant', ownerId: p.tenantId };
+ *       }
+ *     }
+ *
+ * and passes it to `WebhooksModule.forRoot({ controllers: [WebhookEndpointsController] })`.
+ * The OpenAPI operation ids are `<the app class's name>_<method name>`.
+ */
+@ApiTags('webhooks')
+export abstract class WebhookEndpointsRoutes<P> {
+  constructor(
+    @Inject(WebhookEndpointsService) protected readonly endpoints: WebhookEndpointsService,
+    @Inject(WebhookDeliveriesService) protected readonly deliveries: WebhookDeliveriesService,
+  ) {}
+
+  /** The endpoint owner of an authenticated principal (set by the app's guard, read by `@CurrentPrincipal()`). */
+  protected abstract ownerOf(principal: P): WebhookOwner;
+
+  @Post()
+  @ApiOperation({ summary: 'Register a webhook endpoint; the answer shows its signing secret once' })
+  create(@CurrentPrincipal() p: P, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointView> {
+    return this.endpoints.create(this.ownerOf(p), { url: body.url, events: body.events });
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List webhook endpoints' })
+  list(@CurrentPrincipal() p: P): Promise<ListView<WebhookEndpointView>> {
+    return this.endpoints.list(this.ownerOf(p));
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Retrieve a webhook endpoint (without its secret)' })
+  get(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<WebhookEndpointView> {
+    return this.endpoints.get(this.ownerOf(p), id);
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Delete a webhook endpoint and its delivery log' })
+  delete(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<DeletedView> {
+    return this.endpoints.delete(this.ownerOf(p), id);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Replace the signing secret; the old one also signs during the grace period' })
+  rotateSecret(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<WebhookEndpointView> {
+    return this.endpoints.rotateSecret(this.ownerOf(p), id);
+  }
+
+  @Post(':id/enable')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Enable a disabled endpoint again; then recover what it missed' })
+  enable(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<WebhookEndpointView> {
+    return this.endpoints.enable(this.ownerOf(p), id);
+  }
+
+  @Get(':id/deliveries')
+  @ApiOperation({ summary: 'List deliveries of an endpoint with their attempts, newest first' })
+  listDeliveries(
+    @CurrentPrincipal() p: P,
+    @Param('id') id: string,
+    @Query() query: ListWebhookDeliveriesQuery,
+  ): Promise<ListView<WebhookDeliveryView>> {
+    return this.deliveries.list(this.ownerOf(p), id, {
+      status: query.status,
+      limit: query.limit,
+      startingAfter: query.starting_after,
+    });
+  }
+
+  @Post(':id/deliveries/:delivery_id/retry')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Redeliver one delivery now' })
+  retry(
+    @CurrentPrincipal() p: P,
+    @Param('id') id: string,
+    @Param('delivery_id') deliveryId: string,
+  ): Promise<WebhookDeliveryView> {
+    return this.deliveries.redeliver(this.ownerOf(p), id, deliveryId);
+  }
+
+  @Post(':id/recover')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Redeliver every failed delivery created since a time' })
+  recover(@CurrentPrincipal() p: P, @Param('id') id: string, @Body() body: RecoverWebhookDeliveriesDto): Promise<RecoveryView> {
+    return this.deliveries.recover(this.ownerOf(p), id, new Date(body.since));
+  }
+}

@@ -1,0 +1,119 @@
+import { Injectable } from '@nestjs/common';
+import { newId, PrismaService, type PrismaTx } from '@app/platform';
+import type { WebhookEndpointRecord, WebhookOwner } from './webhooks.types';
+
+/** A `webhook_endpoints` row as Prisma returns it. */
+export interface EndpointRow {
+  id: string;
+  ownerType: string;
+  ownerId: string;
+  url: string;
+  events: string[];
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  failingSince: Date | null;
+  createdAt: Date;
+}
+
+export function toEndpoint(row: EndpointRow): WebhookEndpointRecord {
+  return {
+    id: row.id,
+    ownerType: row.ownerType,
+    ownerId: row.ownerId,
+    url: row.url,
+    events: row.events,
+    secret: row.secret,
+    previousSecret: row.previousSecret,
+    previousSecretExpiresAt: row.previousSecretExpiresAt,
+    disabledAt: row.disabledAt,
+    disabledReason: row.disabledReason,
+    failingSince: row.failingSince,
+    createdAt: row.createdAt,
+  };
+}
+
+/**
+ * The registered endpoints. Every method takes the owner, so no query can cross owners;
+ * writes run in the caller's transaction.
+ */
+@Injectable()
+export class WebhookEndpointsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async createEndpoint(
+    tx: PrismaTx,
+    owner: WebhookOwner,
+    input: { url: string; events: readonly string[]; secret: string },
+  ): Promise<WebhookEndpointRecord> {
+    const row = await tx.webhookEndpoint.create({
+      data: {
+        id: newId('we'),
+        ownerType: owner.ownerType,
+        ownerId: owner.ownerId,
+        url: input.url,
+        events: [...input.events],
+        secret: input.secret,
+      },
+    });
+    return toEndpoint(row);
+  }
+
+  async listEndpoints(owner: WebhookOwner): Promise<WebhookEndpointRecord[]> {
+    const rows = await this.prisma.webhookEndpoint.findMany({
+      where: { ownerType: owner.ownerType, ownerId: owner.ownerId },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    });
+    return rows.map(toEndpoint);
+  }
+
+  findEndpoint(owner: WebhookOwner, id: string): Promise<WebhookEndpointRecord | null> {
+    return findEndpoint(this.prisma, owner, id);
+  }
+
+  async deleteEndpoint(tx: PrismaTx, owner: WebhookOwner, id: string): Promise<boolean> {
+    const { count } = await tx.webhookEndpoint.deleteMany({
+      where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId },
+    });
+    return count === 1;
+  }
+
+  /** Enables a disabled endpoint again: its failure window starts afresh. Null when not the owner's. */
+  async enableEndpoint(tx: PrismaTx, owner: WebhookOwner, id: string): Promise<WebhookEndpointRecord | null> {
+    // only a disabled one: enabling an enabled endpoint must not reset its failure window
+    await tx.webhookEndpoint.updateMany({
+      where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId, disabledAt: { not: null } },
+      data: { disabledAt: null, disabledReason: null, failingSince: null },
+    });
+    return findEndpoint(tx, owner, id);
+  }
+
+  /** The current secret becomes the previous one until `previousExpiresAt`. */
+  async rotateSecret(
+    tx: PrismaTx,
+    owner: WebhookOwner,
+    id: string,
+    newSecret: string,
+    previousExpiresAt: Date,
+  ): Promise<WebhookEndpointRecord | null> {
+    const current = await tx.webhookEndpoint.findFirst({
+      where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId },
+      select: { secret: true },
+    });
+    if (current === null) return null;
+    const row = await tx.webhookEndpoint.update({
+      where: { id },
+      data: { secret: newSecret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt },
+    });
+    return toEndpoint(row);
+  }
+}
+
+async function findEndpoint(db: PrismaTx, owner: WebhookOwner, id: string): Promise<WebhookEndpointRecord | null> {
+  const row = await db.webhookEndpoint.findFirst({
+    where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId },
+  });
+  return row === null ? null : toEndpoint(row);
+}
