@@ -276,7 +276,7 @@ const REVIEWED: ReadonlyArray<readonly [string, string, string]> = [
     'strips the public prefix to derive the Standard Webhooks key; not a comparison with a secret',
   ],
   [
-    'libs/auth/src/oauth/token.service.ts',
+    'apps/offers-api/src/oauth/token.service.ts',
     'clientSecret.includes(',
     'rejects a NUL character in the presented secret; no comparison with the stored one',
   ],

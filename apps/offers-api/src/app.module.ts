@@ -7,6 +7,11 @@ import { OffersDomainModule } from './domain.module';
 import { OFFER_EVENT_TYPES } from './events/offer-events';
 import { WebhookEndpointsController } from './webhook-endpoints/webhook-endpoints.controller';
 import { PARTNER_WEBHOOK_OWNER } from './webhook-endpoints/webhook-owner';
+import { OAuthModule } from './oauth/oauth.module';
+import { PartnerAuthenticator } from './oauth/partner.authenticator';
+import type { PartnerPrincipal } from './oauth/partner.principal';
+import type { Tier } from './partners/partner-tier';
+import { PartnersModule } from './partners/partners.module';
 
 @Module({})
 export class OffersAppModule {
@@ -18,28 +23,25 @@ export class OffersAppModule {
       eventTypes: OFFER_EVENT_TYPES,
       controllers: [WebhookEndpointsController],
     });
+    // Requests per minute per OAuth client, by partner tier (platform contract: Offers service decisions).
+    const perMinute: Readonly<Record<Tier, number>> = {
+      starter: config.RATE_LIMIT_STARTER,
+      growth: config.RATE_LIMIT_GROWTH,
+      enterprise: config.RATE_LIMIT_ENTERPRISE,
+    };
     return {
       module: OffersAppModule,
       imports: [
         PlatformModule.forRoot({ service: 'offers-api', config }),
         AuthModule.forRoot({
-          service: 'offers',
-          oauth: {
-            issuer: 'offers-api',
-            keys: config.jwtKeys,
-            tokenTtlSeconds: 3600,
-            clientCacheTtlMs: config.OAUTH_CLIENT_CACHE_TTL_MS,
-            failedTokenRequestsPerMinute: config.OAUTH_TOKEN_FAILURES_PER_MINUTE,
-          },
+          authenticators: [PartnerAuthenticator],
           rateLimit: {
-            perPrincipal: {
-              starter: config.RATE_LIMIT_STARTER,
-              growth: config.RATE_LIMIT_GROWTH,
-              enterprise: config.RATE_LIMIT_ENTERPRISE,
-            },
-            windowSeconds: 60,
+            namespace: 'offers',
+            policyFor: (partner: PartnerPrincipal) => ({ name: partner.tier, limit: perMinute[partner.tier], windowSeconds: 60 }),
           },
         }),
+        OAuthModule,
+        PartnersModule,
         webhooks,
         OffersDomainModule.forRoot({ webhooks }),
       ],

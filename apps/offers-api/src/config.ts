@@ -1,7 +1,7 @@
-import { DEV_JWT_KEYS, type JwtKey, parseJwtKeys } from '@app/auth';
 import { WebhooksConfig } from '@app/webhooks';
 import { Expose, Type } from 'class-transformer';
 import { IsInt, IsString, Max, Min } from 'class-validator';
+import { DEV_JWT_KEYS, type JwtKey, parseJwtKeys } from './oauth/jwt-keys';
 
 /** offers-api settings: the platform's and the webhooks' plus its own. Variable names are the environment's. */
 export class OffersConfig extends WebhooksConfig {
@@ -12,7 +12,7 @@ export class OffersConfig extends WebhooksConfig {
   @Max(65535)
   OFFERS_PORT: number = 3000;
 
-  /** Access-token signing keys, `kid:secret[,kid:secret]`; the first signs, all verify (libs/auth jwt-keys.ts). */
+  /** Access-token signing keys, `kid:secret[,kid:secret]`; the first signs, all verify (oauth/jwt-keys.ts). */
   @Expose()
   @IsString()
   OAUTH_JWT_KEYS: string = DEV_JWT_KEYS;

@@ -1,6 +1,8 @@
 import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
+import { AccountsModule } from './accounts/accounts.module';
+import { PaymentsKeyAuthenticator } from './accounts/payments-key.authenticator';
 import { PaymentsConfig } from './config';
 import { CustomersModule } from './customers/customers.module';
 import { PaymentsModule } from './payments/payments.module';
@@ -14,9 +16,13 @@ export class PaymentsAppModule {
       imports: [
         PlatformModule.forRoot({ service: 'payments-api', config }),
         AuthModule.forRoot({
-          service: 'payments',
-          rateLimit: { perPrincipal: config.PAYMENTS_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+          authenticators: [PaymentsKeyAuthenticator],
+          rateLimit: {
+            namespace: 'payments',
+            policyFor: () => ({ name: 'default', limit: config.PAYMENTS_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 }),
+          },
         }),
+        AccountsModule,
         CustomersModule,
         PaymentsModule,
         RefundsModule,

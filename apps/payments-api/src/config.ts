@@ -11,7 +11,7 @@ export class PaymentsConfig extends WebhooksConfig {
   @Max(65535)
   PAYMENTS_PORT: number = 3002;
 
-  /** Requests per minute per API key (libs/auth rate limiter). */
+  /** Requests per minute per API key (the rate-limit policy given to AuthModule). */
   @Expose()
   @Type(() => Number)
   @IsInt()

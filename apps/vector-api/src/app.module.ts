@@ -3,6 +3,8 @@ import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { VectorConfig } from './config';
 import { TablesModule } from './tables/tables.module';
+import { TokensModule } from './tokens/tokens.module';
+import { VectorTokenAuthenticator } from './tokens/vector-token.authenticator';
 
 @Module({})
 export class VectorAppModule {
@@ -12,9 +14,13 @@ export class VectorAppModule {
       imports: [
         PlatformModule.forRoot({ service: 'vector-api', config }),
         AuthModule.forRoot({
-          service: 'vector',
-          rateLimit: { perPrincipal: config.VECTOR_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+          authenticators: [VectorTokenAuthenticator],
+          rateLimit: {
+            namespace: 'vector',
+            policyFor: () => ({ name: 'default', limit: config.VECTOR_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 }),
+          },
         }),
+        TokensModule,
         TablesModule,
       ],
     };

@@ -30,7 +30,7 @@ export class VectorConfig extends PlatformConfig {
   @Max(60_000)
   VECTOR_SYNC_INTERVAL_MS: number = 250;
 
-  /** Requests per minute per API token (the rate limit of libs/auth). */
+  /** Requests per minute per API token (the rate-limit policy given to AuthModule). */
   @Expose()
   @Type(() => Number)
   @IsInt()

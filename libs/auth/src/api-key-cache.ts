@@ -1,3 +1,10 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AuthModuleOptions } from './auth.options';
+import { AUTH_OPTIONS } from './auth.tokens';
+
+/** How long an instance trusts a cached API-key lookup by default (revocations also evict it at once). */
+export const API_KEY_CACHE_TTL_MS = 1_000;
+
 /**
  * A short-lived, per-instance cache of API-key lookups (hash → principal), so an
  * authenticated request does not need a database round trip. Entries expire after `ttlMs`;
@@ -36,8 +43,22 @@ export class ApiKeyCache<T> {
     return value;
   }
 
-  /** Drops every entry whose value matches (e.g. all cached hashes of a revoked token id). */
+  /** Drops every entry whose value matches (e.g. every cached hash of a revoked credential id). */
   invalidate(matches: (value: T) => boolean): void {
     for (const [key, entry] of this.entries) if (matches(entry.value)) this.entries.delete(key);
+  }
+}
+
+/** Makes the API-key caches of an app's authenticators, with the TTL given to AuthModule.forRoot. */
+@Injectable()
+export class ApiKeyCaches {
+  private readonly ttlMs: number;
+
+  constructor(@Inject(AUTH_OPTIONS) options: AuthModuleOptions) {
+    this.ttlMs = options.apiKeyCacheTtlMs ?? API_KEY_CACHE_TTL_MS;
+  }
+
+  create<T>(): ApiKeyCache<T> {
+    return new ApiKeyCache<T>(this.ttlMs);
   }
 }

@@ -2,13 +2,14 @@ import { applyDecorators, createParamDecorator, type ExecutionContext, UseGuards
 import { ApiBearerAuth, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AuthGuard, RequireKind } from './auth.guard';
-import type { Principal, PrincipalKind } from './principal';
+import type { Principal } from './principal';
 
 /**
- * Requires a credential of `kind` (and applies its rate limit) on a controller or route;
- * also documents the security scheme and the 401/429 answers in OpenAPI.
+ * Requires a credential of `kind` (an authenticator the app registered) on a controller or
+ * route, and applies its rate limit; also documents the security scheme (named `kind`) and
+ * the 401/429 answers in OpenAPI.
  */
-export function Authenticated(kind: PrincipalKind): MethodDecorator & ClassDecorator {
+export function Authenticated(kind: string): MethodDecorator & ClassDecorator {
   return applyDecorators(
     RequireKind(kind),
     UseGuards(AuthGuard),
@@ -18,7 +19,7 @@ export function Authenticated(kind: PrincipalKind): MethodDecorator & ClassDecor
   );
 }
 
-/** The authenticated principal of the request (set by AuthGuard). */
+/** The authenticated principal of the request (set by AuthGuard); type the parameter with the app's principal type. */
 export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
   const principal = context.switchToHttp().getRequest<FastifyRequest>().principal;
   if (!principal) throw new Error('@CurrentPrincipal() used on a route without @Authenticated()');

@@ -1,45 +1,28 @@
-import type { PrincipalKind, Tier } from './principal';
+import type { Type } from '@nestjs/common';
+import type { Authenticator } from './authenticator';
+import type { Principal } from './principal';
 
-/** An HMAC key for access tokens; the first key of the list signs, all of them verify. */
-export interface JwtKey {
-  readonly kid: string;
-  readonly secret: Uint8Array;
-}
-
-export interface OAuthOptions {
-  readonly issuer: string;
-  readonly keys: readonly JwtKey[];
-  /** Access token lifetime; the contract fixes 3600 s. */
-  readonly tokenTtlSeconds: number;
-  /** How long a client's active flag is cached per instance (a disabled client stops within this). */
-  readonly clientCacheTtlMs: number;
-  /** Failed client authentications per client address per minute before 429 (0: unlimited). */
-  readonly failedTokenRequestsPerMinute?: number;
-}
-
-export interface RateLimitOptions {
-  /** Requests per window for a principal. Partners get theirs by tier. */
-  readonly perPrincipal: number | Readonly<Record<Tier, number>>;
+/** One rate-limit policy: `limit` requests per `windowSeconds`, named in the RateLimit headers. */
+export interface RateLimitPolicy {
+  readonly name: string;
+  readonly limit: number;
   readonly windowSeconds: number;
 }
 
-export interface AuthModuleOptions {
-  /** Which service mounts the module: decides its credentials and admin routes. */
-  readonly service: 'offers' | 'vector' | 'payments';
-  readonly oauth?: OAuthOptions;
-  readonly rateLimit?: RateLimitOptions;
-  /** Per-instance cache of API-key lookups (default 1 s; 0 disables). */
-  readonly apiKeyCacheTtlMs?: number;
+export interface RateLimitOptions<P extends Principal = Principal> {
+  /** Prefix of the app's counters in Redis: `ratelimit:<namespace>:<principal key>`. */
+  readonly namespace: string;
+  /** The policy a principal's requests are counted under. */
+  policyFor(principal: P): RateLimitPolicy;
 }
 
-export const DEFAULT_RATE_LIMITS: Readonly<Record<AuthModuleOptions['service'], RateLimitOptions>> = {
-  offers: { perPrincipal: { starter: 30, growth: 100, enterprise: 1000 }, windowSeconds: 60 },
-  vector: { perPrincipal: 1200, windowSeconds: 60 },
-  payments: { perPrincipal: 600, windowSeconds: 60 },
-};
-
-export const KIND_OF_SERVICE: Readonly<Record<AuthModuleOptions['service'], PrincipalKind>> = {
-  offers: 'partner',
-  vector: 'vector_token',
-  payments: 'payments_key',
-};
+export interface AuthModuleOptions<P extends Principal = Principal> {
+  /**
+   * The app's authenticators, one per credential kind it accepts. Each is a provider of one
+   * of the app's own modules (it usually needs the app's repositories); the guard finds it there.
+   */
+  readonly authenticators: ReadonlyArray<Type<Authenticator<P>>>;
+  readonly rateLimit: RateLimitOptions<P>;
+  /** Per-instance cache of API-key lookups (ApiKeyCaches; default 1 s, 0 disables). */
+  readonly apiKeyCacheTtlMs?: number;
+}

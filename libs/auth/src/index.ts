@@ -1,9 +1,13 @@
-// libs/auth: OAuth 2.0 client credentials (offers), API keys (vector, payments), one guard
-// for all three, and Redis rate limits. Apps import only from here ('@app/auth').
+// libs/auth: building blocks for bearer authentication that apps assemble: one guard over the
+// authenticators an app registers, Redis rate limits, API-key caches, revocation broadcast and
+// secret hashing. Apps import only from here ('@app/auth').
+export * from './api-key-cache';
 export * from './auth.decorators';
 export { AuthGuard } from './auth.guard';
 export * from './auth.module';
 export * from './auth.options';
-export * from './jwt-keys';
+export * from './authenticator';
 export * from './principal';
-export { RateLimiter } from './rate-limit/rate-limiter.service';
+export { type RateLimitDecision, RateLimiter } from './rate-limit/rate-limiter.service';
+export { RevocationBus } from './revocation-bus';
+export * from './secrets';

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt as scryptCb } from 'node:crypto';
 import { promisify } from 'node:util';
-import { constantTimeEqual, randomBase62 } from '@app/platform';
+import { constantTimeEqual, randomBase62, sha256Hex } from '@app/platform';
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
 
@@ -41,4 +41,12 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
 /** High-entropy opaque credentials: 43+ base62 characters ≈ 256 bits. */
 export function newOpaqueSecret(prefix: string): string {
   return `${prefix}${randomBase62(43)}`;
+}
+
+/**
+ * The stored form of an opaque API key: its SHA-256 (hex). Keys have ~256 bits of entropy, so
+ * a fast hash suffices; lookups go through a unique index on it (nothing compared in memory).
+ */
+export function apiKeyHash(key: string): string {
+  return sha256Hex(key);
 }

@@ -14,7 +14,6 @@ export * from './errors/error-catalog';
 export * from './errors/raw-http-error';
 export * from './errors/route-error-renderer';
 export * from './http/credentials';
-export * from './http/ip';
 export * from './http/page-limit';
 export * from './idempotency/idempotency-context';
 export * from './idempotency/idempotency.interceptor';

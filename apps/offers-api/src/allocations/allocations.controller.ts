@@ -7,7 +7,8 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { Authenticated, CurrentPrincipal, type PartnerPrincipal } from '@app/auth';
+import { Authenticated, CurrentPrincipal } from '@app/auth';
+import type { PartnerPrincipal } from '../oauth/partner.principal';
 import { AdminOnly } from '@app/platform';
 import { AllocationListDto, AllocationRunDto, AllocationRunResultDto } from './dto/allocation.dto';
 import { AllocationsService } from './allocations.service';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { PartnerPrincipal } from '@app/auth';
+import type { PartnerPrincipal } from '../oauth/partner.principal';
 import { Clock, newId } from '@app/platform';
 import { OfferEvents } from '../events/offer-events';
 import { OffersService } from '../offers/offers.service';

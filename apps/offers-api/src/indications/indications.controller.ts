@@ -8,7 +8,8 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { Authenticated, CurrentPrincipal, type PartnerPrincipal } from '@app/auth';
+import { Authenticated, CurrentPrincipal } from '@app/auth';
+import type { PartnerPrincipal } from '../oauth/partner.principal';
 import { Idempotent } from '@app/platform';
 import { IndicationCreateDto, IndicationDto, IndicationListDto } from './dto/indication.dto';
 import { IndicationsService } from './indications.service';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PartnerPrincipal } from '@app/auth';
+import type { PartnerPrincipal } from '../oauth/partner.principal';
 import { Clock, newId, NotFoundError, type PrismaTx, TransactionRunner } from '@app/platform';
 import { minimumInMinor } from '../allocations/money';
 import { OfferEvents } from '../events/offer-events';

@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, CurrentPrincipal, type PartnerPrincipal } from '@app/auth';
+import { Authenticated, CurrentPrincipal } from '@app/auth';
+import type { PartnerPrincipal } from '../oauth/partner.principal';
 import { OfferDto, OfferListDto, OfferListQueryDto } from './dto/offer.dto';
 import { OffersService } from './offers.service';
 

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { PartnerPrincipal } from '@app/auth';
+import type { PartnerPrincipal } from '../oauth/partner.principal';
 import { newId, NotFoundError, type PrismaTx, withTimeout } from '@app/platform';
 import { decimalToTicks } from '../allocations/money';
 import { LifecycleService } from '../lifecycle/lifecycle.service';

@@ -1,4 +1,5 @@
-import { Authenticated, type PartnerPrincipal } from '@app/auth';
+import { Authenticated } from '@app/auth';
+import type { PartnerPrincipal } from '../oauth/partner.principal';
 import { WebhookEndpointsRoutes, type WebhookOwner } from '@app/webhooks';
 import { Controller } from '@nestjs/common';
 import { PARTNER_WEBHOOK_OWNER } from './webhook-owner';

@@ -1,4 +1,4 @@
-import type { PaymentsKeyPrincipal, PaymentsMode } from '@app/auth';
+import type { PaymentsKeyPrincipal, PaymentsMode } from '../accounts/payments-key.principal';
 
 /** The account and mode every payments object belongs to; every repository method takes it. */
 export interface Tenant {

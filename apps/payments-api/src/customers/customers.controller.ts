@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, CurrentPrincipal, type PaymentsKeyPrincipal } from '@app/auth';
+import { Authenticated, CurrentPrincipal } from '@app/auth';
+import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
 import { Idempotent } from '@app/platform';
 import { tenantOf } from '../common/tenant';
 import { CustomersService } from './customers.service';

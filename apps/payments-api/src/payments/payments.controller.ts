@@ -8,7 +8,8 @@ import {
   ApiPaymentRequiredResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { Authenticated, CurrentPrincipal, type PaymentsKeyPrincipal } from '@app/auth';
+import { Authenticated, CurrentPrincipal } from '@app/auth';
+import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
 import { Idempotent } from '@app/platform';
 import { tenantOf } from '../common/tenant';
 import { PaymentCreateDto, PaymentListQuery } from './dto/payment.dto';

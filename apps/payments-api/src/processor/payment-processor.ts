@@ -1,4 +1,4 @@
-import type { PaymentsMode } from '@app/auth';
+import type { PaymentsMode } from '../accounts/payments-key.principal';
 import type { Currency } from '../common/money';
 
 export interface ChargeRequest {

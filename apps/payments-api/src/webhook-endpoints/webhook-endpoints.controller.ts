@@ -1,4 +1,5 @@
-import { Authenticated, type PaymentsKeyPrincipal } from '@app/auth';
+import { Authenticated } from '@app/auth';
+import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
 import { WebhookEndpointsRoutes, type WebhookOwner } from '@app/webhooks';
 import { Controller } from '@nestjs/common';
 import { PAYMENTS_WEBHOOK_OWNER, paymentsOwnerId } from './webhook-owner';

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DomainError, RedisService } from '@app/platform';
-import { DEFAULT_RATE_LIMITS, type AuthModuleOptions, type RateLimitOptions } from '../auth.options';
+import { DomainError, RedisService, ThrottledWarning } from '@app/platform';
+import type { AuthModuleOptions, RateLimitOptions, RateLimitPolicy } from '../auth.options';
 import { AUTH_OPTIONS } from '../auth.tokens';
-import { type Principal, principalKey } from '../principal';
+import type { Principal } from '../principal';
 
 /**
  * Fixed-window counter per principal, in one atomic Lua script, so the limit holds across
@@ -34,53 +34,45 @@ export interface RateLimitDecision {
 
 @Injectable()
 export class RateLimiter {
-  private readonly logger = new Logger('RateLimiter');
+  private readonly redisDown = new ThrottledWarning(new Logger('RateLimiter'));
   private readonly limits: RateLimitOptions;
-  private lastWarning = 0;
 
   constructor(
-    @Inject(AUTH_OPTIONS) private readonly options: AuthModuleOptions,
+    @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
     private readonly redis: RedisService,
   ) {
-    this.limits = options.rateLimit ?? DEFAULT_RATE_LIMITS[options.service];
+    this.limits = options.rateLimit;
   }
 
-  policyFor(principal: Principal): { name: string; limit: number; windowSeconds: number } {
-    const per = this.limits.perPrincipal;
-    if (typeof per === 'number') return { name: 'default', limit: per, windowSeconds: this.limits.windowSeconds };
-    const tier = principal.kind === 'partner' ? principal.tier : 'starter';
-    return { name: tier, limit: per[tier], windowSeconds: this.limits.windowSeconds };
+  /** The app's policy for `principal` (AuthModule.forRoot's `rateLimit.policyFor`). */
+  policyFor(principal: Principal): RateLimitPolicy {
+    return this.limits.policyFor(principal);
   }
 
   /**
-   * Counts one request. Headers follow draft-ietf-httpapi-ratelimit-headers-10:
-   * `RateLimit-Policy: "growth";q=100;w=60` and `RateLimit: "growth";r=42;t=17`.
-   * If Redis cannot answer, the request is allowed (fail open) and a warning logged.
+   * Counts one request of `principal`, whose stable key is `principalKey`. Headers follow
+   * draft-ietf-httpapi-ratelimit-headers-10: `RateLimit-Policy: "growth";q=100;w=60` and
+   * `RateLimit: "growth";r=42;t=17`. If Redis cannot answer, the request is allowed (fail
+   * open) and a warning logged.
    */
-  async hit(principal: Principal): Promise<RateLimitDecision | undefined> {
-    return this.hitKey(`ratelimit:${this.options.service}:${principalKey(principal)}`, this.policyFor(principal));
+  async hit(principal: Principal, principalKey: string): Promise<RateLimitDecision | undefined> {
+    return this.hitKey(`ratelimit:${this.limits.namespace}:${principalKey}`, this.policyFor(principal));
   }
 
   /** Counts one request against any key (e.g. a client address) under `policy`. */
-  async hitKey(
-    key: string,
-    policy: { name: string; limit: number; windowSeconds: number },
-  ): Promise<RateLimitDecision | undefined> {
+  async hitKey(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision | undefined> {
     return this.run(HIT_SCRIPT, key, policy, (count) => count <= policy.limit);
   }
 
   /** Whether one more request fits under `policy` for `key`, without counting it. */
-  async peekKey(
-    key: string,
-    policy: { name: string; limit: number; windowSeconds: number },
-  ): Promise<RateLimitDecision | undefined> {
+  async peekKey(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision | undefined> {
     return this.run(PEEK_SCRIPT, key, policy, (count) => count < policy.limit);
   }
 
   private async run(
     script: string,
     key: string,
-    policy: { name: string; limit: number; windowSeconds: number },
+    policy: RateLimitPolicy,
     allows: (count: number) => boolean,
   ): Promise<RateLimitDecision | undefined> {
     const windowMs = policy.windowSeconds * 1000;
@@ -91,11 +83,7 @@ export class RateLimiter {
       [count, ttlMs] = result;
       if (ttlMs < 0) ttlMs = windowMs;
     } catch (err) {
-      const now = Date.now();
-      if (now - this.lastWarning > 10_000) {
-        this.lastWarning = now;
-        this.logger.warn(`rate limiting disabled while Redis is unavailable (failing open): ${(err as Error).message}`);
-      }
+      this.redisDown.warn(`rate limiting disabled while Redis is unavailable (failing open): ${(err as Error).message}`);
       return undefined;
     }
     const remaining = Math.max(0, policy.limit - count);

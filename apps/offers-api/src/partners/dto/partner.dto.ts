@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length } from 'class-validator';
-import { TIERS, type Tier } from '../principal';
+import { TIERS, type Tier } from '../partner-tier';
+import type { ClientRecord, PartnerRecord } from '../partners.repository';
 
 export class PartnerCreateDto {
   @ApiProperty({ example: 'Acme Wealth', minLength: 1, maxLength: 200 })
@@ -35,32 +36,26 @@ export class ClientDto {
   @ApiPropertyOptional({ nullable: true, type: String }) disabled_at!: string | null;
 }
 
-export class NameDto {
-  @ApiProperty({ example: 'search-backend', minLength: 1, maxLength: 200 })
-  @IsString()
-  @Length(1, 200)
-  name!: string;
+export function toPartnerDto(p: PartnerRecord): PartnerDto {
+  return { id: p.id, name: p.name, tier: p.tier, created_at: p.createdAt.toISOString() };
 }
 
-export class VectorTokenDto {
-  @ApiProperty({ example: 'tok_8GfK...' }) id!: string;
-  @ApiProperty() name!: string;
-  @ApiProperty() created_at!: string;
-  @ApiPropertyOptional({ nullable: true, type: String }) revoked_at!: string | null;
+/** The new client with its secret: the only time the secret is ever returned. */
+export function toClientCreatedDto(client: ClientRecord, secret: string): ClientCreatedDto {
+  return {
+    client_id: client.id,
+    client_secret: secret,
+    partner_id: client.partnerId,
+    created_at: client.createdAt.toISOString(),
+  };
 }
 
-export class VectorTokenCreatedDto extends VectorTokenDto {
-  @ApiProperty({ description: 'The bearer token. Shown once; stored only as SHA-256.' }) token!: string;
-}
-
-export class VectorTokenListDto {
-  @ApiProperty({ type: [VectorTokenDto] }) data!: VectorTokenDto[];
-}
-
-export class PaymentAccountCreatedDto {
-  @ApiProperty({ example: 'acct_1Nv0...' }) id!: string;
-  @ApiProperty() name!: string;
-  @ApiProperty({ example: 'sk_test_...', description: 'Shown once; stored only as SHA-256.' }) test_key!: string;
-  @ApiProperty({ example: 'sk_live_...', description: 'Shown once; stored only as SHA-256.' }) live_key!: string;
-  @ApiProperty() created_at!: string;
+export function toClientDto(client: ClientRecord): ClientDto {
+  return {
+    client_id: client.id,
+    partner_id: client.partnerId,
+    active: client.active,
+    created_at: client.createdAt.toISOString(),
+    disabled_at: client.disabledAt?.toISOString() ?? null,
+  };
 }

@@ -1,4 +1,4 @@
-import { addressKey } from './token.controller';
+import { addressKey } from './address-key';
 
 describe('addressKey (the unit of the token endpoint limit)', () => {
   it('keeps IPv4 addresses, unwraps IPv4-mapped IPv6', () => {

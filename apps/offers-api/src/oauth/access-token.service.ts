@@ -1,10 +1,15 @@
 import { webcrypto } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { errors as joseErrors, jwtVerify, type JWTPayload, SignJWT } from 'jose';
 import { Clock, DomainError, newId } from '@app/platform';
-import type { AuthModuleOptions, OAuthOptions } from '../auth.options';
-import { AUTH_OPTIONS } from '../auth.tokens';
-import { TIERS, type Tier } from '../principal';
+import { OffersConfig } from '../config';
+import { TIERS, type Tier } from '../partners/partner-tier';
+import type { JwtKey } from './jwt-keys';
+
+/** Issuer and audience of our access tokens, and the realm of our authentication challenges. */
+export const OAUTH_ISSUER = 'offers-api';
+/** Access token lifetime; the contract fixes 3600 s. */
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 
 export interface AccessTokenClaims {
   readonly clientId: string;
@@ -19,7 +24,7 @@ export interface AccessTokenClaims {
  */
 @Injectable()
 export class AccessTokenService {
-  private readonly oauth: OAuthOptions;
+  private readonly keys: readonly JwtKey[];
   /**
    * Verification keys imported once per kid: given raw bytes, jose imports a WebCrypto key on
    * every verify, i.e. on every authenticated request (docs/benchmarks.md, HTTP load: Profile).
@@ -27,30 +32,29 @@ export class AccessTokenService {
   private readonly verifyKeys = new Map<string, Promise<webcrypto.CryptoKey>>();
 
   constructor(
-    @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
+    config: OffersConfig,
     private readonly clock: Clock,
   ) {
-    if (!options.oauth || options.oauth.keys.length === 0)
-      throw new Error('AuthModule: oauth options with at least one key are required');
-    this.oauth = options.oauth;
+    this.keys = config.jwtKeys;
+    if (this.keys.length === 0) throw new Error('AccessTokenService: at least one OAUTH_JWT_KEYS key is required');
   }
 
   get ttlSeconds(): number {
-    return this.oauth.tokenTtlSeconds;
+    return ACCESS_TOKEN_TTL_SECONDS;
   }
 
   async issue(claims: AccessTokenClaims): Promise<string> {
-    const [key] = this.oauth.keys;
+    const [key] = this.keys;
     if (!key) throw new Error('no signing key');
     const now = Math.floor(this.clock.nowMs() / 1000);
     return new SignJWT({ client_id: claims.clientId, partner_id: claims.partnerId, tier: claims.tier })
       .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid })
-      .setIssuer(this.oauth.issuer)
-      .setAudience(this.oauth.issuer)
+      .setIssuer(OAUTH_ISSUER)
+      .setAudience(OAUTH_ISSUER)
       .setSubject(claims.clientId)
       .setJti(newId('jti'))
       .setIssuedAt(now)
-      .setExpirationTime(now + this.oauth.tokenTtlSeconds)
+      .setExpirationTime(now + ACCESS_TOKEN_TTL_SECONDS)
       .sign(key.secret);
   }
 
@@ -61,7 +65,7 @@ export class AccessTokenService {
       ({ payload } = await jwtVerify(
         token,
         (header) => {
-          const key = this.oauth.keys.find((k) => k.kid === header.kid);
+          const key = this.keys.find((k) => k.kid === header.kid);
           if (!key) throw new joseErrors.JWKSNoMatchingKey();
           let imported = this.verifyKeys.get(key.kid);
           if (!imported) {
@@ -72,8 +76,8 @@ export class AccessTokenService {
         },
         {
           algorithms: ['HS256'],
-          issuer: this.oauth.issuer,
-          audience: this.oauth.issuer,
+          issuer: OAUTH_ISSUER,
+          audience: OAUTH_ISSUER,
           typ: 'at+jwt',
           currentDate: this.clock.now(),
           requiredClaims: ['exp', 'iat', 'sub'],
@@ -90,13 +94,15 @@ export class AccessTokenService {
   }
 
   realm(): string {
-    return this.oauth.issuer;
+    return OAUTH_ISSUER;
   }
 }
 
 /** RFC 6750 §3.1 `invalid_token`, in the platform error body. */
-export function invalidToken(description: string, realm = 'offers-api'): DomainError {
+export function invalidToken(description: string): DomainError {
   return new DomainError('invalid_token', description, {
-    headers: { 'WWW-Authenticate': `Bearer realm="${realm}", error="invalid_token", error_description="${description}"` },
+    headers: {
+      'WWW-Authenticate': `Bearer realm="${OAUTH_ISSUER}", error="invalid_token", error_description="${description}"`,
+    },
   });
 }

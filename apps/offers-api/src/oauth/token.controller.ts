@@ -1,4 +1,4 @@
-import { Controller, Headers, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConsumes,
@@ -9,18 +9,13 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ipv6Bytes, PlatformConfig, RawHttpError, RenderErrorsWith } from '@app/platform';
-import type { AuthModuleOptions } from '../auth.options';
-import { AUTH_OPTIONS } from '../auth.tokens';
-import { RateLimiter } from '../rate-limit/rate-limiter.service';
+import { RateLimiter, type RateLimitPolicy } from '@app/auth';
+import { RawHttpError, RenderErrorsWith } from '@app/platform';
+import { OffersConfig } from '../config';
+import { addressKey } from './address-key';
+import { TokenResponseDto } from './dto/token-response.dto';
 import { NO_STORE, oauthRouteError } from './oauth-error';
 import { TokenService, type TokenResponse } from './token.service';
-
-class TokenResponseDto implements TokenResponse {
-  access_token!: string;
-  token_type!: 'Bearer';
-  expires_in!: number;
-}
 
 /** `POST /oauth/token` (RFC 6749 §4.4 client credentials); errors per §5.2, not the platform body. */
 @ApiTags('oauth')
@@ -31,10 +26,9 @@ export class TokenController {
   constructor(
     private readonly tokens: TokenService,
     private readonly limiter: RateLimiter,
-    private readonly platform: PlatformConfig,
-    @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
+    private readonly config: OffersConfig,
   ) {
-    this.perMinute = options.oauth?.failedTokenRequestsPerMinute ?? 60;
+    this.perMinute = config.OAUTH_TOKEN_FAILURES_PER_MINUTE;
   }
 
   @Post('token')
@@ -59,7 +53,7 @@ export class TokenController {
     @Headers('content-type') contentType: string | undefined,
     @Headers('authorization') authorization: string | undefined,
   ): Promise<TokenResponse> {
-    const key = `ratelimit:oauth-token-failures:${this.platform.QUEUE_PREFIX}:${addressKey(request.ip)}`;
+    const key = `ratelimit:oauth-token-failures:${this.config.QUEUE_PREFIX}:${addressKey(request.ip)}`;
     await this.refuseWhenExhausted(key);
     const body = request.body;
     const form = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
@@ -73,7 +67,7 @@ export class TokenController {
     }
   }
 
-  private policy(): { name: string; limit: number; windowSeconds: number } {
+  private policy(): RateLimitPolicy {
     return { name: 'token_failures', limit: this.perMinute, windowSeconds: 60 };
   }
 
@@ -97,17 +91,4 @@ export class TokenController {
       { ...NO_STORE, ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
     );
   }
-}
-
-/**
- * The unit a client address is limited by: an IPv4 address (IPv4-mapped IPv6 included) as
- * it is, an IPv6 address by its /64 — one subscriber's network; per /128, anyone with a /64
- * would have 2^64 budgets.
- */
-export function addressKey(ip: string): string {
-  const b = ipv6Bytes(ip.replace(/%.*$/, ''));
-  if (b === undefined) return ip; // IPv4
-  if (b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return b.slice(12).join('.'); // ::ffff:a.b.c.d
-  const hextets = [0, 2, 4, 6].map((at) => (((b[at] ?? 0) << 8) | (b[at + 1] ?? 0)).toString(16));
-  return `${hextets.join(':')}::/64`;
 }

@@ -1,4 +1,8 @@
-import type { JwtKey } from './auth.options';
+/** An HMAC key for access tokens; the first key of the list signs, all of them verify. */
+export interface JwtKey {
+  readonly kid: string;
+  readonly secret: Uint8Array;
+}
 
 export const DEV_JWT_KEYS = 'dev:development-only-signing-key-do-not-use-in-production';
 

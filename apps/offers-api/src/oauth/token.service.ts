@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CredentialsRepository } from '../credentials.repository';
-import { decoyHash, verifySecret } from '../secrets';
+import { decoyHash, verifySecret } from '@app/auth';
+import { PartnersRepository } from '../partners/partners.repository';
 import { AccessTokenService } from './access-token.service';
 import { oauthError } from './oauth-error';
 
@@ -40,11 +40,11 @@ function parseBasic(header: string): ClientCredentials | 'malformed' {
   }
 }
 
-/** OAuth 2.0 client credentials grant (RFC 6749 §4.4) for offers-api partners. */
+/** OAuth 2.0 client credentials grant (RFC 6749 §4.4) for partners. */
 @Injectable()
 export class TokenService {
   constructor(
-    private readonly repository: CredentialsRepository,
+    private readonly repository: PartnersRepository,
     private readonly tokens: AccessTokenService,
   ) {}
 

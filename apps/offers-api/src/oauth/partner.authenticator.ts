@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import type { Authenticator } from '@app/auth';
+import { ClientStatusCache } from '../partners/client-status.cache';
+import { AccessTokenService, invalidToken, OAUTH_ISSUER } from './access-token.service';
+import { type PartnerPrincipal, partnerPrincipalKey } from './partner.principal';
+
+/**
+ * A signed access token, plus "is the client still active?" from the per-instance client
+ * status cache — a disabled client's tokens stop working within its TTL on every instance,
+ * without a database read on every request.
+ */
+@Injectable()
+export class PartnerAuthenticator implements Authenticator<PartnerPrincipal> {
+  readonly kind = 'partner';
+  readonly realm = OAUTH_ISSUER;
+
+  constructor(
+    private readonly tokens: AccessTokenService,
+    private readonly clients: ClientStatusCache,
+  ) {}
+
+  async authenticate(credential: string): Promise<PartnerPrincipal> {
+    const claims = await this.tokens.verify(credential);
+    const status = await this.clients.get(claims.clientId);
+    if (!status?.active || status.partnerId !== claims.partnerId) {
+      throw invalidToken('The client of this access token is disabled.');
+    }
+    return { kind: 'partner', partnerId: status.partnerId, clientId: claims.clientId, tier: status.tier };
+  }
+
+  keyOf(principal: PartnerPrincipal): string {
+    return partnerPrincipalKey(principal);
+  }
+}

@@ -1,0 +1,43 @@
+import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminOnly } from '@app/platform';
+import { ClientCreatedDto, ClientDto, PartnerCreateDto, PartnerDto } from './dto/partner.dto';
+import { PartnersService } from './partners.service';
+
+/** Partners and their OAuth clients. */
+@ApiTags('admin')
+@AdminOnly()
+@Controller('admin/v1/partners')
+export class PartnersAdminController {
+  constructor(private readonly partners: PartnersService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a partner' })
+  @ApiCreatedResponse({ type: PartnerDto })
+  create(@Body() body: PartnerCreateDto): Promise<PartnerDto> {
+    return this.partners.createPartner(body.name, body.tier);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: PartnerDto })
+  @ApiNotFoundResponse()
+  get(@Param('id') id: string): Promise<PartnerDto> {
+    return this.partners.getPartner(id);
+  }
+
+  @Post(':id/clients')
+  @ApiOperation({ summary: 'Create an OAuth client for the partner; the secret is shown once' })
+  @ApiCreatedResponse({ type: ClientCreatedDto })
+  @ApiNotFoundResponse()
+  createClient(@Param('id') id: string): Promise<ClientCreatedDto> {
+    return this.partners.createClient(id);
+  }
+
+  @Delete(':id/clients/:client_id')
+  @ApiOperation({ summary: 'Disable a client: new tokens are refused at once, issued tokens within seconds' })
+  @ApiOkResponse({ type: ClientDto })
+  @ApiNotFoundResponse()
+  disableClient(@Param('id') id: string, @Param('client_id') clientId: string): Promise<ClientDto> {
+    return this.partners.disableClient(id, clientId);
+  }
+}

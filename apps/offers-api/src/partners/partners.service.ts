@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { hashSecret, newOpaqueSecret } from '@app/auth';
+import { Clock, newId, NotFoundError, TransactionRunner } from '@app/platform';
+import { ClientStatusCache } from './client-status.cache';
+import {
+  type ClientCreatedDto,
+  type ClientDto,
+  type PartnerDto,
+  toClientCreatedDto,
+  toClientDto,
+  toPartnerDto,
+} from './dto/partner.dto';
+import type { Tier } from './partner-tier';
+import { PartnersRepository } from './partners.repository';
+
+/** Partners and their OAuth clients for the admin API. A client secret is returned once, then only its hash exists. */
+@Injectable()
+export class PartnersService {
+  constructor(
+    private readonly repository: PartnersRepository,
+    private readonly transactions: TransactionRunner,
+    private readonly clock: Clock,
+    private readonly clientStatus: ClientStatusCache,
+  ) {}
+
+  async createPartner(name: string, tier: Tier): Promise<PartnerDto> {
+    const partner = await this.transactions.run((tx) => this.repository.createPartner(tx, newId('ptn'), name, tier));
+    return toPartnerDto(partner);
+  }
+
+  async getPartner(id: string): Promise<PartnerDto> {
+    const partner = await this.repository.findPartner(id);
+    if (!partner) throw new NotFoundError('partner', id, 'id');
+    return toPartnerDto(partner);
+  }
+
+  async createClient(partnerId: string): Promise<ClientCreatedDto> {
+    if (!(await this.repository.findPartner(partnerId))) throw new NotFoundError('partner', partnerId, 'id');
+    const secret = newOpaqueSecret('cs_');
+    const secretHash = await hashSecret(secret);
+    const client = await this.transactions.run((tx) => this.repository.createClient(tx, newId('client'), partnerId, secretHash));
+    return toClientCreatedDto(client, secret);
+  }
+
+  /** New tokens are refused at once; issued tokens stop within the client-status cache TTL. */
+  async disableClient(partnerId: string, clientId: string): Promise<ClientDto> {
+    const client = await this.transactions.run((tx) => this.repository.disableClient(tx, partnerId, clientId, this.clock.now()));
+    if (!client) throw new NotFoundError('client', clientId, 'client_id');
+    this.clientStatus.invalidate(clientId);
+    return toClientDto(client);
+  }
+}

@@ -1,0 +1,31 @@
+import { DomainError } from '@app/platform';
+import type { Principal } from './principal';
+
+/**
+ * Turns a presented bearer credential into a principal of one kind, or throws a 401
+ * DomainError. An app implements one per credential kind it accepts, provides it in one of
+ * its own modules and lists its class in `AuthModule.forRoot({ authenticators })`.
+ */
+export interface Authenticator<P extends Principal = Principal> {
+  /** The kind it accepts: the argument of `@Authenticated(kind)` and the OpenAPI security scheme name. */
+  readonly kind: P['kind'];
+  /** The realm of its `WWW-Authenticate` challenges (RFC 6750 §3). */
+  readonly realm: string;
+  authenticate(credential: string): Promise<P>;
+  /** A stable string naming the principal: the scope of its rate limit and of its idempotency keys. */
+  keyOf(principal: P): string;
+}
+
+/** No credential at all (RFC 6750 §3.1: the challenge without an error code). */
+export function authenticationRequired(realm: string): DomainError {
+  return new DomainError('authentication_required', 'No credentials provided. Send Authorization: Bearer <token>.', {
+    headers: { 'WWW-Authenticate': `Bearer realm="${realm}"` },
+  });
+}
+
+/** An API key that is unknown, malformed or revoked. */
+export function invalidApiKey(realm: string): DomainError {
+  return new DomainError('invalid_api_key', 'Invalid API key provided.', {
+    headers: { 'WWW-Authenticate': `Bearer realm="${realm}", error="invalid_token"` },
+  });
+}
