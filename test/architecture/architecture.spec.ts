@@ -77,7 +77,7 @@ describe('architecture', () => {
   it("every route's controller is under the app that serves it, in a folder named after the route's resource", () => {
     const misplaced: string[] = [];
     for (const file of app.filter((f) => f.endsWith('.ts'))) {
-      for (const [, path] of read(file).matchAll(/@Controller\('([^']*)'\)/g)) {
+      for (const [, path] of read(file).matchAll(/^\s*@Controller\('([^']*)'\)/gm)) {
         const folder = relative(join('apps', file.split('/')[1], 'src'), file).split(sep)[0];
         const resources = path.split('/').filter((s) => s !== '' && !s.startsWith(':') && !/^(api|admin|v\d+)$/.test(s));
         if (!resources.includes(folder)) misplaced.push(`${file}: @Controller('${path}') is in ${folder}/`);
@@ -85,7 +85,7 @@ describe('architecture', () => {
     }
     expect(misplaced).toEqual([]);
     // the platform's own routes are the only controllers in libs/
-    const libControllers = matches(lib, /@Controller\(/).map((hit) => hit.split(': ')[1]);
+    const libControllers = matches(lib, /^\s*@Controller\(/).map((hit) => hit.split(': ')[1]);
     expect(libControllers.sort()).toEqual(["@Controller('admin/v1/info')", "@Controller('health')", "@Controller('metrics')"]);
   });
 });
