@@ -173,6 +173,17 @@ describe('AllocationsService', () => {
       expect([db.allocations.length, db.outbox.length]).toEqual([rows, events]);
     });
 
+    it('409 offer_already_allocated for a run that loses the claim to a concurrent one', async () => {
+      const { allocations, db, repositories } = world();
+      // Read closed and unallocated, then another run claims it first.
+      jest.spyOn(repositories.allocations, 'claimRun').mockResolvedValueOnce(false);
+      expect(await rejection(allocations.run('offer_1', { policy: 'pro_rata', shares_available: 350 }))).toMatchObject({
+        code: 'offer_already_allocated',
+        status: 409,
+      });
+      expect(db.allocations).toHaveLength(0);
+    });
+
     it('a failure after the claim rolls the claim back with everything else', async () => {
       const { allocations, db, repositories } = world();
       jest.spyOn(repositories.allocations, 'insert').mockRejectedValueOnce(new Error('connection lost'));
