@@ -1,34 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService, type PrismaTx } from '@app/platform';
-import type { Currency } from '../offers/offer.types';
-import type { AllocationPolicy } from './allocation';
-
-export interface AllocationRecord {
-  readonly id: string;
-  readonly indicationId: string;
-  readonly offerId: string;
-  readonly partnerId: string;
-  readonly investorId: string;
-  readonly sharesRequested: number;
-  readonly sharesAllocated: number;
-  readonly amountRequested: number;
-  /** decimal string, major units */
-  readonly amountAllocated: string;
-  readonly amountRefunded: number;
-  readonly currency: Currency;
-  /** decimal string */
-  readonly scalingFactor: string;
-  readonly method: AllocationPolicy;
-  readonly createdAt: Date;
-}
-
-export interface ReceivedIndication {
-  readonly id: string;
-  readonly partnerId: string;
-  readonly investorId: string;
-  readonly amount: number;
-  readonly createdAt: Date;
-}
+import type { Currency } from '../common/money';
+import type { AllocationRecord, ReceivedIndication } from './allocation.types';
 
 interface AllocationRow extends Omit<AllocationRecord, 'amountAllocated' | 'scalingFactor' | 'currency'> {
   readonly amountAllocated: { toString(): string };
@@ -46,10 +19,6 @@ const toRecord = (row: AllocationRow): AllocationRecord => ({
 @Injectable()
 export class AllocationsRepository {
   constructor(private readonly prisma: PrismaService) {}
-
-  transaction<T>(fn: (tx: PrismaTx) => Promise<T>): Promise<T> {
-    return this.prisma.$transaction(fn, { timeout: 60_000 });
-  }
 
   /** Claims the offer's one allocation run: closed and not yet allocated (a conditional update). */
   async claimRun(tx: PrismaTx, offerId: string, at: Date): Promise<boolean> {

@@ -1,43 +1,26 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
-import { Clock, newId } from '@app/platform';
+import { Clock, newId, TransactionRunner } from '@app/platform';
+import { allocationMoney, decimalToTicks, sharesForAmount } from '../common/money';
 import { OfferEvents } from '../events/offer-events';
 import { OffersService } from '../offers/offers.service';
 import { allocate } from './allocation';
-import { type AllocationRecord, AllocationsRepository } from './allocations.repository';
-import type { AllocationDto, AllocationListDto, AllocationRunDto, AllocationRunResultDto } from './dto/allocation.dto';
-import { allocationMoney, decimalToTicks, sharesForAmount } from './money';
+import type { AllocationRecord } from './allocation.types';
+import { AllocationsRepository } from './allocations.repository';
+import {
+  type AllocationListDto,
+  type AllocationRunDto,
+  type AllocationRunResultDto,
+  allocationEventData,
+  allocationView,
+} from './dto/allocation.dto';
 import { OffersError } from '../errors';
 
-export const allocationView = (a: AllocationRecord): AllocationDto => ({
-  id: a.id,
-  indication_id: a.indicationId,
-  investor_id: a.investorId,
-  offer_id: a.offerId,
-  shares_allocated: a.sharesAllocated,
-  amount_allocated: Number(a.amountAllocated),
-  currency: a.currency,
-  shares_requested: a.sharesRequested,
-  amount_requested: a.amountRequested,
-  amount_refunded: a.amountRefunded,
-  scaling_factor: Number(a.scalingFactor),
-  method: a.method,
-  outcome: a.sharesAllocated === a.sharesRequested ? 'confirmed' : 'scaled',
-  created_at: a.createdAt.toISOString(),
-});
-
-/** The event data: the Allocation fields of the interface document, plus amount_requested and scaling_factor. */
-const eventData = (a: AllocationRecord): Record<string, unknown> => ({
-  investor_id: a.investorId,
-  offer_id: a.offerId,
-  shares_allocated: a.sharesAllocated,
-  amount_allocated: Number(a.amountAllocated),
-  currency: a.currency,
-  amount_requested: a.amountRequested,
-  scaling_factor: Number(a.scalingFactor),
-  indication_id: a.indicationId,
-  allocation_id: a.id,
-});
+/**
+ * One run writes a row and an event per received indication in a single transaction: a
+ * large offer needs more than Prisma's default 5 s.
+ */
+const RUN_TIMEOUT_MS = 60_000;
 
 @Injectable()
 export class AllocationsService {
@@ -47,6 +30,7 @@ export class AllocationsService {
     private readonly repository: AllocationsRepository,
     private readonly offers: OffersService,
     private readonly events: OfferEvents,
+    private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
   ) {}
 
@@ -79,51 +63,54 @@ export class AllocationsService {
     }
     const priceTicks = decimalToTicks(offer.pricePerShare);
 
-    const records = await this.repository.transaction(async (tx) => {
-      const now = this.clock.now();
-      if (!(await this.repository.claimRun(tx, offerId, now))) {
-        if (offer.allocatedAt !== null || offer.status === 'closed') {
-          throw new OffersError('offer_already_allocated', `Offer ${offerId} has already been allocated.`);
+    const records = await this.transactions.run(
+      async (tx) => {
+        const now = this.clock.now();
+        if (!(await this.repository.claimRun(tx, offerId, now))) {
+          if (offer.allocatedAt !== null || offer.status === 'closed') {
+            throw new OffersError('offer_already_allocated', `Offer ${offerId} has already been allocated.`);
+          }
+          throw new OffersError('offer_not_closed', `Offer ${offerId} is ${offer.status}; allocation needs a closed offer.`);
         }
-        throw new OffersError('offer_not_closed', `Offer ${offerId} is ${offer.status}; allocation needs a closed offer.`);
-      }
-      const indications = await this.repository.receivedIndications(tx, offerId);
-      const requested = indications.map((i) => ({ ...i, shares: sharesForAmount(i.amount, priceTicks) }));
-      const shares = allocate(
-        requested.map((r) => ({ id: r.id, shares: r.shares, submittedAt: r.createdAt.getTime() })),
-        {
-          policy: dto.policy,
-          sharesAvailable: dto.shares_available,
-          ...(dto.minimum_allocation_shares === undefined ? {} : { minimumShares: dto.minimum_allocation_shares }),
-        },
-      );
-      const rows: AllocationRecord[] = requested.map((r) => {
-        const allocated = shares.get(r.id) ?? 0;
-        const money = allocationMoney(r.amount, r.shares, allocated, priceTicks);
-        return {
-          id: newId('alloc'),
-          indicationId: r.id,
-          offerId,
-          partnerId: r.partnerId,
-          investorId: r.investorId,
-          sharesRequested: r.shares,
-          sharesAllocated: allocated,
-          amountRequested: r.amount,
-          amountAllocated: money.amountAllocated,
-          amountRefunded: money.amountRefunded,
-          currency: offer.currency,
-          scalingFactor: money.scalingFactor,
-          method: dto.policy,
-          createdAt: now,
-        };
-      });
-      await this.repository.insert(tx, rows);
-      for (const row of rows) {
-        const event = row.sharesAllocated === row.sharesRequested ? 'allocation.confirmed' : 'allocation.scaled';
-        await this.events.emit(tx, { partnerId: row.partnerId, event, data: eventData(row) });
-      }
-      return rows;
-    });
+        const indications = await this.repository.receivedIndications(tx, offerId);
+        const requested = indications.map((i) => ({ ...i, shares: sharesForAmount(i.amount, priceTicks) }));
+        const shares = allocate(
+          requested.map((r) => ({ id: r.id, shares: r.shares, submittedAt: r.createdAt.getTime() })),
+          {
+            policy: dto.policy,
+            sharesAvailable: dto.shares_available,
+            ...(dto.minimum_allocation_shares === undefined ? {} : { minimumShares: dto.minimum_allocation_shares }),
+          },
+        );
+        const rows: AllocationRecord[] = requested.map((r) => {
+          const allocated = shares.get(r.id) ?? 0;
+          const money = allocationMoney(r.amount, r.shares, allocated, priceTicks);
+          return {
+            id: newId('alloc'),
+            indicationId: r.id,
+            offerId,
+            partnerId: r.partnerId,
+            investorId: r.investorId,
+            sharesRequested: r.shares,
+            sharesAllocated: allocated,
+            amountRequested: r.amount,
+            amountAllocated: money.amountAllocated,
+            amountRefunded: money.amountRefunded,
+            currency: offer.currency,
+            scalingFactor: money.scalingFactor,
+            method: dto.policy,
+            createdAt: now,
+          };
+        });
+        await this.repository.insert(tx, rows);
+        for (const row of rows) {
+          const event = row.sharesAllocated === row.sharesRequested ? 'allocation.confirmed' : 'allocation.scaled';
+          await this.events.emit(tx, { partnerId: row.partnerId, event, data: allocationEventData(row) });
+        }
+        return rows;
+      },
+      { timeoutMs: RUN_TIMEOUT_MS },
+    );
     this.logger.log({ offerId, allocations: records.length }, `offer ${offerId} allocated (${dto.policy})`);
     return {
       offer_id: offerId,

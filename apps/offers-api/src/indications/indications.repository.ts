@@ -1,33 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService, type PrismaTx } from '@app/platform';
-import type { Currency, OfferStatus } from '../offers/offer.types';
-import type { IndicationStatus } from './dto/indication.dto';
-
-export interface IndicationRecord {
-  readonly id: string;
-  readonly offerId: string;
-  readonly partnerId: string;
-  readonly investorId: string;
-  readonly amount: number;
-  readonly currency: Currency;
-  readonly termsVersion: string;
-  readonly status: IndicationStatus;
-  readonly createdAt: Date;
-}
-
-export type NewIndication = Omit<IndicationRecord, 'partnerId' | 'status'>;
-
-/** The offer fields an indication is checked against, locked, plus the current terms version. */
-export interface IndicationTarget {
-  readonly id: string;
-  readonly status: OfferStatus;
-  readonly currency: Currency;
-  /** Decimal string in major units, as OfferRecord.minimumInvestment. */
-  readonly minimumInvestment: string;
-  readonly closesAt: Date;
-  /** The current terms version; undefined when none has been published. */
-  readonly currentTerms: string | undefined;
-}
+import type { Currency } from '../common/money';
+import type { OfferStatus } from '../offers/offer.types';
+import type { IndicationRecord, IndicationTarget, NewIndication } from './indication.types';
 
 const toRecord = (row: Omit<IndicationRecord, 'currency'> & { currency: string }): IndicationRecord => ({
   id: row.id,
@@ -47,22 +22,12 @@ export class IndicationsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * The offer's status and close time under a shared row lock: the close transition
-   * (an UPDATE of that row) waits for this transaction, so no indication is accepted
-   * after an offer has closed.
-   */
-  async lockOffer(tx: PrismaTx, offerId: string): Promise<{ status: OfferStatus; closesAt: Date } | undefined> {
-    const rows = await tx.$queryRaw<Array<{ status: OfferStatus; closes_at: Date }>>`
-      SELECT status::text AS status, closes_at FROM offers WHERE id = ${offerId} FOR SHARE`;
-    const row = rows[0];
-    return row === undefined ? undefined : { status: row.status, closesAt: row.closes_at };
-  }
-
-  /**
    * Everything an indication is checked against, in one statement: the offer if it is in the
-   * partner's agreement (undefined otherwise), read under the same shared row lock as
-   * lockOffer, and the current terms version. Saves the separate visibility, terms and lock
-   * round trips on the hot path (docs/benchmarks.md, HTTP load: Profile).
+   * partner's agreement (undefined otherwise), read under a shared row lock, and the current
+   * terms version. The lock makes the close transition (an UPDATE of that row) wait for this
+   * transaction, so no indication is accepted or cancelled after an offer has closed. One
+   * statement saves the separate visibility, terms and lock round trips on the hot path
+   * (docs/benchmarks.md, HTTP load: Profile).
    */
   async lockVisibleOffer(tx: PrismaTx, partnerId: string, offerId: string): Promise<IndicationTarget | undefined> {
     const rows = await tx.$queryRaw<
@@ -106,7 +71,7 @@ export class IndicationsRepository {
     return rows.map(toRecord);
   }
 
-  async find(partnerId: string, offerId: string, id: string, tx: PrismaTx = this.prisma): Promise<IndicationRecord | undefined> {
+  async find(tx: PrismaTx, partnerId: string, offerId: string, id: string): Promise<IndicationRecord | undefined> {
     const row = await tx.indication.findFirst({ where: { id, partnerId, offerId } });
     return row === null ? undefined : toRecord(row);
   }

@@ -1,25 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
-import { Clock, newId, NotFoundError, type PrismaTx, TransactionRunner } from '@app/platform';
-import { minimumInMinor } from '../allocations/money';
+import { Clock, newId, NotFoundError, TransactionRunner } from '@app/platform';
+import { minimumInMinor } from '../common/money';
 import { OfferEvents } from '../events/offer-events';
-import type { OfferRecord, OfferStatus } from '../offers/offer.types';
+import type { OfferStatus } from '../offers/offer.types';
 import { OffersService } from '../offers/offers.service';
-import { checkTermsVersion } from '../terms/terms.service';
-import type { IndicationCreateDto, IndicationDto, IndicationListDto } from './dto/indication.dto';
-import { type IndicationRecord, IndicationsRepository } from './indications.repository';
+import { checkTermsVersion } from '../terms/terms-check';
+import { type IndicationCreateDto, type IndicationDto, type IndicationListDto, indicationView } from './dto/indication.dto';
+import type { IndicationTarget } from './indication.types';
+import { IndicationsRepository } from './indications.repository';
 import { OffersError } from '../errors';
-
-export const indicationView = (i: IndicationRecord): IndicationDto => ({
-  id: i.id,
-  offer_id: i.offerId,
-  investor_id: i.investorId,
-  amount: i.amount,
-  currency: i.currency,
-  terms_version: i.termsVersion,
-  status: i.status,
-  created_at: i.createdAt.toISOString(),
-});
 
 @Injectable()
 export class IndicationsService {
@@ -53,7 +43,7 @@ export class IndicationsService {
       }
       const termsVersion = checkTermsVersion(dto.terms_version, offer.currentTerms);
       checkAmount(offer, dto);
-      checkLive(offer, offer, this.clock.nowMs());
+      checkLive(offer, this.clock.nowMs());
       const indication = await this.repository.create(tx, partner.partnerId, {
         id: newId('ind'),
         offerId: offer.id,
@@ -78,38 +68,34 @@ export class IndicationsService {
   /** Cancels one of the caller's indications while the offer is live; cancelling twice answers the same. */
   async cancel(partner: PartnerPrincipal, offerId: string, indicationId: string): Promise<IndicationDto> {
     return this.transactions.run(async (tx) => {
-      const offer = await this.offers.requireVisible(partner.partnerId, offerId, tx);
-      const indication = await this.repository.find(partner.partnerId, offerId, indicationId, tx);
+      // Visibility and the offer row under a shared lock, as for create.
+      const offer = await this.repository.lockVisibleOffer(tx, partner.partnerId, offerId);
+      if (!offer) throw new NotFoundError('offer', offerId);
+      const indication = await this.repository.find(tx, partner.partnerId, offerId, indicationId);
       if (!indication) throw new NotFoundError('indication', indicationId);
       if (indication.status === 'cancelled') return indicationView(indication);
-      await this.requireLive(tx, offer);
+      checkLive(offer, this.clock.nowMs());
       await this.repository.cancel(tx, partner.partnerId, indicationId, this.clock.now());
-      const after = await this.repository.find(partner.partnerId, offerId, indicationId, tx);
+      const after = await this.repository.find(tx, partner.partnerId, offerId, indicationId);
       return indicationView(after ?? indication);
     });
   }
-
-  /** Live by status and by the clock (a close job a few ms late must not let one through). */
-  private async requireLive(tx: PrismaTx, offer: OfferRecord): Promise<void> {
-    checkLive(offer, await this.repository.lockOffer(tx, offer.id), this.clock.nowMs());
-  }
 }
 
-/** `locked`: the offer's status and close time read under the row lock (undefined if the row is gone). */
-function checkLive(
-  offer: { readonly id: string; readonly status: OfferStatus },
-  locked: { readonly status: OfferStatus; readonly closesAt: Date } | undefined,
-  now: number,
-): void {
-  if (!locked || locked.status !== 'live' || now >= locked.closesAt.getTime()) {
-    const status = locked?.status === 'live' ? 'closed' : (locked?.status ?? offer.status);
+/**
+ * Live by status and by the clock (a close job a few ms late must not let one through).
+ * `offer`: its status and close time as read under the row lock.
+ */
+function checkLive(offer: { readonly id: string; readonly status: OfferStatus; readonly closesAt: Date }, now: number): void {
+  if (offer.status !== 'live' || now >= offer.closesAt.getTime()) {
+    const status = offer.status === 'live' ? 'closed' : offer.status;
     throw new OffersError('offer_not_live', `Offer ${offer.id} is ${status}; indications are accepted only while it is live.`, {
       details: { offer_status: status },
     });
   }
 }
 
-function checkAmount(offer: Pick<OfferRecord, 'currency' | 'minimumInvestment'>, dto: IndicationCreateDto): void {
+function checkAmount(offer: Pick<IndicationTarget, 'currency' | 'minimumInvestment'>, dto: IndicationCreateDto): void {
   if (dto.currency !== offer.currency) {
     throw new OffersError('parameter_invalid', `currency must be the offer's currency, '${offer.currency}'.`, {
       param: 'currency',

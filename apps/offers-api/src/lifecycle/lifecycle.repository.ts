@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Prisma, PrismaService, type PrismaTx } from '@app/platform';
+import { toOfferRecord } from '../offers/offer-row';
 import type { OfferRecord } from '../offers/offer.types';
-import { toOfferRecord } from '../offers/offers.repository';
 
 /** Offers whose opening or close is due at `at` and not applied. */
 const openOrCloseDue = (at: Date): Prisma.OfferWhereInput[] => [
@@ -18,10 +18,6 @@ const openOrCloseDue = (at: Date): Prisma.OfferWhereInput[] => [
 @Injectable()
 export class LifecycleRepository {
   constructor(private readonly prisma: PrismaService) {}
-
-  transaction<T>(fn: (tx: PrismaTx) => Promise<T>): Promise<T> {
-    return this.prisma.$transaction(fn);
-  }
 
   async find(tx: PrismaTx, offerId: string): Promise<OfferRecord | undefined> {
     const row = await tx.offer.findUnique({ where: { id: offerId } });

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock, type PrismaTx, QueueRegistry, type TypedQueue } from '@app/platform';
+import { Clock, type PrismaTx, QueueRegistry, TransactionRunner, type TypedQueue } from '@app/platform';
 import { OfferEvents, type OfferEventType } from '../events/offer-events';
-import { offerView, type OfferRecord } from '../offers/offer.types';
+import { offerView } from '../offers/dto/offer.dto';
+import type { OfferRecord } from '../offers/offer.types';
 import { CLOSING_SOON_MS, LIFECYCLE_QUEUE, type LifecycleJobData, plannedJobs } from './lifecycle.jobs';
 import { LifecycleRepository } from './lifecycle.repository';
 
@@ -22,6 +23,7 @@ export class LifecycleService {
   constructor(
     private readonly repository: LifecycleRepository,
     private readonly events: OfferEvents,
+    private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     private readonly queues: QueueRegistry,
   ) {}
@@ -32,7 +34,7 @@ export class LifecycleService {
 
   /** Applies every transition due now, in order, each with its events, in one transaction. */
   async advance(offerId: string): Promise<OfferRecord | undefined> {
-    return this.repository.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const now = this.clock.now();
       const closingSoonBefore = new Date(now.getTime() + CLOSING_SOON_MS);
       if (await this.repository.markOpened(tx, offerId, now)) await this.announce(tx, offerId, 'offer.opened');

@@ -1,38 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService, type PrismaTx } from '@app/platform';
-import type { Currency, OfferFields, OfferRecord, OfferStatus, OfferType } from './offer.types';
-
-/** The columns of an offers row as Prisma returns them (Decimal columns print exactly). */
-export interface OfferRow extends Omit<OfferRecord, 'pricePerShare' | 'minimumInvestment' | 'currency'> {
-  readonly pricePerShare: { toString(): string };
-  readonly minimumInvestment: { toString(): string };
-  readonly currency: string;
-}
+import { type OfferRow, toOfferRecord } from './offer-row';
+import type { OfferFields, OfferRecord, OfferStatus, OfferType } from './offer.types';
 
 export interface OfferListFilter {
   readonly statuses: readonly OfferStatus[];
   readonly type?: OfferType;
   readonly skip: number;
   readonly take: number;
-}
-
-export function toOfferRecord(row: OfferRow): OfferRecord {
-  return {
-    id: row.id,
-    company: row.company,
-    ticker: row.ticker,
-    type: row.type,
-    status: row.status,
-    pricePerShare: row.pricePerShare.toString(),
-    currency: row.currency as Currency,
-    minimumInvestment: row.minimumInvestment.toString(),
-    sharesOffered: row.sharesOffered,
-    opensAt: row.opensAt,
-    closesAt: row.closesAt,
-    closingSoonNotifiedAt: row.closingSoonNotifiedAt,
-    allocatedAt: row.allocatedAt,
-    createdAt: row.createdAt,
-  };
 }
 
 /**
@@ -78,18 +53,17 @@ export class OffersRepository {
     return { offers, total };
   }
 
-  async findVisible(partnerId: string, offerId: string, tx: PrismaTx = this.prisma): Promise<OfferRecord | undefined> {
-    const row = await tx.offer.findFirst({ where: { id: offerId, agreements: { some: { partnerId } } } });
+  async findVisible(partnerId: string, offerId: string): Promise<OfferRecord | undefined> {
+    const row = await this.prisma.offer.findFirst({ where: { id: offerId, agreements: { some: { partnerId } } } });
     return row === null ? undefined : toOfferRecord(row);
   }
 
-  async adminFind(offerId: string, tx: PrismaTx = this.prisma): Promise<OfferRecord | undefined> {
-    const row = await tx.offer.findUnique({ where: { id: offerId } });
-    return row === null ? undefined : toOfferRecord(row);
+  async adminFind(offerId: string): Promise<OfferRecord | undefined> {
+    return this.findById(this.prisma, offerId);
   }
 
-  async adminCreate(id: string, fields: OfferFields): Promise<OfferRecord> {
-    const row = await this.prisma.offer.create({ data: { id, ...fields, status: 'upcoming' } });
+  async adminCreate(tx: PrismaTx, id: string, fields: OfferFields): Promise<OfferRecord> {
+    const row = await tx.offer.create({ data: { id, ...fields, status: 'upcoming' } });
     return toOfferRecord(row);
   }
 
@@ -97,12 +71,17 @@ export class OffersRepository {
    * Changes an offer that is not closed. When closes_at moves, a closing-soon notice already
    * sent for the old time is forgotten so the new time gets its own.
    */
-  async adminUpdate(offerId: string, fields: Partial<OfferFields>, resetClosingSoon: boolean): Promise<OfferRecord | undefined> {
-    const { count } = await this.prisma.offer.updateMany({
+  async adminUpdate(
+    tx: PrismaTx,
+    offerId: string,
+    fields: Partial<OfferFields>,
+    resetClosingSoon: boolean,
+  ): Promise<OfferRecord | undefined> {
+    const { count } = await tx.offer.updateMany({
       where: { id: offerId, status: { not: 'closed' } },
       data: { ...fields, ...(resetClosingSoon ? { closingSoonNotifiedAt: null } : {}) },
     });
-    return count === 0 ? undefined : this.adminFind(offerId);
+    return count === 0 ? undefined : this.findById(tx, offerId);
   }
 
   async partnerExists(partnerId: string): Promise<boolean> {
@@ -110,12 +89,17 @@ export class OffersRepository {
   }
 
   /** Adds the offer to the partner's agreement (idempotent); returns when it was added. */
-  async adminAddToAgreement(partnerId: string, offerId: string): Promise<Date> {
-    const row = await this.prisma.offerAgreement.upsert({
+  async adminAddToAgreement(tx: PrismaTx, partnerId: string, offerId: string): Promise<Date> {
+    const row = await tx.offerAgreement.upsert({
       where: { partnerId_offerId: { partnerId, offerId } },
       create: { partnerId, offerId },
       update: {},
     });
     return row.createdAt;
+  }
+
+  private async findById(db: PrismaTx, offerId: string): Promise<OfferRecord | undefined> {
+    const row = await db.offer.findUnique({ where: { id: offerId } });
+    return row === null ? undefined : toOfferRecord(row);
   }
 }

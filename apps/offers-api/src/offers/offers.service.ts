@@ -1,10 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
-import { newId, NotFoundError, type PrismaTx, withTimeout } from '@app/platform';
-import { decimalToTicks } from '../allocations/money';
+import { newId, NotFoundError, TransactionRunner, withTimeout } from '@app/platform';
+import { decimalToTicks } from '../common/money';
 import { LifecycleService } from '../lifecycle/lifecycle.service';
-import type { AgreementDto, OfferCreateDto, OfferListDto, OfferListQueryDto, OfferUpdateDto } from './dto/offer.dto';
-import { type OfferFields, type OfferRecord, type OfferView, offerView } from './offer.types';
+import {
+  type AgreementDto,
+  type OfferCreateDto,
+  type OfferDto,
+  type OfferListDto,
+  type OfferListQueryDto,
+  type OfferUpdateDto,
+  offerView,
+} from './dto/offer.dto';
+import type { OfferFields, OfferRecord } from './offer.types';
 import { OffersRepository } from './offers.repository';
 import { OffersError } from '../errors';
 
@@ -20,6 +28,7 @@ export class OffersService {
   constructor(
     private readonly repository: OffersRepository,
     private readonly lifecycle: LifecycleService,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   async list(partner: PartnerPrincipal, query: OfferListQueryDto): Promise<OfferListDto> {
@@ -32,22 +41,22 @@ export class OffersService {
     return { offers: offers.map(offerView), total, page: query.page };
   }
 
-  async get(partner: PartnerPrincipal, offerId: string): Promise<OfferView> {
+  async get(partner: PartnerPrincipal, offerId: string): Promise<OfferDto> {
     return offerView(await this.requireVisible(partner.partnerId, offerId));
   }
 
   /** An offer in the partner's agreement; any other id is 404, whether or not it exists. */
-  async requireVisible(partnerId: string, offerId: string, tx?: PrismaTx): Promise<OfferRecord> {
-    const offer = await this.repository.findVisible(partnerId, offerId, tx);
+  async requireVisible(partnerId: string, offerId: string): Promise<OfferRecord> {
+    const offer = await this.repository.findVisible(partnerId, offerId);
     if (!offer) throw new NotFoundError('offer', offerId);
     return offer;
   }
 
-  async adminGet(offerId: string): Promise<OfferView> {
+  async adminGet(offerId: string): Promise<OfferDto> {
     return offerView(await this.adminRequire(offerId));
   }
 
-  async adminCreate(dto: OfferCreateDto): Promise<OfferView> {
+  async adminCreate(dto: OfferCreateDto): Promise<OfferDto> {
     const fields: OfferFields = {
       company: dto.company,
       ticker: dto.ticker,
@@ -60,7 +69,7 @@ export class OffersService {
       closesAt: new Date(dto.closes_at),
     };
     checkOffer(fields);
-    const created = await this.repository.adminCreate(newId('offer'), fields);
+    const created = await this.transactions.run((tx) => this.repository.adminCreate(tx, newId('offer'), fields));
     // Status follows the clock: an offer created with opens_at in the past is live at once.
     const current = (await this.lifecycle.advance(created.id)) ?? created;
     await this.scheduleQuietly(() => this.lifecycle.schedule(current));
@@ -68,7 +77,7 @@ export class OffersService {
     return offerView(current);
   }
 
-  async adminUpdate(offerId: string, dto: OfferUpdateDto): Promise<OfferView> {
+  async adminUpdate(offerId: string, dto: OfferUpdateDto): Promise<OfferDto> {
     const before = await this.adminRequire(offerId);
     if (before.status === 'closed') {
       throw new OffersError('offer_not_editable', `Offer ${offerId} is closed and can no longer be changed.`);
@@ -99,7 +108,7 @@ export class OffersService {
     }
     checkOffer({ ...before, ...changes });
     const closesMoved = changes.closesAt !== undefined && changes.closesAt.getTime() !== before.closesAt.getTime();
-    const updated = await this.repository.adminUpdate(offerId, changes, closesMoved);
+    const updated = await this.transactions.run((tx) => this.repository.adminUpdate(tx, offerId, changes, closesMoved));
     if (!updated) throw new OffersError('offer_not_editable', `Offer ${offerId} is closed and can no longer be changed.`);
     const current = (await this.lifecycle.advance(offerId)) ?? updated;
     await this.scheduleQuietly(() => this.lifecycle.reschedule(before, current));
@@ -109,7 +118,7 @@ export class OffersService {
   async addToAgreement(partnerId: string, offerId: string): Promise<AgreementDto> {
     if (!(await this.repository.partnerExists(partnerId))) throw new NotFoundError('partner', partnerId, 'id');
     await this.adminRequire(offerId, 'offer_id');
-    const createdAt = await this.repository.adminAddToAgreement(partnerId, offerId);
+    const createdAt = await this.transactions.run((tx) => this.repository.adminAddToAgreement(tx, partnerId, offerId));
     return { partner_id: partnerId, offer_id: offerId, created_at: createdAt.toISOString() };
   }
 

@@ -6,6 +6,5 @@ import { TermsService } from './terms.service';
 @Module({
   controllers: [TermsController, TermsAdminController],
   providers: [TermsRepository, TermsService],
-  exports: [TermsService],
 })
 export class TermsModule {}

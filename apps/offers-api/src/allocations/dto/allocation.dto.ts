@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { CURRENCIES, type Currency } from '../../offers/offer.types';
+import { CURRENCIES, type Currency } from '../../common/money';
 import { ALLOCATION_POLICIES, type AllocationPolicy } from '../allocation';
+import type { AllocationRecord } from '../allocation.types';
 
 /** POST /admin/v1/offers/{id}/allocations (platform contract: Offers service decisions, Allocation). */
 export class AllocationRunDto {
@@ -40,6 +41,48 @@ export class AllocationDto {
   @ApiProperty({ enum: ['confirmed', 'scaled'] }) outcome!: 'confirmed' | 'scaled';
   @ApiProperty() created_at!: string;
 }
+
+export const allocationView = (a: AllocationRecord): AllocationDto => ({
+  id: a.id,
+  indication_id: a.indicationId,
+  investor_id: a.investorId,
+  offer_id: a.offerId,
+  shares_allocated: a.sharesAllocated,
+  amount_allocated: Number(a.amountAllocated),
+  currency: a.currency,
+  shares_requested: a.sharesRequested,
+  amount_requested: a.amountRequested,
+  amount_refunded: a.amountRefunded,
+  scaling_factor: Number(a.scalingFactor),
+  method: a.method,
+  outcome: a.sharesAllocated === a.sharesRequested ? 'confirmed' : 'scaled',
+  created_at: a.createdAt.toISOString(),
+});
+
+/** The data of allocation.confirmed / allocation.scaled: the Allocation fields of the interface document, plus amount_requested and scaling_factor. */
+export interface AllocationEventData {
+  readonly investor_id: string;
+  readonly offer_id: string;
+  readonly shares_allocated: number;
+  readonly amount_allocated: number;
+  readonly currency: Currency;
+  readonly amount_requested: number;
+  readonly scaling_factor: number;
+  readonly indication_id: string;
+  readonly allocation_id: string;
+}
+
+export const allocationEventData = (a: AllocationRecord): AllocationEventData => ({
+  investor_id: a.investorId,
+  offer_id: a.offerId,
+  shares_allocated: a.sharesAllocated,
+  amount_allocated: Number(a.amountAllocated),
+  currency: a.currency,
+  amount_requested: a.amountRequested,
+  scaling_factor: Number(a.scalingFactor),
+  indication_id: a.indicationId,
+  allocation_id: a.id,
+});
 
 export class AllocationListDto {
   @ApiProperty({ type: [AllocationDto] }) allocations!: AllocationDto[];

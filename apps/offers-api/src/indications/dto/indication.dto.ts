@@ -1,9 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { CURRENCIES, type Currency } from '../../offers/offer.types';
-
-export const INDICATION_STATUSES = ['received', 'cancelled'] as const;
-export type IndicationStatus = (typeof INDICATION_STATUSES)[number];
+import { CURRENCIES, type Currency } from '../../common/money';
+import { INDICATION_STATUSES, type IndicationRecord, type IndicationStatus } from '../indication.types';
 
 /** The partner's own investor id: `inv_` + 1-124 of A-Z a-z 0-9 . _ - (offers-distribution.md). */
 export const INVESTOR_ID = /^inv_[A-Za-z0-9._-]{1,124}$/;
@@ -46,6 +44,18 @@ export class IndicationDto {
   @ApiProperty({ enum: INDICATION_STATUSES }) status!: IndicationStatus;
   @ApiProperty() created_at!: string;
 }
+
+/** An indication as the API answers it (and as indication.received carries it). */
+export const indicationView = (i: IndicationRecord): IndicationDto => ({
+  id: i.id,
+  offer_id: i.offerId,
+  investor_id: i.investorId,
+  amount: i.amount,
+  currency: i.currency,
+  terms_version: i.termsVersion,
+  status: i.status,
+  created_at: i.createdAt.toISOString(),
+});
 
 export class IndicationListDto {
   @ApiProperty({ type: [IndicationDto] }) indications!: IndicationDto[];

@@ -15,7 +15,8 @@ import {
   ValidateBy,
   type ValidationOptions,
 } from 'class-validator';
-import { CURRENCIES, type Currency, OFFER_STATUSES, OFFER_TYPES, type OfferStatus, type OfferType } from '../offer.types';
+import { CURRENCIES, type Currency } from '../../common/money';
+import { OFFER_STATUSES, OFFER_TYPES, type OfferRecord, type OfferStatus, type OfferType } from '../offer.types';
 
 /** ISO 8601 with an explicit UTC offset (`Z` or `±hh:mm`): a bare local time is ambiguous. */
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -64,6 +65,23 @@ export class OfferDto {
   @ApiProperty({ example: '2026-12-01T08:00:00.000Z' }) opens_at!: string;
   @ApiProperty({ example: '2026-12-08T16:30:00.000Z' }) closes_at!: string;
   @ApiProperty({ example: 40_000_000 }) shares_offered!: number;
+}
+
+/** An offer as the API answers it (and as offer.* events carry it). */
+export function offerView(o: OfferRecord): OfferDto {
+  return {
+    id: o.id,
+    company: o.company,
+    ticker: o.ticker,
+    type: o.type,
+    status: o.status,
+    price_per_share: Number(o.pricePerShare),
+    currency: o.currency,
+    minimum_investment: Number(o.minimumInvestment),
+    opens_at: o.opensAt.toISOString(),
+    closes_at: o.closesAt.toISOString(),
+    shares_offered: o.sharesOffered,
+  };
 }
 
 export class OfferListDto {

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
+import type { TermsRecord } from '../terms.types';
 
 /** GET /api/v1/terms (platform contract: Offers service decisions). */
 export class TermsDto {
@@ -8,6 +9,13 @@ export class TermsDto {
   @ApiProperty() body!: string;
   @ApiProperty({ example: '2026-11-01T09:00:00.000Z' }) published_at!: string;
 }
+
+export const termsView = (t: TermsRecord): TermsDto => ({
+  version: t.version,
+  title: t.title,
+  body: t.body,
+  published_at: t.publishedAt.toISOString(),
+});
 
 /** POST /admin/v1/terms: publishes a new current version. */
 export class TermsPublishDto {

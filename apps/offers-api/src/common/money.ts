@@ -1,7 +1,12 @@
+/** The currencies offers are priced in; indications and allocations carry the offer's. */
+export const CURRENCIES = ['gbp', 'eur'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
 /**
- * Exact money arithmetic for offers. Prices are decimals in major units with at most four
- * decimal places (offers.price_per_share is DECIMAL(18,4)); we compute in integer
- * "ticks" of 1/10,000 of a major unit with bigint so no float ever touches money.
+ * Exact money arithmetic for offers, indications and allocations. Prices are decimals in
+ * major units with at most four decimal places (offers.price_per_share is DECIMAL(18,4));
+ * we compute in integer "ticks" of 1/10,000 of a major unit with bigint so no float ever
+ * touches money.
  */
 export const TICKS_PER_MAJOR = 10_000n;
 /** One minor unit (a penny, a cent) in ticks. */

@@ -1,0 +1,44 @@
+/* eslint-disable @typescript-eslint/require-await -- async like the methods it fakes: a failure is a rejection, not a throw */
+import type { PrismaTx } from '@app/platform';
+import type { AllocationRecord, ReceivedIndication } from '../../../apps/offers-api/src/allocations/allocation.types';
+import type { AllocationsRepository } from '../../../apps/offers-api/src/allocations/allocations.repository';
+import { byDateThenId, type InMemoryOffersDb } from './in-memory-offers-db';
+import type { Public } from './stand-in';
+
+/** AllocationsRepository over the in-memory tables. */
+export class FakeAllocationsRepository implements Public<AllocationsRepository> {
+  constructor(private readonly db: InMemoryOffersDb) {}
+
+  async claimRun(tx: PrismaTx, offerId: string, at: Date): Promise<boolean> {
+    this.db.requireOpen(tx);
+    const offer = this.db.offers.get(offerId);
+    if (!offer || offer.status !== 'closed' || offer.allocatedAt !== null) return false;
+    this.db.updateOffer(offerId, { allocatedAt: at });
+    return true;
+  }
+
+  async receivedIndications(tx: PrismaTx, offerId: string): Promise<ReceivedIndication[]> {
+    this.db.requireOpen(tx);
+    return [...this.db.indications.values()]
+      .filter((i) => i.offerId === offerId && i.status === 'received')
+      .sort(byDateThenId((i) => i.createdAt))
+      .map((i) => ({ id: i.id, partnerId: i.partnerId, investorId: i.investorId, amount: i.amount, createdAt: i.createdAt }));
+  }
+
+  async insert(tx: PrismaTx, rows: readonly AllocationRecord[]): Promise<void> {
+    this.db.requireOpen(tx);
+    // allocations.indication_id is unique: one allocation per indication.
+    for (const row of rows) {
+      if (this.db.allocations.some((a) => a.indicationId === row.indicationId)) {
+        throw new Error(`unique violation: allocation of ${row.indicationId}`);
+      }
+      this.db.allocations.push({ ...row });
+    }
+  }
+
+  async listForPartner(partnerId: string, offerId: string): Promise<AllocationRecord[]> {
+    return this.db.allocations
+      .filter((a) => a.partnerId === partnerId && a.offerId === offerId)
+      .sort(byDateThenId((a) => a.createdAt));
+  }
+}

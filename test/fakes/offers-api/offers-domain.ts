@@ -1,0 +1,110 @@
+import type { PartnerPrincipal } from '../../../apps/offers-api/src/oauth/partner.principal';
+import { isDomainError, type QueueRegistry, registerErrorCodes, type TransactionRunner } from '@app/platform';
+import { Logger } from '@nestjs/common';
+import { type AllocationsRepository } from '../../../apps/offers-api/src/allocations/allocations.repository';
+import { AllocationsService } from '../../../apps/offers-api/src/allocations/allocations.service';
+import { OFFERS_ERRORS } from '../../../apps/offers-api/src/errors';
+import { type IndicationsRepository } from '../../../apps/offers-api/src/indications/indications.repository';
+import { IndicationsService } from '../../../apps/offers-api/src/indications/indications.service';
+import { type LifecycleRepository } from '../../../apps/offers-api/src/lifecycle/lifecycle.repository';
+import { LifecycleService } from '../../../apps/offers-api/src/lifecycle/lifecycle.service';
+import { type OffersRepository } from '../../../apps/offers-api/src/offers/offers.repository';
+import { OffersService } from '../../../apps/offers-api/src/offers/offers.service';
+import { type TermsRepository } from '../../../apps/offers-api/src/terms/terms.repository';
+import { TermsService } from '../../../apps/offers-api/src/terms/terms.service';
+import { FakeAllocationsRepository } from './fake-allocations.repository';
+import { FakeClock } from './fake-clock';
+import { FakeIndicationsRepository } from './fake-indications.repository';
+import { FakeLifecycleRepository } from './fake-lifecycle.repository';
+import { FakeOfferEvents } from './fake-offer-events';
+import { FakeOffersRepository } from './fake-offers.repository';
+import { FakeQueueRegistry } from './fake-queue-registry';
+import { FakeTermsRepository } from './fake-terms.repository';
+import { FakeTransactionRunner } from './fake-transaction-runner';
+import { InMemoryOffersDb } from './in-memory-offers-db';
+import { standIn } from './stand-in';
+
+/** A fixed "now" for unit specs: 2026-12-01 09:00 UTC. */
+export const T0 = Date.parse('2026-12-01T09:00:00.000Z');
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+
+export const partner = (partnerId: string): PartnerPrincipal => ({
+  kind: 'partner',
+  partnerId,
+  clientId: `client_${partnerId}`,
+  tier: 'growth',
+});
+
+/**
+ * offers-api's services wired as the app wires them, over in-memory fakes: repositories on
+ * one InMemoryOffersDb, a fake clock, transactions and queues. No database, no Redis.
+ */
+export function offersDomain(start: number = T0) {
+  // The app registers its codes at boot; statuses of OffersError are looked up there.
+  registerErrorCodes(OFFERS_ERRORS);
+  // Services log transitions and Redis trouble; specs assert on state instead.
+  Logger.overrideLogger(false);
+
+  const clock = new FakeClock(start);
+  const db = new InMemoryOffersDb(() => clock.now());
+  const transactions = new FakeTransactionRunner(db);
+  const queues = new FakeQueueRegistry();
+  const events = new FakeOfferEvents(db);
+  const repositories = {
+    offers: new FakeOffersRepository(db),
+    terms: new FakeTermsRepository(db),
+    indications: new FakeIndicationsRepository(db),
+    allocations: new FakeAllocationsRepository(db),
+    lifecycle: new FakeLifecycleRepository(db),
+  };
+  const runner = standIn<TransactionRunner>(transactions);
+  const queueRegistry = standIn<QueueRegistry>(queues);
+
+  const lifecycle = new LifecycleService(
+    standIn<LifecycleRepository>(repositories.lifecycle),
+    events,
+    runner,
+    clock,
+    queueRegistry,
+  );
+  const offers = new OffersService(standIn<OffersRepository>(repositories.offers), lifecycle, runner);
+  const indications = new IndicationsService(
+    standIn<IndicationsRepository>(repositories.indications),
+    offers,
+    events,
+    runner,
+    clock,
+  );
+  const allocations = new AllocationsService(
+    standIn<AllocationsRepository>(repositories.allocations),
+    offers,
+    events,
+    runner,
+    clock,
+  );
+  const terms = new TermsService(standIn<TermsRepository>(repositories.terms), runner, clock);
+
+  return { clock, db, transactions, queues, repositories, lifecycle, offers, indications, allocations, terms };
+}
+
+export type OffersDomain = ReturnType<typeof offersDomain>;
+
+export interface Rejection {
+  readonly code: string;
+  readonly status: number;
+  readonly param: string | undefined;
+  readonly details: Readonly<Record<string, unknown>>;
+  readonly message: string;
+}
+
+/** The DomainError a call failed with (its code, status, param, details, message); fails if it succeeded or threw anything else. */
+export async function rejection(promise: Promise<unknown>): Promise<Rejection> {
+  try {
+    await promise;
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    return { code: err.code, status: err.status, param: err.param, details: err.details, message: err.message };
+  }
+  throw new Error('expected a DomainError, and the call succeeded');
+}
