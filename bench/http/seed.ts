@@ -5,7 +5,7 @@
  * table of 10,000 random unit vectors; a payments account, its test key and a customer.
  */
 import type { Log, Platform } from './platform';
-import { mulberry32 } from '../../apps/vector-api/src/engine/testing';
+import { mulberry32 } from '../../test/support/random';
 
 export const VECTOR_DIM = 128;
 export const VECTOR_ROWS = 10_000;

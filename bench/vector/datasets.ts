@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { mulberry32 } from '../../apps/vector-api/src/engine/testing';
+import { mulberry32 } from '../../test/support/random';
 
 export interface Dataset {
   readonly name: string;

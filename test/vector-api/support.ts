@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { VectorConfig } from '../../apps/vector-api/src/config';
 import { vectorService } from '../../apps/vector-api/src/service';
 import { startTestApp, type TestApp } from '../support/app';
+import { mulberry32 } from '../support/random';
 import type { TestDatabase } from '../support/database';
 
 export type VectorTestApp = TestApp<VectorConfig>;
@@ -46,15 +47,10 @@ export function client(app: NestFastifyApplication, token: string): Call {
   };
 }
 
-/** Deterministic pseudo-random vectors. */
+/** Deterministic pseudo-random numbers in [-0.5, 0.5) (mulberry32, shifted to centre vectors on 0). */
 export function rng(seed: number): () => number {
-  let st = seed >>> 0;
-  return () => {
-    st = (st + 0x6d2b79f5) | 0;
-    let t = Math.imul(st ^ (st >>> 15), 1 | st);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
-  };
+  const uniform = mulberry32(seed);
+  return () => uniform() - 0.5;
 }
 
 export function vec(rand: () => number, dim: number): number[] {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { FilterError, type Metadata, MetadataIndex, matches, parseFilter, parseMetadata } from './filter';
+import { matchesFilter } from '../../../../test/support/search-reference';
+import { FilterError, type Metadata, MetadataIndex, parseFilter, parseMetadata } from './filter';
 
 describe('filter language', () => {
   const rows: Metadata[] = [
@@ -28,7 +29,7 @@ describe('filter language', () => {
     ['empty filter', {}, [0, 1, 2, 3]],
   ])('%s', (_name, filter, expected) => {
     expect(run(filter)).toEqual(expected);
-    expect(all().filter((i) => matches(rows[i], parseFilter(filter)))).toEqual(expected);
+    expect(all().filter((i) => matchesFilter(rows[i], parseFilter(filter)))).toEqual(expected);
   });
 
   it.each<[unknown, string]>([
@@ -76,7 +77,7 @@ describe('filter language', () => {
         for (const l of gone) idx.remove(l, metas[l]);
         const alive = metas.map((_, l) => l).filter((l) => !gone.has(l));
         const parsed = parseFilter(f);
-        expect(idx.evaluate(parsed, () => alive)).toEqual(alive.filter((l) => matches(metas[l], parsed)));
+        expect(idx.evaluate(parsed, () => alive)).toEqual(alive.filter((l) => matchesFilter(metas[l], parsed)));
       }),
     );
   });

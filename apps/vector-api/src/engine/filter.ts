@@ -99,19 +99,6 @@ function inRange(v: Scalar, range: ReadonlyArray<readonly [RangeOp, number]>): b
   return true;
 }
 
-/** The reference semantics: does one row's metadata match? (Tests compare the index with it.) */
-export function matches(metadata: Metadata | undefined, filter: Filter): boolean {
-  for (const c of filter) {
-    const field = metadata?.[c.key];
-    const values: readonly Scalar[] = field === undefined ? [] : Array.isArray(field) ? field : [field];
-    if (c.eq !== undefined && !values.includes(c.eq)) return false;
-    if (c.in !== undefined && !values.some((v) => c.in?.includes(v))) return false;
-    if (c.ne !== undefined && values.includes(c.ne)) return false;
-    if (c.range !== undefined && !values.some((v) => inRange(v, c.range ?? []))) return false;
-  }
-  return true;
-}
-
 const valueKey = (v: Scalar): string => `${typeof v}:${String(v)}`;
 
 interface Posting {

@@ -1,6 +1,7 @@
-import { exactSearch } from './flat-index';
+import { clusteredVectors } from '../../../../test/support/random';
+import { recallAt } from '../../../../test/support/search-reference';
+import { exactSearch } from './exact';
 import { HnswIndex } from './hnsw-index';
-import { clusteredVectors, recallAt } from './testing';
 import { toNormalized, VectorStore } from './vector-store';
 
 const DIM = 32;

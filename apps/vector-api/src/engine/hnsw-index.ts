@@ -1,7 +1,7 @@
 import hnswlib from 'hnswlib-node';
 import { performance } from 'node:perf_hooks';
 import { yieldToEventLoop } from './background';
-import { exactSearchLabels } from './flat-index';
+import { exactSearchLabels, rescore } from './exact';
 import { compareHits, type Hit, type IndexStatus, type LabelFilter, type VectorIndex } from './types';
 import type { VectorStore } from './vector-store';
 
@@ -192,10 +192,8 @@ export class HnswIndex implements VectorIndex {
       }
       const q = this.plainQuery(query);
       const res = accept ? g.graph.searchKnn(q, Math.min(k, live), accept) : g.graph.searchKnn(q, Math.min(k, live));
-      for (const label of res.neighbors) {
-        // Scores are recomputed exactly from our own vectors (hnswlib's are float distances).
-        if (this.store.isAlive(label)) hits.push({ label, score: this.store.dot(label, query) });
-      }
+      // Scores are recomputed exactly from our own vectors (hnswlib's are float distances).
+      rescore(this.store, query, res.neighbors, hits);
     }
     if (this.pending.size > 0) {
       const extra = exactSearchLabels(this.store, query, k, accept ? [...this.pending].filter(accept) : this.pending);

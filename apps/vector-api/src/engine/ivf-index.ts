@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { runInWorker, yieldToEventLoop } from './background';
-import { rowList } from './flat-index';
+import { rowList, toHits } from './exact';
 import { type IvfModelData, trainIvfModel } from './ivf-train';
 import { createScanKernel, type ScanKernel, TopN } from './simd';
 import type { Hit, IndexStatus, LabelFilter, VectorIndex } from './types';
-import { toHits, type VectorStore } from './vector-store';
+import type { VectorStore } from './vector-store';
 
 export interface IvfOptions {
   /** Below this many live rows the index answers exactly (a scan is as fast and exact). */

@@ -1,5 +1,6 @@
 import { parseFilter } from './filter';
-import { bruteForce, clusteredVectors, recallAt } from './testing';
+import { clusteredVectors } from '../../../../test/support/random';
+import { bruteForce, recallAt } from '../../../../test/support/search-reference';
 import { INDEX_KINDS, type IndexKind } from './types';
 import { type CollectionRow, VectorCollection } from './vector-collection';
 

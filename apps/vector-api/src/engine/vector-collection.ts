@@ -1,4 +1,5 @@
-import { exactSearch, exactSearchLabels, FlatIndex } from './flat-index';
+import { exactSearch, exactSearchLabels } from './exact';
+import { FlatIndex } from './flat-index';
 import { type Filter, type Metadata, MetadataIndex } from './filter';
 import { HnswIndex, type HnswOptions } from './hnsw-index';
 import { IvfIndex, type IvfOptions } from './ivf-index';

@@ -1,5 +1,4 @@
-import { createScanKernel, type ScanKernel, type ScanResult } from './simd';
-import type { Hit } from './types';
+import { createScanKernel, type ScanKernel } from './simd';
 
 /** Slot states of a label. A label is never reused once deleted (labels only grow). */
 export const SlotState = { Empty: 0, Alive: 1, Deleted: 2 } as const;
@@ -134,14 +133,6 @@ export class VectorStore {
       ? (label) => state[label] === SlotState.Alive
       : (label) => state[label] === SlotState.Alive && accept(label);
   }
-}
-
-/** A kernel result (best first) as engine hits. */
-export function toHits(result: ScanResult): Hit[] {
-  const { labels, scores } = result;
-  const out: Hit[] = new Array<Hit>(labels.length);
-  for (let i = 0; i < labels.length; i++) out[i] = { label: labels[i], score: scores[i] };
-  return out;
 }
 
 /** Dot product of q with data[off .. off+dim), unrolled by 4 (the JS engine keeps it in registers). */

@@ -5,7 +5,7 @@ import { type CollectionRow, VectorCollection } from '../engine/vector-collectio
 import { type StoredRow, type TableHead, TablesRepository } from './tables.repository';
 
 /** Runs async work on one table one at a time (applying changes in order). */
-class Mutex {
+export class Mutex {
   private tail: Promise<unknown> = Promise.resolve();
   run<T>(fn: () => Promise<T> | T): Promise<T> {
     const result = this.tail.then(fn);

@@ -26,39 +26,22 @@ export interface NewRow {
   readonly metadata?: Metadata | undefined;
 }
 
+/** A write's place in the table's change log: its seq and the labels its new rows get. */
+export interface NextChange {
+  readonly seq: bigint;
+  readonly labels: number[];
+}
+
+export interface RowLabel {
+  readonly id: string;
+  readonly label: number;
+}
+
 export interface Change {
   readonly seq: bigint;
   readonly op: 'insert' | 'delete';
   readonly labels: readonly number[];
 }
-
-export type InsertOutcome =
-  | { readonly kind: 'inserted'; readonly seq: bigint; readonly labels: readonly number[] }
-  | { readonly kind: 'table_missing' }
-  | { readonly kind: 'ids_exist'; readonly ids: readonly string[] };
-
-export type DeleteOutcome =
-  | { readonly kind: 'deleted'; readonly seq: bigint; readonly rows: ReadonlyArray<{ id: string; label: number }> }
-  | { readonly kind: 'none' }
-  | { readonly kind: 'table_missing' };
-
-/** Thrown inside a transaction to roll it back with an answer for the caller. */
-class Rollback<T> extends Error {
-  constructor(readonly outcome: T) {
-    super('rollback');
-  }
-}
-
-async function rollbackAs<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    if (err instanceof Rollback) return err.outcome as T;
-    throw err;
-  }
-}
-
-const TX = { timeout: 60_000, maxWait: 10_000 };
 
 /**
  * Changes older than this are pruned (every 256th write of a table). A running instance
@@ -66,11 +49,6 @@ const TX = { timeout: 60_000, maxWait: 10_000 };
  * the sequence and reloads the table from its rows.
  */
 const CHANGE_RETENTION_MS = 60 * 60 * 1000;
-
-async function pruneChanges(tx: PrismaTx, tableId: string, seq: bigint): Promise<void> {
-  if (seq % 256n !== 0n) return;
-  await tx.vectorChange.deleteMany({ where: { tableId, createdAt: { lt: new Date(Date.now() - CHANGE_RETENTION_MS) } } });
-}
 
 /** The only file of vector-api that talks to the database. */
 @Injectable()
@@ -96,8 +74,8 @@ export class TablesRepository {
   }
 
   /** null when the name is taken. */
-  async createTable(name: string, dimension: number, indexKind: IndexKind): Promise<TableHead | null> {
-    const rows = await this.prisma.vectorTable.createManyAndReturn({
+  async createTable(tx: PrismaTx, name: string, dimension: number, indexKind: IndexKind): Promise<TableHead | null> {
+    const rows = await tx.vectorTable.createManyAndReturn({
       data: [{ name, dimension, indexKind }],
       skipDuplicates: true,
     });
@@ -116,8 +94,8 @@ export class TablesRepository {
   }
 
   /** Deletes the table with its rows and change log; false when it did not exist. */
-  async deleteTable(name: string): Promise<boolean> {
-    const { count } = await this.prisma.vectorTable.deleteMany({ where: { name } });
+  async deleteTable(tx: PrismaTx, name: string): Promise<boolean> {
+    const { count } = await tx.vectorTable.deleteMany({ where: { name } });
     return count > 0;
   }
 
@@ -128,12 +106,7 @@ export class TablesRepository {
       orderBy: { label: 'asc' },
       take: limit,
     });
-    return rows.map((r) => ({
-      id: r.id,
-      label: r.label,
-      embedding: decodeEmbedding(r.embedding),
-      metadata: (r.metadata ?? undefined) as Metadata | undefined,
-    }));
+    return rows.map((r) => storedRow(r));
   }
 
   async rowsByLabels(tableId: string, labels: readonly number[]): Promise<StoredRow[]> {
@@ -142,12 +115,7 @@ export class TablesRepository {
       where: { tableId, label: { in: [...labels] } },
       orderBy: { label: 'asc' },
     });
-    return rows.map((r) => ({
-      id: r.id,
-      label: r.label,
-      embedding: decodeEmbedding(r.embedding),
-      metadata: (r.metadata ?? undefined) as Metadata | undefined,
-    }));
+    return rows.map((r) => storedRow(r));
   }
 
   async changesSince(tableId: string, seq: bigint, limit = 1000): Promise<Change[]> {
@@ -160,61 +128,67 @@ export class TablesRepository {
   }
 
   /**
-   * All-or-nothing insert. The table row is locked first (seq and labels are bumped in the
-   * same statement), so concurrent writers of one table serialise, see each other's ids,
-   * and commit in seq order.
+   * The first statement of every write to a table's rows: takes the table's next change seq
+   * (and `newLabels` fresh labels) in one update, which locks the table's row until commit.
+   * So concurrent writers of one table serialise, see each other's ids, and commit in seq
+   * order. null when the table is gone.
    */
-  insertRows(tableId: string, rows: readonly NewRow[]): Promise<InsertOutcome> {
-    return rollbackAs(
-      this.prisma.$transaction(async (tx): Promise<InsertOutcome> => {
-        const locked = await tx.vectorTable.updateManyAndReturn({
-          where: { id: tableId },
-          data: { seq: { increment: 1 }, nextLabel: { increment: rows.length } },
-          select: { seq: true, nextLabel: true },
-        });
-        const table = locked[0];
-        if (!table) throw new Rollback<InsertOutcome>({ kind: 'table_missing' });
-        const existing = await tx.vectorRow.findMany({
-          where: { tableId, id: { in: rows.map((r) => r.id) } },
-          select: { id: true },
-        });
-        if (existing.length > 0) throw new Rollback<InsertOutcome>({ kind: 'ids_exist', ids: existing.map((r) => r.id) });
-        const first = table.nextLabel - rows.length;
-        const labels = rows.map((_, i) => first + i);
-        await tx.vectorRow.createMany({
-          data: rows.map((r, i) => ({
-            tableId,
-            id: r.id,
-            label: labels[i],
-            embedding: encodeEmbedding(r.embedding),
-            ...(r.metadata === undefined ? {} : { metadata: r.metadata }),
-          })),
-        });
-        await tx.vectorChange.create({ data: { tableId, seq: table.seq, op: 'insert', labels } });
-        await pruneChanges(tx, tableId, table.seq);
-        return { kind: 'inserted', seq: table.seq, labels };
-      }, TX),
-    );
+  async nextChange(tx: PrismaTx, tableId: string, newLabels: number): Promise<NextChange | null> {
+    const locked = await tx.vectorTable.updateManyAndReturn({
+      where: { id: tableId },
+      data: newLabels > 0 ? { seq: { increment: 1 }, nextLabel: { increment: newLabels } } : { seq: { increment: 1 } },
+      select: { seq: true, nextLabel: true },
+    });
+    const table = locked[0];
+    if (!table) return null;
+    const first = table.nextLabel - newLabels;
+    return { seq: table.seq, labels: Array.from({ length: newLabels }, (_, i) => first + i) };
   }
 
-  /** Deletes the rows with these ids (those that exist), recording one change. */
-  deleteRows(tableId: string, ids: readonly string[]): Promise<DeleteOutcome> {
-    return rollbackAs(
-      this.prisma.$transaction(async (tx): Promise<DeleteOutcome> => {
-        const locked = await tx.vectorTable.updateManyAndReturn({
-          where: { id: tableId },
-          data: { seq: { increment: 1 } },
-          select: { seq: true },
-        });
-        const table = locked[0];
-        if (!table) throw new Rollback<DeleteOutcome>({ kind: 'table_missing' });
-        const rows = await tx.vectorRow.findMany({ where: { tableId, id: { in: [...ids] } }, select: { id: true, label: true } });
-        if (rows.length === 0) throw new Rollback<DeleteOutcome>({ kind: 'none' });
-        await tx.vectorRow.deleteMany({ where: { tableId, id: { in: rows.map((r) => r.id) } } });
-        await tx.vectorChange.create({ data: { tableId, seq: table.seq, op: 'delete', labels: rows.map((r) => r.label) } });
-        await pruneChanges(tx, tableId, table.seq);
-        return { kind: 'deleted', seq: table.seq, rows };
-      }, TX),
-    );
+  /** Which of these ids the table already has. */
+  async existingIds(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<string[]> {
+    const rows = await tx.vectorRow.findMany({ where: { tableId, id: { in: [...ids] } }, select: { id: true } });
+    return rows.map((r) => r.id);
   }
+
+  /** The rows with these ids that exist, with their labels. */
+  rowLabels(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<RowLabel[]> {
+    return tx.vectorRow.findMany({ where: { tableId, id: { in: [...ids] } }, select: { id: true, label: true } });
+  }
+
+  /** Stores rows under the labels taken by nextChange (row i gets labels[i]). */
+  async createRows(tx: PrismaTx, tableId: string, rows: readonly NewRow[], labels: readonly number[]): Promise<void> {
+    await tx.vectorRow.createMany({
+      data: rows.map((r, i) => ({
+        tableId,
+        id: r.id,
+        label: labels[i],
+        embedding: encodeEmbedding(r.embedding),
+        ...(r.metadata === undefined ? {} : { metadata: r.metadata }),
+      })),
+    });
+  }
+
+  async deleteRows(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<void> {
+    await tx.vectorRow.deleteMany({ where: { tableId, id: { in: [...ids] } } });
+  }
+
+  /**
+   * Records the change of seq (taken by nextChange) in the log the other instances poll;
+   * every 256th change also prunes the log's old entries.
+   */
+  async recordChange(tx: PrismaTx, tableId: string, seq: bigint, op: Change['op'], labels: readonly number[]): Promise<void> {
+    await tx.vectorChange.create({ data: { tableId, seq, op, labels: [...labels] } });
+    if (seq % 256n !== 0n) return;
+    await tx.vectorChange.deleteMany({ where: { tableId, createdAt: { lt: new Date(Date.now() - CHANGE_RETENTION_MS) } } });
+  }
+}
+
+function storedRow(r: { id: string; label: number; embedding: Uint8Array; metadata: unknown }): StoredRow {
+  return {
+    id: r.id,
+    label: r.label,
+    embedding: decodeEmbedding(r.embedding),
+    metadata: (r.metadata ?? undefined) as Metadata | undefined,
+  };
 }

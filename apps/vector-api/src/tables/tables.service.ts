@@ -1,12 +1,44 @@
-import { NotFoundError } from '@app/platform';
+import { NotFoundError, type TransactionOptions, TransactionRunner } from '@app/platform';
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { type Filter, FilterError, type Metadata, parseFilter, parseMetadata } from '../engine/filter';
-import type { CreateTableDto, TableDeletedDto, TableDto, TableListDto } from './dto/table.dto';
-import type { DeletedDto, DeleteVectorsDto, InsertedDto, InsertVectorsDto, QueryDto, QueryResponseDto } from './dto/vectors.dto';
+import { type CreateTableDto, type TableDeletedDto, type TableDto, type TableListDto, toTableDto } from './dto/table.dto';
+import {
+  type DeletedDto,
+  type DeleteVectorsDto,
+  type InsertedDto,
+  type InsertVectorsDto,
+  type QueryDto,
+  type QueryResponseDto,
+  toQueryResponse,
+} from './dto/vectors.dto';
 import { type LiveTable, LiveTables } from './live-tables';
 import { type NewRow, TablesRepository } from './tables.repository';
 import { VectorError } from '../errors';
+
+/**
+ * Writes of a table: a batch of 1000 rows × 4096 dimensions (≈ 16 MB of embeddings) can take
+ * seconds, and deleting a large table cascades to all its rows; Prisma's 5 s default would
+ * abort them.
+ */
+const WRITE_TX: TransactionOptions<unknown> = { timeoutMs: 60_000, maxWaitMs: 10_000 };
+
+/** Thrown inside a transaction to roll it back when it turns out to change nothing. */
+class NothingToCommit extends Error {
+  constructor() {
+    super('nothing to commit');
+  }
+}
+
+/** The transaction's result, or undefined when it threw NothingToCommit (and so rolled back). */
+async function unlessNothingToCommit<T>(transaction: Promise<T>): Promise<T | undefined> {
+  try {
+    return await transaction;
+  } catch (err) {
+    if (err instanceof NothingToCommit) return undefined;
+    throw err;
+  }
+}
 
 /** Ids named in an error body are capped so a 1000-row batch cannot produce a huge error. */
 const MAX_IDS_IN_ERROR = 100;
@@ -38,19 +70,8 @@ export class TablesService {
   constructor(
     private readonly repo: TablesRepository,
     private readonly live: LiveTables,
+    private readonly transactions: TransactionRunner,
   ) {}
-
-  private view(t: LiveTable): TableDto {
-    const status = t.collection.status();
-    return {
-      name: t.name,
-      dimension: t.dimension,
-      index: t.indexKind,
-      rows: t.collection.size,
-      index_status: { state: status.state, details: { ...status.details } },
-      created_at: t.createdAt.toISOString(),
-    };
-  }
 
   private async table(name: string): Promise<LiveTable> {
     const t = await this.live.resolve(name);
@@ -58,22 +79,32 @@ export class TablesService {
     return t;
   }
 
+  /** The table was deleted (by another instance) after we resolved it: forget it, answer 404. */
+  private gone(t: LiveTable): NotFoundError {
+    this.live.dropped(t.name, t.id);
+    return new NotFoundError('table', t.name, 'table');
+  }
+
   async create(dto: CreateTableDto): Promise<TableDto> {
-    const head = await this.repo.createTable(dto.name, dto.dimension, dto.index ?? 'flat');
+    const head = await this.transactions.run(
+      (tx) => this.repo.createTable(tx, dto.name, dto.dimension, dto.index ?? 'flat'),
+      WRITE_TX,
+    );
     if (!head) throw new VectorError('resource_already_exists', `A table named '${dto.name}' already exists.`, { param: 'name' });
-    return this.view(this.live.created(head));
+    return toTableDto(this.live.created(head));
   }
 
   list(): TableListDto {
-    return { data: this.live.all().map((t) => this.view(t)) };
+    return { data: this.live.all().map(toTableDto) };
   }
 
   async get(name: string): Promise<TableDto> {
-    return this.view(await this.table(name));
+    return toTableDto(await this.table(name));
   }
 
   async drop(name: string): Promise<TableDeletedDto> {
-    if (!(await this.repo.deleteTable(name))) throw new NotFoundError('table', name, 'table');
+    const deleted = await this.transactions.run((tx) => this.repo.deleteTable(tx, name), WRITE_TX);
+    if (!deleted) throw new NotFoundError('table', name, 'table');
     this.live.dropped(name);
     return { name, deleted: true };
   }
@@ -140,27 +171,38 @@ export class TablesService {
     return rows.map((r, i) => ({ id: r.id, embedding: r.embedding as number[], metadata: metadata[i] }));
   }
 
+  /**
+   * All or nothing, acknowledged after commit. Taking the change seq first locks the table's
+   * row, so concurrent writers of one table serialise and see each other's ids.
+   */
   async insert(name: string, dto: InsertVectorsDto): Promise<InsertedDto> {
     const t = await this.table(name);
     const rows = this.checkRows(t, dto);
-    const outcome = await this.repo.insertRows(t.id, rows);
-    switch (outcome.kind) {
-      case 'table_missing':
-        this.live.dropped(name, t.id);
-        throw new NotFoundError('table', name, 'table');
-      case 'ids_exist':
-        throw new VectorError('resource_already_exists', `Ids already exist in table '${name}': ${listIds(outcome.ids)}.`, {
+    const change = await this.transactions.run(async (tx) => {
+      const change = await this.repo.nextChange(tx, t.id, rows.length);
+      if (!change) return null;
+      const existing = await this.repo.existingIds(
+        tx,
+        t.id,
+        rows.map((r) => r.id),
+      );
+      if (existing.length > 0) {
+        throw new VectorError('resource_already_exists', `Ids already exist in table '${name}': ${listIds(existing)}.`, {
           param: 'rows',
-          details: idsDetail(outcome.ids),
+          details: idsDetail(existing),
         });
-      case 'inserted':
-        await this.live.applyInsert(
-          t,
-          outcome.seq,
-          rows.map((r, i) => ({ id: r.id, label: outcome.labels[i], embedding: r.embedding, metadata: r.metadata })),
-        );
-        return { inserted: rows.length };
-    }
+      }
+      await this.repo.createRows(tx, t.id, rows, change.labels);
+      await this.repo.recordChange(tx, t.id, change.seq, 'insert', change.labels);
+      return change;
+    }, WRITE_TX);
+    if (!change) throw this.gone(t);
+    await this.live.applyInsert(
+      t,
+      change.seq,
+      rows.map((r, i) => ({ id: r.id, label: change.labels[i], embedding: r.embedding, metadata: r.metadata })),
+    );
+    return { inserted: rows.length };
   }
 
   async query(name: string, dto: QueryDto): Promise<QueryResponseDto> {
@@ -186,29 +228,34 @@ export class TablesService {
     }
     const started = performance.now();
     const { hits } = t.collection.query(dto.vector, dto.n, filter, dto.index ?? t.indexKind);
-    const latency = Math.round(performance.now() - started);
-    return { results: hits.map((h) => ({ id: h.id, score: h.score, metadata: h.metadata })), latency_ms: latency };
+    return toQueryResponse(hits, Math.round(performance.now() - started));
   }
 
+  /** Deletes the rows with these ids that exist (one change); unknown ids are reported, not an error. */
   async deleteVectors(name: string, dto: DeleteVectorsDto): Promise<DeletedDto> {
     const t = await this.table(name);
     const ids = [...new Set(dto.ids)];
-    const outcome = await this.repo.deleteRows(t.id, ids);
-    switch (outcome.kind) {
-      case 'table_missing':
-        this.live.dropped(name, t.id);
-        throw new NotFoundError('table', name, 'table');
-      case 'none':
-        return { deleted: 0, not_found: ids };
-      case 'deleted': {
-        await this.live.applyDelete(
-          t,
-          outcome.seq,
-          outcome.rows.map((r) => r.label),
+    const deleted = await unlessNothingToCommit(
+      this.transactions.run(async (tx) => {
+        const change = await this.repo.nextChange(tx, t.id, 0);
+        if (!change) return null;
+        const rows = await this.repo.rowLabels(tx, t.id, ids);
+        // The seq taken must not stay without its change: other instances would see a gap.
+        if (rows.length === 0) throw new NothingToCommit();
+        const labels = rows.map((r) => r.label);
+        await this.repo.deleteRows(
+          tx,
+          t.id,
+          rows.map((r) => r.id),
         );
-        const found = new Set(outcome.rows.map((r) => r.id));
-        return { deleted: found.size, not_found: ids.filter((id) => !found.has(id)) };
-      }
-    }
+        await this.repo.recordChange(tx, t.id, change.seq, 'delete', labels);
+        return { seq: change.seq, ids: rows.map((r) => r.id), labels };
+      }, WRITE_TX),
+    );
+    if (deleted === null) throw this.gone(t);
+    if (deleted === undefined) return { deleted: 0, not_found: ids };
+    await this.live.applyDelete(t, deleted.seq, deleted.labels);
+    const found = new Set(deleted.ids);
+    return { deleted: found.size, not_found: ids.filter((id) => !found.has(id)) };
   }
 }

@@ -1,6 +1,6 @@
 import { createScanKernel, createWasmMemory, instantiateScanModule, simdSupported } from './scan-kernel';
 import { TopN } from './top-n';
-import { mulberry32 as rng } from '../testing';
+import { mulberry32 as rng } from '../../../../../test/support/random';
 
 /** `rows` normalised vectors of `dim` floats, packed. */
 function block(seed: number, rows: number, dim: number): Float32Array {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { INDEX_KINDS, type IndexKind, type IndexState } from '../../engine/types';
+import type { LiveTable } from '../live-tables';
 
 export const TABLE_NAME = /^[a-z0-9_-]{1,64}$/;
 export const MAX_DIMENSION = 4096;
@@ -51,4 +52,17 @@ export class TableListDto {
 export class TableDeletedDto {
   @ApiProperty() name!: string;
   @ApiProperty({ enum: [true] }) deleted!: true;
+}
+
+/** A table as the API shows it: its row count and index status from this instance's memory. */
+export function toTableDto(t: LiveTable): TableDto {
+  const status = t.collection.status();
+  return {
+    name: t.name,
+    dimension: t.dimension,
+    index: t.indexKind,
+    rows: t.collection.size,
+    index_status: { state: status.state, details: { ...status.details } },
+    created_at: t.createdAt.toISOString(),
+  };
 }

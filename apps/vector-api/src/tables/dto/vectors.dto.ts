@@ -15,6 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { INDEX_KINDS, type IndexKind } from '../../engine/types';
+import type { CollectionHit } from '../../engine/vector-collection';
 
 export const MAX_ROWS_PER_INSERT = 1000;
 export const MAX_N = 1000;
@@ -99,6 +100,11 @@ export class QueryResultItemDto {
 export class QueryResponseDto {
   @ApiProperty({ type: [QueryResultItemDto] }) results!: QueryResultItemDto[];
   @ApiProperty({ description: 'Query execution time in milliseconds (integer)' }) latency_ms!: number;
+}
+
+/** Query hits, best first, with the query's execution time in whole milliseconds. */
+export function toQueryResponse(hits: readonly CollectionHit[], latencyMs: number): QueryResponseDto {
+  return { results: hits.map((h) => ({ id: h.id, score: h.score, metadata: h.metadata })), latency_ms: latencyMs };
 }
 
 export class DeleteVectorsDto {

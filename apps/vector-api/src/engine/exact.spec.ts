@@ -1,5 +1,7 @@
-import { exactSearch, exactSearchLabels, FlatIndex } from './flat-index';
-import { bruteForce, clusteredVectors, gaussian, mulberry32 } from './testing';
+import { clusteredVectors, gaussian, mulberry32 } from '../../../../test/support/random';
+import { bruteForce } from '../../../../test/support/search-reference';
+import { exactSearch, exactSearchLabels } from './exact';
+import { FlatIndex } from './flat-index';
 import { toNormalized, VectorStore } from './vector-store';
 
 function storeOf(vectors: number[][], dim: number, simd: boolean): VectorStore {
@@ -11,7 +13,7 @@ function storeOf(vectors: number[][], dim: number, simd: boolean): VectorStore {
 describe.each([
   ['WebAssembly SIMD', true],
   ['JavaScript fallback', false],
-])('flat (exact) search, %s', (_name, simd) => {
+])('exact search (and the flat index), %s', (_name, simd) => {
   const dim = 37; // not a multiple of 4: exercises the kernel's zero padding
   const { vectors } = clusteredVectors(7, 3000, dim, 20);
   const store = storeOf(vectors, dim, simd);

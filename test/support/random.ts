@@ -1,4 +1,10 @@
-/** Seeded data for engine tests and the benchmark (never used by the service). */
+/**
+ * Seeded randomness for tests and benchmarks: the same seed gives the same numbers on every
+ * run and machine. (engine/ivf-train.ts keeps its own inline copy of mulberry32: it runs in
+ * a worker thread from its source text and may reference nothing outside itself.)
+ */
+
+/** mulberry32: a small, fast 32-bit generator of uniform numbers in [0, 1). */
 export function mulberry32(seed: number): () => number {
   let st = seed >>> 0;
   return () => {
@@ -9,6 +15,7 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
+/** A standard normal number (Box–Muller) from a uniform generator. */
 export function gaussian(rand: () => number): number {
   const u = Math.max(rand(), 1e-12);
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
@@ -33,29 +40,4 @@ export function clusteredVectors(
     cluster.push(c);
   }
   return { vectors, cluster, centres };
-}
-
-/** Brute-force cosine top-k reference in float64 over raw vectors: ids best first (ties: smaller index). */
-export function bruteForce(
-  vectors: readonly number[][],
-  query: readonly number[],
-  k: number,
-  accept: (i: number) => boolean = () => true,
-): number[] {
-  const norm = (v: readonly number[]): number => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
-  const qn = norm(query);
-  const scored: Array<[number, number]> = [];
-  vectors.forEach((v, i) => {
-    if (!accept(i)) return;
-    let d = 0;
-    for (let j = 0; j < v.length; j++) d += v[j] * query[j];
-    scored.push([i, d / (norm(v) * qn)]);
-  });
-  scored.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-  return scored.slice(0, k).map(([i]) => i);
-}
-
-export function recallAt<T>(expected: readonly T[], actual: readonly T[]): number {
-  const set = new Set(actual);
-  return expected.length === 0 ? 1 : expected.filter((x) => set.has(x)).length / expected.length;
 }

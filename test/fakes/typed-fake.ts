@@ -1,0 +1,26 @@
+/**
+ * Typing for hand-written unit-test fakes. A class with private members is nominal in
+ * TypeScript: no object that is not an instance can be assigned to it, however complete.
+ * A fake implements the class's public surface instead — every public member, checked by
+ * the compiler — and this helper hands it to code typed with the class.
+ */
+
+/** The public members of T (private and protected members are not keys of T). */
+export type Surface<T> = { [K in keyof T]: T[K] };
+
+/** `implementation` as a T: it must implement every public member of T with T's types. */
+export function fake<T>(implementation: NoInfer<Surface<T>>): T {
+  // No cast: while T is generic TypeScript relates { [K in keyof T]: T[K] } to T. The check
+  // that matters happens at each call, against the concrete class's public members.
+  return implementation;
+}
+
+/**
+ * A stand-in for a value the code under test only passes along and never uses itself
+ * (a transaction client handed from a fake runner to a fake repository). Each call gives a
+ * new object, so fakes can check by identity that they were given the right one.
+ */
+export function opaque<T extends object>(name: string): T {
+  const token: object = Object.freeze({ [Symbol.toStringTag]: name });
+  return token as T;
+}

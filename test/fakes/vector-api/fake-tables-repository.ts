@@ -1,0 +1,212 @@
+import type { PrismaTx } from '@app/platform';
+import type { Metadata } from '../../../apps/vector-api/src/engine/filter';
+import type { IndexKind } from '../../../apps/vector-api/src/engine/types';
+import type {
+  Change,
+  NewRow,
+  NextChange,
+  RowLabel,
+  StoredRow,
+  TableHead,
+  TablesRepository,
+} from '../../../apps/vector-api/src/tables/tables.repository';
+import type { Surface } from '../typed-fake';
+import type { Snapshottable } from './fake-transaction-runner';
+
+interface TableRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly dimension: number;
+  readonly indexKind: IndexKind;
+  seq: bigint;
+  nextLabel: number;
+  readonly createdAt: Date;
+}
+
+interface RowRecord {
+  readonly id: string;
+  readonly label: number;
+  readonly embedding: Float32Array;
+  readonly metadata: Metadata | undefined;
+}
+
+interface State {
+  /** By table id. */
+  tables: Map<string, TableRecord>;
+  /** Table id → row id → row. */
+  rows: Map<string, Map<string, RowRecord>>;
+  /** Table id → its change log, in seq order. */
+  changes: Map<string, Change[]>;
+}
+
+/**
+ * TablesRepository in memory, with the database's rules that the service relies on: unique
+ * table names, unique ids per table (a violation throws, as the primary key would), seq and
+ * labels taken by nextChange, rows and log deleted with their table. Writes must carry the
+ * open transaction of `transactions` (set it before use); a rollback restores the state.
+ */
+export class FakeTablesRepository implements Surface<TablesRepository>, Snapshottable {
+  private state: State = { tables: new Map(), rows: new Map(), changes: new Map() };
+  private ids = 0;
+  /** Checks that a write carries the open transaction; wired to the fake runner in tests. */
+  assertOpen: (tx: PrismaTx) => void = () => {
+    throw new Error('FakeTablesRepository: no transaction runner attached');
+  };
+
+  constructor(private readonly now: () => Date = () => new Date('2026-01-02T03:04:05.000Z')) {}
+
+  snapshot(): () => void {
+    const copy = structuredClone(this.state);
+    return () => {
+      this.state = copy;
+    };
+  }
+
+  private byName(name: string): TableRecord | undefined {
+    return [...this.state.tables.values()].find((t) => t.name === name);
+  }
+
+  private rowsOf(tableId: string): Map<string, RowRecord> {
+    let rows = this.state.rows.get(tableId);
+    if (!rows) this.state.rows.set(tableId, (rows = new Map<string, RowRecord>()));
+    return rows;
+  }
+
+  private static head(t: TableRecord): TableHead {
+    return { id: t.id, name: t.name, dimension: t.dimension, indexKind: t.indexKind, seq: t.seq, createdAt: t.createdAt };
+  }
+
+  private static stored(r: RowRecord): StoredRow {
+    return { id: r.id, label: r.label, embedding: Float32Array.from(r.embedding), metadata: r.metadata };
+  }
+
+  createTable(tx: PrismaTx, name: string, dimension: number, indexKind: IndexKind): Promise<TableHead | null> {
+    this.assertOpen(tx);
+    if (this.byName(name)) return Promise.resolve(null);
+    const table: TableRecord = {
+      id: `table-${++this.ids}`,
+      name,
+      dimension,
+      indexKind,
+      seq: 0n,
+      nextLabel: 0,
+      createdAt: this.now(),
+    };
+    this.state.tables.set(table.id, table);
+    return Promise.resolve(FakeTablesRepository.head(table));
+  }
+
+  listTables(): Promise<TableHead[]> {
+    const heads = [...this.state.tables.values()].map((t) => FakeTablesRepository.head(t));
+    return Promise.resolve(heads.sort((a, b) => (a.name < b.name ? -1 : 1)));
+  }
+
+  findTable(name: string): Promise<TableHead | null> {
+    const t = this.byName(name);
+    return Promise.resolve(t ? FakeTablesRepository.head(t) : null);
+  }
+
+  deleteTable(tx: PrismaTx, name: string): Promise<boolean> {
+    this.assertOpen(tx);
+    return Promise.resolve(this.remove(name));
+  }
+
+  private remove(name: string): boolean {
+    const t = this.byName(name);
+    if (!t) return false;
+    this.state.tables.delete(t.id);
+    this.state.rows.delete(t.id);
+    this.state.changes.delete(t.id);
+    return true;
+  }
+
+  rowsPage(tableId: string, afterLabel: number, limit: number): Promise<StoredRow[]> {
+    const rows = [...this.rowsOf(tableId).values()].filter((r) => r.label > afterLabel).sort((a, b) => a.label - b.label);
+    return Promise.resolve(rows.slice(0, limit).map((r) => FakeTablesRepository.stored(r)));
+  }
+
+  rowsByLabels(tableId: string, labels: readonly number[]): Promise<StoredRow[]> {
+    const wanted = new Set(labels);
+    const rows = [...this.rowsOf(tableId).values()].filter((r) => wanted.has(r.label)).sort((a, b) => a.label - b.label);
+    return Promise.resolve(rows.map((r) => FakeTablesRepository.stored(r)));
+  }
+
+  changesSince(tableId: string, seq: bigint, limit = 1000): Promise<Change[]> {
+    return Promise.resolve((this.state.changes.get(tableId) ?? []).filter((c) => c.seq > seq).slice(0, limit));
+  }
+
+  nextChange(tx: PrismaTx, tableId: string, newLabels: number): Promise<NextChange | null> {
+    this.assertOpen(tx);
+    const t = this.state.tables.get(tableId);
+    if (!t) return Promise.resolve(null);
+    t.seq += 1n;
+    const first = t.nextLabel;
+    t.nextLabel += newLabels;
+    return Promise.resolve({ seq: t.seq, labels: Array.from({ length: newLabels }, (_, i) => first + i) });
+  }
+
+  existingIds(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<string[]> {
+    this.assertOpen(tx);
+    const rows = this.rowsOf(tableId);
+    return Promise.resolve(ids.filter((id) => rows.has(id)));
+  }
+
+  rowLabels(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<RowLabel[]> {
+    this.assertOpen(tx);
+    const rows = this.rowsOf(tableId);
+    return Promise.resolve(ids.flatMap((id) => rows.get(id) ?? []).map((r) => ({ id: r.id, label: r.label })));
+  }
+
+  createRows(tx: PrismaTx, tableId: string, rows: readonly NewRow[], labels: readonly number[]): Promise<void> {
+    this.assertOpen(tx);
+    if (!this.state.tables.has(tableId)) throw new Error(`foreign key: no table ${tableId}`);
+    const stored = this.rowsOf(tableId);
+    rows.forEach((r, i) => {
+      const label = labels[i];
+      if (label === undefined) throw new Error(`no label for row ${i}`);
+      if (stored.has(r.id)) throw new Error(`unique violation: id '${r.id}' exists in table ${tableId}`);
+      stored.set(r.id, { id: r.id, label, embedding: Float32Array.from(r.embedding), metadata: r.metadata });
+    });
+    return Promise.resolve();
+  }
+
+  deleteRows(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<void> {
+    this.assertOpen(tx);
+    const rows = this.rowsOf(tableId);
+    for (const id of ids) rows.delete(id);
+    return Promise.resolve();
+  }
+
+  recordChange(tx: PrismaTx, tableId: string, seq: bigint, op: Change['op'], labels: readonly number[]): Promise<void> {
+    this.assertOpen(tx);
+    const log = this.state.changes.get(tableId) ?? [];
+    if (log.some((c) => c.seq === seq)) throw new Error(`unique violation: change ${seq} exists`);
+    log.push({ seq, op, labels: [...labels] });
+    this.state.changes.set(tableId, log);
+    return Promise.resolve();
+  }
+
+  // What tests look at and do behind the service's back.
+
+  /** The table as stored (seq, next label), or undefined. */
+  table(name: string): Readonly<TableRecord> | undefined {
+    return this.byName(name);
+  }
+
+  /** Ids of the stored rows of a table, sorted. */
+  rowIds(name: string): string[] {
+    const t = this.byName(name);
+    return t ? [...this.rowsOf(t.id).keys()].sort() : [];
+  }
+
+  /** The change log of a table. */
+  changeLog(name: string): readonly Change[] {
+    const t = this.byName(name);
+    return t ? (this.state.changes.get(t.id) ?? []) : [];
+  }
+
+  /** Another instance deletes the table (this one still holds it in memory). */
+  dropElsewhere(name: string): void {
+    if (!this.remove(name)) throw new Error(`no table '${name}'`);
+  }
+}

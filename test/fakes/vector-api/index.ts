@@ -1,0 +1,26 @@
+import { TablesService } from '../../../apps/vector-api/src/tables/tables.service';
+import { fake } from '../typed-fake';
+import { FakeLiveTables } from './fake-live-tables';
+import { FakeTablesRepository } from './fake-tables-repository';
+import { FakeTransactionRunner } from './fake-transaction-runner';
+
+export { type AppliedChange, FakeLiveTables } from './fake-live-tables';
+export { FakeTablesRepository } from './fake-tables-repository';
+export { FakeTransactionRunner } from './fake-transaction-runner';
+
+export interface TablesServiceWithFakes {
+  readonly service: TablesService;
+  readonly repo: FakeTablesRepository;
+  readonly live: FakeLiveTables;
+  readonly transactions: FakeTransactionRunner;
+}
+
+/** A TablesService over in-memory fakes of its repository, live tables and transaction runner. */
+export function tablesServiceWithFakes(): TablesServiceWithFakes {
+  const repo = new FakeTablesRepository();
+  const transactions = new FakeTransactionRunner(repo);
+  repo.assertOpen = (tx) => transactions.assertOpen(tx);
+  const live = new FakeLiveTables();
+  const service = new TablesService(fake(repo), fake(live), fake(transactions));
+  return { service, repo, live, transactions };
+}
