@@ -3,10 +3,10 @@ import type { PrismaTx } from '@app/platform';
 import type { AllocationRecord, ReceivedIndication } from '../../../apps/offers-api/src/allocations/allocation.types';
 import type { AllocationsRepository } from '../../../apps/offers-api/src/allocations/allocations.repository';
 import { byDateThenId, type InMemoryOffersDb } from './in-memory-offers-db';
-import type { Public } from './stand-in';
+import type { Surface } from '../typed-fake';
 
 /** AllocationsRepository over the in-memory tables. */
-export class FakeAllocationsRepository implements Public<AllocationsRepository> {
+export class FakeAllocationsRepository implements Surface<AllocationsRepository> {
   constructor(private readonly db: InMemoryOffersDb) {}
 
   async claimRun(tx: PrismaTx, offerId: string, at: Date): Promise<boolean> {

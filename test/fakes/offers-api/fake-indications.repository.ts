@@ -7,12 +7,12 @@ import type {
 } from '../../../apps/offers-api/src/indications/indication.types';
 import type { IndicationsRepository } from '../../../apps/offers-api/src/indications/indications.repository';
 import { byDateThenId, type IndicationRow, type InMemoryOffersDb } from './in-memory-offers-db';
-import type { Public } from './stand-in';
+import type { Surface } from '../typed-fake';
 
 const toRecord = ({ cancelledAt: _, ...record }: IndicationRow): IndicationRecord => record;
 
 /** IndicationsRepository over the in-memory tables. */
-export class FakeIndicationsRepository implements Public<IndicationsRepository> {
+export class FakeIndicationsRepository implements Surface<IndicationsRepository> {
   /** The offers read under the shared row lock, in order. */
   readonly locked: string[] = [];
 

@@ -3,14 +3,14 @@ import type { PrismaTx } from '@app/platform';
 import type { LifecycleRepository } from '../../../apps/offers-api/src/lifecycle/lifecycle.repository';
 import type { OfferRecord } from '../../../apps/offers-api/src/offers/offer.types';
 import { byDateThenId, type InMemoryOffersDb } from './in-memory-offers-db';
-import type { Public } from './stand-in';
+import type { Surface } from '../typed-fake';
 
 /** Offers whose opening or close is due at `at` and not applied (the repository's openOrCloseDue). */
 const openOrCloseDue = (o: OfferRecord, at: Date): boolean =>
   (o.status === 'upcoming' && o.opensAt <= at) || (o.status === 'live' && o.closesAt <= at);
 
 /** LifecycleRepository over the in-memory tables: each transition is the same conditional update. */
-export class FakeLifecycleRepository implements Public<LifecycleRepository> {
+export class FakeLifecycleRepository implements Surface<LifecycleRepository> {
   constructor(private readonly db: InMemoryOffersDb) {}
 
   async find(tx: PrismaTx, offerId: string): Promise<OfferRecord | undefined> {

@@ -3,10 +3,10 @@ import type { PrismaTx } from '@app/platform';
 import type { OfferFields, OfferRecord } from '../../../apps/offers-api/src/offers/offer.types';
 import type { OfferListFilter, OffersRepository } from '../../../apps/offers-api/src/offers/offers.repository';
 import { byDateThenId, type InMemoryOffersDb, normalize } from './in-memory-offers-db';
-import type { Public } from './stand-in';
+import type { Surface } from '../typed-fake';
 
 /** OffersRepository over the in-memory tables. */
-export class FakeOffersRepository implements Public<OffersRepository> {
+export class FakeOffersRepository implements Surface<OffersRepository> {
   constructor(private readonly db: InMemoryOffersDb) {}
 
   async listVisible(partnerId: string, filter: OfferListFilter): Promise<{ offers: OfferRecord[]; total: number }> {

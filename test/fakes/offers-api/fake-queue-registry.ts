@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/require-await -- async like the methods it fakes: a failure is a rejection, not a throw */
 import { type QueueDefinition, type JobMap, type QueueRegistry, TypedQueue } from '@app/platform';
 import type { Job, JobsOptions, Queue } from 'bullmq';
-import { partialStandIn, type Public } from './stand-in';
+import { partialFake, type Surface } from '../typed-fake';
 
 export interface FakeJob {
   readonly id: string;
@@ -16,7 +16,7 @@ export interface FakeJob {
  * BullMQ). No worker runs (as with ROLE=api). `failing` makes every add reject, as when
  * Redis is down.
  */
-export class FakeQueueRegistry implements Public<QueueRegistry> {
+export class FakeQueueRegistry implements Surface<QueueRegistry> {
   failing = false;
   private readonly queues = new Map<string, Map<string, FakeJob>>();
 
@@ -48,8 +48,8 @@ export class FakeQueueRegistry implements Public<QueueRegistry> {
 
   private rawQueue(name: string): Queue {
     const jobs = this.store(name);
-    const asJob = (job: FakeJob): Job => partialStandIn<Job>({ id: job.id, name: job.name, data: job.data, opts: job.opts });
-    return partialStandIn<Queue>({
+    const asJob = (job: FakeJob): Job => partialFake<Job>({ id: job.id, name: job.name, data: job.data, opts: job.opts });
+    return partialFake<Queue>({
       name,
       add: async (jobName: string, data: unknown, opts: JobsOptions = {}): Promise<Job> => {
         if (this.failing) throw new Error('Connection is closed.');

@@ -3,10 +3,10 @@ import type { PrismaTx } from '@app/platform';
 import type { TermsRepository } from '../../../apps/offers-api/src/terms/terms.repository';
 import type { TermsRecord } from '../../../apps/offers-api/src/terms/terms.types';
 import type { InMemoryOffersDb } from './in-memory-offers-db';
-import type { Public } from './stand-in';
+import type { Surface } from '../typed-fake';
 
 /** TermsRepository over the in-memory tables. */
-export class FakeTermsRepository implements Public<TermsRepository> {
+export class FakeTermsRepository implements Surface<TermsRepository> {
   constructor(private readonly db: InMemoryOffersDb) {}
 
   async current(): Promise<TermsRecord | undefined> {

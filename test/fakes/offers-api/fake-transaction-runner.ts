@@ -1,13 +1,13 @@
 import type { PrismaTx, TransactionOptions, TransactionRunner } from '@app/platform';
 import type { InMemoryOffersDb } from './in-memory-offers-db';
-import type { Public } from './stand-in';
+import type { Surface } from '../typed-fake';
 
 /**
  * TransactionRunner over the in-memory database: each run gets a fresh fake transaction
  * (fake repositories refuse a write outside an open one) and its writes are undone when
  * the work throws. Records the options of every run.
  */
-export class FakeTransactionRunner implements Public<TransactionRunner> {
+export class FakeTransactionRunner implements Surface<TransactionRunner> {
   readonly runs: Array<TransactionOptions<unknown>> = [];
 
   constructor(private readonly db: InMemoryOffersDb) {}

@@ -13,7 +13,7 @@ import { OffersService } from '../../../apps/offers-api/src/offers/offers.servic
 import { type TermsRepository } from '../../../apps/offers-api/src/terms/terms.repository';
 import { TermsService } from '../../../apps/offers-api/src/terms/terms.service';
 import { FakeAllocationsRepository } from './fake-allocations.repository';
-import { FakeClock } from './fake-clock';
+import { FakeClock } from '../fake-clock';
 import { FakeIndicationsRepository } from './fake-indications.repository';
 import { FakeLifecycleRepository } from './fake-lifecycle.repository';
 import { FakeOfferEvents } from './fake-offer-events';
@@ -22,7 +22,7 @@ import { FakeQueueRegistry } from './fake-queue-registry';
 import { FakeTermsRepository } from './fake-terms.repository';
 import { FakeTransactionRunner } from './fake-transaction-runner';
 import { InMemoryOffersDb } from './in-memory-offers-db';
-import { standIn } from './stand-in';
+import { fake } from '../typed-fake';
 
 /** A fixed "now" for unit specs: 2026-12-01 09:00 UTC. */
 export const T0 = Date.parse('2026-12-01T09:00:00.000Z');
@@ -58,32 +58,26 @@ export function offersDomain(start: number = T0) {
     allocations: new FakeAllocationsRepository(db),
     lifecycle: new FakeLifecycleRepository(db),
   };
-  const runner = standIn<TransactionRunner>(transactions);
-  const queueRegistry = standIn<QueueRegistry>(queues);
+  const runner = fake<TransactionRunner>(transactions);
+  const queueRegistry = fake<QueueRegistry>(queues);
 
-  const lifecycle = new LifecycleService(
-    standIn<LifecycleRepository>(repositories.lifecycle),
-    events,
-    runner,
-    clock,
-    queueRegistry,
-  );
-  const offers = new OffersService(standIn<OffersRepository>(repositories.offers), lifecycle, runner);
+  const lifecycle = new LifecycleService(fake<LifecycleRepository>(repositories.lifecycle), events, runner, clock, queueRegistry);
+  const offers = new OffersService(fake<OffersRepository>(repositories.offers), lifecycle, runner);
   const indications = new IndicationsService(
-    standIn<IndicationsRepository>(repositories.indications),
+    fake<IndicationsRepository>(repositories.indications),
     offers,
     events,
     runner,
     clock,
   );
   const allocations = new AllocationsService(
-    standIn<AllocationsRepository>(repositories.allocations),
+    fake<AllocationsRepository>(repositories.allocations),
     offers,
     events,
     runner,
     clock,
   );
-  const terms = new TermsService(standIn<TermsRepository>(repositories.terms), runner, clock);
+  const terms = new TermsService(fake<TermsRepository>(repositories.terms), runner, clock);
 
   return { clock, db, transactions, queues, repositories, lifecycle, offers, indications, allocations, terms };
 }

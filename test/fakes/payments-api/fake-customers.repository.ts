@@ -7,15 +7,15 @@ import type {
   NewCustomer,
 } from '../../../apps/payments-api/src/customers/customers.repository';
 import type { PrismaTx } from '@app/platform';
-import type { FakeClock } from './fake-clock';
-import type { PublicOf } from './fake-of';
+import type { FakeClock } from '../fake-clock';
+import type { Surface } from '../typed-fake';
 import type { FakeTransactionRunner } from './fake-transaction-runner';
 import { keysetRows } from './keyset';
 
 const owns = (tenant: Tenant, row: CustomerRow): boolean => row.accountId === tenant.accountId && row.mode === tenant.mode;
 
 /** CustomersRepository over an array, scoped by tenant like the real one; writes need an open fake transaction. */
-export class FakeCustomersRepository implements PublicOf<CustomersRepository> {
+export class FakeCustomersRepository implements Surface<CustomersRepository> {
   readonly rows: CustomerRow[] = [];
   private seq = 0;
 

@@ -1,7 +1,7 @@
 import type { PrismaTx } from '@app/platform';
 import type { PaymentEvents, PaymentEventType } from '../../../apps/payments-api/src/common/events';
 import type { Tenant } from '../../../apps/payments-api/src/common/tenant';
-import type { PublicOf } from './fake-of';
+import type { Surface } from '../typed-fake';
 import type { FakeTransactionRunner } from './fake-transaction-runner';
 
 export interface EmittedEvent {
@@ -12,7 +12,7 @@ export interface EmittedEvent {
 }
 
 /** The outbox: events are written inside the change's transaction and vanish with its rollback. */
-export class FakePaymentEvents implements PublicOf<PaymentEvents> {
+export class FakePaymentEvents implements Surface<PaymentEvents> {
   readonly emitted: EmittedEvent[] = [];
   private seq = 0;
 

@@ -7,8 +7,8 @@ import type {
   PaymentRow,
   PaymentsRepository,
 } from '../../../apps/payments-api/src/payments/payments.repository';
-import type { FakeClock } from './fake-clock';
-import type { PublicOf } from './fake-of';
+import type { FakeClock } from '../fake-clock';
+import type { Surface } from '../typed-fake';
 import type { FakeTransactionRunner } from './fake-transaction-runner';
 import { keysetRows } from './keyset';
 
@@ -24,7 +24,7 @@ interface RowLock {
  * held until the transaction ends (concurrent refunds wait, as under FOR UPDATE);
  * `addRefunded` needs the caller's lock and keeps the database's CHECK (refunded ≤ amount).
  */
-export class FakePaymentsRepository implements PublicOf<PaymentsRepository> {
+export class FakePaymentsRepository implements Surface<PaymentsRepository> {
   readonly rows: PaymentRow[] = [];
   private readonly locks = new Map<string, RowLock>();
   private seq = 0;

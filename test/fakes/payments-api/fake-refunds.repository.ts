@@ -2,8 +2,8 @@ import type { PrismaTx } from '@app/platform';
 import type { Cursor, PageRequest } from '../../../apps/payments-api/src/common/list';
 import type { Tenant } from '../../../apps/payments-api/src/common/tenant';
 import type { RefundRow, RefundsRepository } from '../../../apps/payments-api/src/refunds/refunds.repository';
-import type { FakeClock } from './fake-clock';
-import type { PublicOf } from './fake-of';
+import type { FakeClock } from '../fake-clock';
+import type { Surface } from '../typed-fake';
 import type { FakeTransactionRunner } from './fake-transaction-runner';
 import { keysetRows } from './keyset';
 
@@ -12,7 +12,7 @@ type NewRefund = Parameters<RefundsRepository['create']>[2];
 const owns = (tenant: Tenant, row: RefundRow): boolean => row.accountId === tenant.accountId && row.mode === tenant.mode;
 
 /** RefundsRepository over an array, scoped by tenant; writes need an open fake transaction. */
-export class FakeRefundsRepository implements PublicOf<RefundsRepository> {
+export class FakeRefundsRepository implements Surface<RefundsRepository> {
   readonly rows: RefundRow[] = [];
 
   constructor(

@@ -1,5 +1,5 @@
 import type { PrismaTx, StoredResponse, TransactionOptions, TransactionRunner } from '@app/platform';
-import { fakeTxHandle, type PublicOf } from './fake-of';
+import { opaque, type Surface } from '../typed-fake';
 
 export interface CommittedTransaction {
   /** What the work returned: the response an Idempotency-Key stores unless `storedResponse` overrides it. */
@@ -18,14 +18,14 @@ interface OpenTransaction {
  * the writes fakes registered with `write()` when the work throws. Fakes refuse a handle
  * that is not an open transaction of this runner, so a write outside `run()` fails the test.
  */
-export class FakeTransactionRunner implements PublicOf<TransactionRunner> {
+export class FakeTransactionRunner implements Surface<TransactionRunner> {
   readonly committed: CommittedTransaction[] = [];
   rolledBack = 0;
   private readonly open = new Map<PrismaTx, OpenTransaction>();
   private seq = 0;
 
   async run<T>(work: (tx: PrismaTx) => Promise<T>, options: TransactionOptions<T> = {}): Promise<T> {
-    const tx = fakeTxHandle(++this.seq);
+    const tx = opaque<PrismaTx>(`fake transaction ${++this.seq}`);
     const state: OpenTransaction = { undo: [], onEnd: [] };
     this.open.set(tx, state);
     try {

@@ -1,12 +1,12 @@
-import { FakeClock } from './fake-clock';
+import { FakeClock } from '../fake-clock';
 import { FakeCustomersRepository } from './fake-customers.repository';
 import { FakePaymentEvents } from './fake-payment-events';
 import { FakePaymentsRepository } from './fake-payments.repository';
 import { FakeRefundsRepository } from './fake-refunds.repository';
 import { FakeTransactionRunner } from './fake-transaction-runner';
 
-export { asReal, type PublicOf } from './fake-of';
-export { FakeClock } from './fake-clock';
+export { fake, type Surface } from '../typed-fake';
+export { FakeClock } from '../fake-clock';
 export { FakeCustomersRepository } from './fake-customers.repository';
 export { FakePaymentEvents, type EmittedEvent } from './fake-payment-events';
 export { FakePaymentsRepository } from './fake-payments.repository';

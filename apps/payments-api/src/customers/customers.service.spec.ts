@@ -1,5 +1,5 @@
 import { type Clock, isDomainError, type TransactionRunner } from '@app/platform';
-import { asReal, paymentsFakes, type PaymentsFakes } from '../../../../test/fakes/payments-api';
+import { fake, paymentsFakes, type PaymentsFakes } from '../../../../test/fakes/payments-api';
 import type { Tenant } from '../common/tenant';
 import type { CustomersRepository } from './customers.repository';
 import { CustomersService } from './customers.service';
@@ -34,9 +34,9 @@ describe('CustomersService', () => {
   beforeEach(() => {
     fakes = paymentsFakes();
     service = new CustomersService(
-      asReal<CustomersRepository>(fakes.customers),
-      asReal<TransactionRunner>(fakes.transactions),
-      asReal<Clock>(fakes.clock),
+      fake<CustomersRepository>(fakes.customers),
+      fake<TransactionRunner>(fakes.transactions),
+      fake<Clock>(fakes.clock),
     );
   });
 

@@ -1,6 +1,6 @@
 import { type ErrorBody, isDomainError, registerErrorCodes, type TransactionRunner } from '@app/platform';
 import {
-  asReal,
+  fake,
   FakeLiveProcessor,
   paymentsFakes,
   type PaymentsFakes,
@@ -36,10 +36,10 @@ describe('PaymentsService', () => {
 
   const service = (liveProcessor: PaymentProcessor | null = null): PaymentsService =>
     new PaymentsService(
-      asReal<PaymentsRepository>(fakes.payments),
-      asReal<CustomersRepository>(fakes.customers),
-      asReal<TransactionRunner>(fakes.transactions),
-      asReal<PaymentEvents>(fakes.events),
+      fake<PaymentsRepository>(fakes.payments),
+      fake<CustomersRepository>(fakes.customers),
+      fake<TransactionRunner>(fakes.transactions),
+      fake<PaymentEvents>(fakes.events),
       testProcessor,
       liveProcessor,
     );

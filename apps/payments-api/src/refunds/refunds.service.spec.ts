@@ -1,5 +1,5 @@
 import { isDomainError, registerErrorCodes, type TransactionRunner } from '@app/platform';
-import { asReal, paymentsFakes, type PaymentsFakes } from '../../../../test/fakes/payments-api';
+import { fake, paymentsFakes, type PaymentsFakes } from '../../../../test/fakes/payments-api';
 import type { PaymentEvents } from '../common/events';
 import type { Tenant } from '../common/tenant';
 import { PAYMENTS_ERRORS } from '../errors';
@@ -41,10 +41,10 @@ describe('RefundsService', () => {
   beforeEach(() => {
     fakes = paymentsFakes();
     service = new RefundsService(
-      asReal<RefundsRepository>(fakes.refunds),
-      asReal<PaymentsRepository>(fakes.payments),
-      asReal<TransactionRunner>(fakes.transactions),
-      asReal<PaymentEvents>(fakes.events),
+      fake<RefundsRepository>(fakes.refunds),
+      fake<PaymentsRepository>(fakes.payments),
+      fake<TransactionRunner>(fakes.transactions),
+      fake<PaymentEvents>(fakes.events),
     );
   });
 

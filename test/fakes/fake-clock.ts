@@ -4,9 +4,9 @@ import { Clock } from '@app/platform';
 export class FakeClock extends Clock {
   private ms: number;
 
-  constructor(start: Date | number) {
+  constructor(start: Date | number | string = '2026-11-21T05:00:00.000Z') {
     super();
-    this.ms = typeof start === 'number' ? start : start.getTime();
+    this.ms = new Date(start).getTime();
   }
 
   override now(): Date {
@@ -14,7 +14,7 @@ export class FakeClock extends Clock {
   }
 
   set(at: Date | number): void {
-    this.ms = typeof at === 'number' ? at : at.getTime();
+    this.ms = new Date(at).getTime();
   }
 
   advance(ms: number): void {
