@@ -220,9 +220,17 @@ describe('offers-api: lifecycle on BullMQ (real Redis, short delays)', () => {
       await ctx.share(partner, offer.id);
       const queue = app.app.get(QueueRegistry).queue(LIFECYCLE_QUEUE);
       const oldOpen = `${offer.id}.open.${Date.parse(offer.opens_at)}`;
-      expect(await queue.getJob(oldOpen)).toBeDefined();
-      expect(await queue.getJob(`${offer.id}.closing_soon.${Date.parse(offer.closes_at) - HOUR}`)).toBeDefined();
-      expect(await queue.getJob(`${offer.id}.close.${Date.parse(offer.closes_at)}`)).toBeDefined();
+      const planned = async (id: string) => {
+        const job = await queue.getJob(id);
+        return job && { name: job.name, data: job.data as unknown };
+      };
+      const data = { offerId: offer.id };
+      expect(await planned(oldOpen)).toEqual({ name: 'open', data });
+      expect(await planned(`${offer.id}.closing_soon.${Date.parse(offer.closes_at) - HOUR}`)).toEqual({
+        name: 'closing_soon',
+        data,
+      });
+      expect(await planned(`${offer.id}.close.${Date.parse(offer.closes_at)}`)).toEqual({ name: 'close', data });
 
       const soon = iso(Date.now() + 800);
       const patch = await ctx.inject({
