@@ -35,7 +35,6 @@ const WEBHOOK_ENV = {
 };
 /** No bounded wait in the services is longer (Redis enqueue 5 s, offer scheduling 2 s, pool 5 s): a timeout is a hang. */
 const CLIENT_TIMEOUT_MS = 12_000;
-const OUTAGE_MS = 4_000;
 
 describe('faults: Redis killed and restarted during traffic (all three services, built)', () => {
   let db: TestDatabase;
@@ -266,9 +265,12 @@ describe('faults: Redis killed and restarted during traffic (all three services,
     }
   }
 
-  /** Every event in the outbox was acknowledged (2xx) by the receiver at least once, and its delivery is `succeeded`. */
-  async function expectEveryEventDelivered(timeoutMs: number): Promise<number> {
-    const events = await query<{ id: string }>(db.url, `SELECT id FROM webhook_events`);
+  /**
+   * Every event of this round (written since `since`) was acknowledged (2xx) by the receiver
+   * at least once, and every delivery is `succeeded`; returns how many events the round wrote.
+   */
+  async function expectEveryEventDelivered(timeoutMs: number, since: Date): Promise<number> {
+    const events = await query<{ id: string }>(db.url, `SELECT id FROM webhook_events WHERE created_at >= $1`, [since]);
     const missing = (): string[] => events.map((e) => e.id).filter((id) => !acknowledged.has(id));
     await waitUntil(
       'every delivery succeeded',
@@ -307,78 +309,114 @@ describe('faults: Redis killed and restarted during traffic (all three services,
     expect(status).toEqual([{ status: 'closed' }]);
   }
 
+  const LOOPS = ['payments.create', 'offers.indicate', 'vector.insert', 'vector.query'];
+
+  /**
+   * Waits until every traffic loop has had `n` requests answered that it sent at or after
+   * `since` (with `served`, answered 2xx): the traffic really ran through that phase.
+   */
+  function answeredSince(traffic: Traffic, since: number, what: string, { served = false, n = 3 } = {}): Promise<true> {
+    const counts = (s: { startedAt: number; outcome: Outcome }): boolean =>
+      s.startedAt >= since && (!served || (s.outcome.kind === 'response' && s.outcome.status < 300));
+    return waitUntil(
+      `${what} (${n} answers per loop)`,
+      () => LOOPS.every((op) => traffic.sent.filter((s) => s.op === op && counts(s)).length >= n),
+      20_000,
+      100,
+    );
+  }
+
+  /**
+   * The services run as child processes on the real clock, so an offer's transitions fall
+   * due only when real time reaches them: this waits for that (there is no condition to
+   * observe while Redis, which holds their jobs, is down).
+   */
+  async function untilDue(at: number): Promise<void> {
+    await sleep(Math.max(0, at - Date.now()));
+  }
+
   it('with persistence (AOF): APIs stay up, readiness flips 503 → 200, queued and outbox work completes, nothing lost', async () => {
-    const t0 = Date.now();
-    // due while Redis is down: its delayed jobs wait in the (persisted) Redis
-    const dueDuringOutage = await newOffer(offers.baseUrl, partner, t0 + 3_000, t0 + 4_500);
+    const roundStart = new Date();
     const traffic = startTraffic('aof');
-    await sleep(Math.max(0, t0 + 2_000 - Date.now()));
+    await answeredSince(traffic, 0, 'steady traffic before the outage', { served: true, n: 10 });
+    // due while Redis is down (killed right after): its delayed jobs wait in the (persisted) Redis
+    const now = Date.now();
+    const dueDuringOutage = { opensAt: now + 1_000, closesAt: now + 2_500 };
+    const dueDuringOutageId = await newOffer(offers.baseUrl, partner, dueDuringOutage.opensAt, dueDuringOutage.closesAt);
 
     await redis.kill();
     const killedAt = Date.now();
     await expectNotReadyNamingRedis();
     // an admin write that schedules lifecycle jobs answers within its bounded wait
     const createdDuringOutage = await newOffer(offers.baseUrl, partner, Date.now() + 4_000, Date.now() + 7_000);
-    await sleep(Math.max(0, killedAt + OUTAGE_MS - Date.now()));
+    await answeredSince(traffic, killedAt, 'traffic answered during the outage');
+    await untilDue(dueDuringOutage.closesAt);
     await redis.start({ persistent: true });
     expect(await redis.dbsize()).toBeGreaterThan(0); // it really came back with its data
 
     await expectReadyAgain();
-    await sleep(1_500);
+    await answeredSince(traffic, Date.now(), 'traffic served again after the restart', { served: true, n: 10 });
     await traffic.stop();
 
     expectAllAnswered(traffic);
     await expectNothingLost(traffic, 'aof');
     // (closing_soon depends on how late the worker got to each offer; each once, in order, always)
-    await expectLifecycleCompleted(dueDuringOutage, 'either');
+    await expectLifecycleCompleted(dueDuringOutageId, 'either');
     await expectLifecycleCompleted(createdDuringOutage, 'either');
-    const events = await expectEveryEventDelivered(20_000);
+    const events = await expectEveryEventDelivered(20_000, roundStart);
     expect(events).toBeGreaterThan(20);
     report('redis restarted with AOF', { traffic: traffic.summary(), events });
   });
 
   it('EMPTY after the restart: the outbox is still delivered and lifecycle transitions still happen', async () => {
-    const t0 = Date.now();
-    // due during the outage, and after it: both plans' delayed jobs die with Redis' data
-    const dueDuringOutage = await newOffer(offers.baseUrl, partner, t0 + 3_000, t0 + 4_500);
-    const dueAfterOutage = await newOffer(
-      offers.baseUrl,
-      partner,
-      t0 + 2_000 + OUTAGE_MS + 2_000,
-      t0 + 2_000 + OUTAGE_MS + 5_000,
-    );
+    const roundStart = new Date();
     const traffic = startTraffic('empty');
-    // the receiver fails for the last second before the crash: those deliveries wait for
-    // their retry in delayed jobs, which the empty Redis no longer has
-    await sleep(Math.max(0, t0 + 1_000 - Date.now()));
+    await answeredSince(traffic, 0, 'steady traffic before the outage', { served: true, n: 10 });
+    // the receiver fails just before the crash: those deliveries wait for their retry in
+    // delayed jobs, which the empty Redis no longer has
     receiverFailing = true;
-    await sleep(Math.max(0, t0 + 2_000 - Date.now()));
+    const retryingDeliveries = async (): Promise<number> =>
+      Number(
+        (
+          await query<{ n: string }>(
+            db.url,
+            `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND attempt_count > 0`,
+          )
+        )[0]?.n,
+      );
+    await waitUntil('deliveries waiting for a retry', async () => (await retryingDeliveries()) > 0, 10_000, 100);
+    // due during the outage, and after it: both plans' delayed jobs die with Redis' data
+    const now = Date.now();
+    const dueDuringOutage = { opensAt: now + 1_000, closesAt: now + 2_500 };
+    const dueAfterOutage = { opensAt: now + 10_000, closesAt: now + 13_000 };
+    const dueDuringOutageId = await newOffer(offers.baseUrl, partner, dueDuringOutage.opensAt, dueDuringOutage.closesAt);
+    const dueAfterOutageId = await newOffer(offers.baseUrl, partner, dueAfterOutage.opensAt, dueAfterOutage.closesAt);
 
     await redis.kill();
+    const killedAt = Date.now();
     receiverFailing = false;
-    const retrying = await query<{ n: string }>(
-      db.url,
-      `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND attempt_count > 0`,
-    );
-    expect(Number(retrying[0]?.n)).toBeGreaterThan(0);
+    const retrying = await retryingDeliveries();
+    expect(retrying).toBeGreaterThan(0);
     await expectNotReadyNamingRedis();
-    await sleep(Math.max(0, t0 + 2_000 + OUTAGE_MS - Date.now()));
+    await answeredSince(traffic, killedAt, 'traffic answered during the outage');
+    await untilDue(dueDuringOutage.closesAt);
     await redis.start({ persistent: false });
+    expect(Date.now()).toBeLessThan(dueAfterOutage.opensAt); // its transitions are still ahead, their jobs gone
 
     await expectReadyAgain();
-    await sleep(1_500);
+    await answeredSince(traffic, Date.now(), 'traffic served again after the restart', { served: true, n: 10 });
     await traffic.stop();
 
     expectAllAnswered(traffic);
     await expectNothingLost(traffic, 'empty');
     // without their jobs, only the sweep re-created at the reconnect can close these
-    await expectLifecycleCompleted(dueDuringOutage, 'either');
-    await expectLifecycleCompleted(dueAfterOutage, 'either');
-    const events = await expectEveryEventDelivered(20_000);
+    await expectLifecycleCompleted(dueDuringOutageId, 'either');
+    await expectLifecycleCompleted(dueAfterOutageId, 'either');
+    const events = await expectEveryEventDelivered(20_000, roundStart);
     expect(events).toBeGreaterThan(40);
     report('redis restarted EMPTY', {
       traffic: traffic.summary(),
-      retryingDeliveriesLostWithRedis: Number(retrying[0]?.n),
+      retryingDeliveriesLostWithRedis: retrying,
       events,
     });
   });

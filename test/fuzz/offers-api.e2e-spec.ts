@@ -2,7 +2,7 @@
  * Fuzzing every offers-api operation (see test/fuzz/support/harness.ts), POST /oauth/token
  * included: its errors must be RFC 6749 §5.2 bodies, everything else the platform body.
  */
-import { ADMIN, HOUR, iso, OffersContext, startOffers } from '../offers-api/fixtures';
+import { ADMIN, HOUR, iso, OffersContext, startOffers, waitFor } from '../offers-api/fixtures';
 import {
   DEEP_ARRAY,
   type Fuzzer,
@@ -33,14 +33,11 @@ interface OffersFixtures {
 
 let serial = 0;
 
-async function waitForDelivery(ctx: OffersContext, auth: Record<string, string>, endpoint: string): Promise<string> {
-  for (let i = 0; i < 100; i++) {
+function waitForDelivery(ctx: OffersContext, auth: Record<string, string>, endpoint: string): Promise<string> {
+  return waitFor('a webhook delivery for the fixture endpoint', async () => {
     const res = await ctx.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpoint}/deliveries`, headers: auth });
-    const first = res.json<{ data: Array<{ id: string }> }>().data[0];
-    if (first) return first.id;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('no webhook delivery was created for the fixture endpoint');
+    return res.json<{ data: Array<{ id: string }> }>().data[0]?.id;
+  });
 }
 
 defineFuzzSuite<OffersFixtures>({

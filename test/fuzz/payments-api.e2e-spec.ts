@@ -3,6 +3,7 @@
  * writes included (random Idempotency-Key headers, some over 255 characters).
  */
 import { ADMIN, newAccount, newCustomer, startPayments } from '../payments-api/payments-context';
+import { waitFor } from '../support/wait';
 import { DEEP_ARRAY, defineFuzzSuite, expectError, webhookEndpointTemplates } from './support/harness';
 
 interface PaymentsFixtures {
@@ -40,17 +41,14 @@ defineFuzzSuite<PaymentsFixtures>({
     const doomedCustomer = await newCustomer(t, account.test, { name: 'Doomed' });
     const payment = await inject('/v2/payments', { amount: 1_000_000, currency: 'gbp', customer_id: customer });
     const refund = await inject('/v2/refunds', { payment_id: payment, amount: 100 });
-    let delivery = '';
-    for (let i = 0; i < 100 && delivery === ''; i++) {
+    const delivery = await waitFor('a webhook delivery for the fixture endpoint', async () => {
       const res = await t.app.inject({
         method: 'GET',
         url: `/v2/webhook-endpoints/${endpoint}/deliveries`,
         headers: account.test,
       });
-      delivery = res.json<{ data: Array<{ id: string }> }>().data[0]?.id ?? '';
-      if (delivery === '') await new Promise((r) => setTimeout(r, 100));
-    }
-    if (delivery === '') throw new Error('no webhook delivery was created for the fixture endpoint');
+      return res.json<{ data: Array<{ id: string }> }>().data[0]?.id;
+    });
     return {
       app: t.app,
       logs: t.logs,

@@ -109,7 +109,9 @@ describe('offers-api: allocation', () => {
     expect(byInd.get(a2)).toMatchObject({ shares_allocated: 200, amount_allocated: 500, amount_refunded: 50_001 });
     expect(byInd.get(b1)).toMatchObject({ shares_allocated: 800, amount_allocated: 2_000 });
 
-    const scaled = await ctx.events(alice.id, 'allocation.scaled');
+    const ofThisOffer = async (partnerId: string) =>
+      (await ctx.events(partnerId, 'allocation.scaled')).filter((e) => e.data['offer_id'] === offer.id);
+    const scaled = await ofThisOffer(alice.id);
     expect(scaled.map((e) => e.data['investor_id']).sort()).toEqual(['inv_a1', 'inv_a2']);
     expect(scaled.find((e) => e.data['investor_id'] === 'inv_a1')?.data).toMatchObject({
       investor_id: 'inv_a1',
@@ -120,7 +122,7 @@ describe('offers-api: allocation', () => {
       amount_requested: 1_000_000,
       scaling_factor: 0.5,
     });
-    expect((await ctx.events(bob.id, 'allocation.scaled')).map((e) => e.data['investor_id'])).toEqual(['inv_b1']);
+    expect((await ofThisOffer(bob.id)).map((e) => e.data['investor_id'])).toEqual(['inv_b1']);
 
     const mine = await ctx.inject({ method: 'GET', url: `/api/v1/offers/${offer.id}/allocations`, headers: alice.auth });
     expect(mine.statusCode).toBe(200);

@@ -55,7 +55,8 @@ describe('offers-api: indications', () => {
     });
     const events = await ctx.events(alice.id, 'indication.received');
     expect(events.map((e) => e.data)).toContainEqual(body);
-    expect(await ctx.events(bob.id, 'indication.received')).toEqual([]);
+    // bob shares the offer but hears nothing of alice's indication
+    expect((await ctx.events(bob.id, 'indication.received')).filter((e) => e.data['id'] === body.id)).toEqual([]);
   });
 
   it('accepts exactly the minimum (minimum_investment × 100 minor units)', async () => {
@@ -178,24 +179,31 @@ describe('offers-api: indications', () => {
   });
 
   it("lists only the caller's own indications; another partner's are invisible", async () => {
-    const bobs = await ctx.indicate(bob, offer.id, good({ investor_id: 'inv_bob' }));
-    expect(bobs.statusCode).toBe(201);
-    const aliceList = await ctx.inject({ method: 'GET', url: `/api/v1/offers/${offer.id}/indications`, headers: alice.auth });
+    const both = await ctx.newOffer();
+    await ctx.share(alice, both.id);
+    await ctx.share(bob, both.id);
+    const indicate = async (p: Partner, investor: string): Promise<IndicationJson> => {
+      const res = await ctx.indicate(p, both.id, good({ investor_id: investor }));
+      expect(res.statusCode).toBe(201);
+      return res.json<IndicationJson>();
+    };
+    const alices = [await indicate(alice, 'inv_alice_1'), await indicate(alice, 'inv_alice_2')];
+    await indicate(bob, 'inv_bob');
+    const aliceList = await ctx.inject({ method: 'GET', url: `/api/v1/offers/${both.id}/indications`, headers: alice.auth });
     expect(aliceList.statusCode).toBe(200);
     const list = aliceList.json<{ indications: IndicationJson[]; total: number }>();
-    expect(list.indications.length).toBeGreaterThanOrEqual(2);
-    expect(list.total).toBe(list.indications.length);
-    expect(list.indications.map((i) => i.investor_id)).not.toContain('inv_bob');
-    const bobList = await ctx.inject({ method: 'GET', url: `/api/v1/offers/${offer.id}/indications`, headers: bob.auth });
+    expect(list.indications.map((i) => i.id).sort()).toEqual(alices.map((i) => i.id).sort());
+    expect(list.total).toBe(2);
+    const bobList = await ctx.inject({ method: 'GET', url: `/api/v1/offers/${both.id}/indications`, headers: bob.auth });
     expect(bobList.json<{ indications: IndicationJson[] }>().indications.map((i) => i.investor_id)).toEqual(['inv_bob']);
     // Bob cannot cancel Alice's indication: it does not exist for him.
-    const alices = list.indications[0];
     const del = await ctx.inject({
       method: 'DELETE',
-      url: `/api/v1/offers/${offer.id}/indications/${alices?.id}`,
+      url: `/api/v1/offers/${both.id}/indications/${alices[0]?.id}`,
       headers: bob.auth,
     });
     expect(del.statusCode).toBe(404);
+    expect(del.json<ErrorJson>().error.code).toBe('resource_missing');
   });
 
   it('cancels an indication while the offer is live, idempotently; not after it closed', async () => {

@@ -286,24 +286,33 @@ describe('offers-api: offers, agreements and terms', () => {
 
   describe('terms', () => {
     it('is 404 before any terms are published, then returns the latest version', async () => {
-      const none = await get(alice, '/api/v1/terms');
-      expect(none.statusCode).toBe(404);
-      await ctx.publishTerms('2026-01', 'Terms 2026-01', 'First body');
-      await ctx.publishTerms('2026-02', 'Terms 2026-02', 'Second body');
-      const res = await get(alice, '/api/v1/terms');
-      expect(res.statusCode).toBe(200);
-      const body = res.json<Record<string, unknown>>();
-      expect(Object.keys(body).sort()).toEqual(['body', 'published_at', 'title', 'version']);
-      expect(body).toMatchObject({ version: '2026-02', title: 'Terms 2026-02', body: 'Second body' });
-      expect(body['published_at']).toMatch(/Z$/);
+      // terms are global: a database of its own, whatever the other tests published
+      const own = new OffersContext(await startOffers());
+      try {
+        const partner = await own.newPartner();
+        const read = () => own.inject({ method: 'GET', url: '/api/v1/terms', headers: partner.auth });
+        const none = await read();
+        expect(none.statusCode).toBe(404);
+        await own.publishTerms('2026-01', 'Terms 2026-01', 'First body');
+        await own.publishTerms('2026-02', 'Terms 2026-02', 'Second body');
+        const res = await read();
+        expect(res.statusCode).toBe(200);
+        const body = res.json<Record<string, unknown>>();
+        expect(Object.keys(body).sort()).toEqual(['body', 'published_at', 'title', 'version']);
+        expect(body).toMatchObject({ version: '2026-02', title: 'Terms 2026-02', body: 'Second body' });
+        expect(body['published_at']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      } finally {
+        await own.t.close();
+      }
     });
 
     it('refuses a duplicate or malformed version, and non-admins', async () => {
+      await ctx.publishTerms('dup-1');
       const dup = await ctx.inject({
         method: 'POST',
         url: '/admin/v1/terms',
         headers: ADMIN,
-        payload: { version: '2026-01', title: 't', body: 'b' },
+        payload: { version: 'dup-1', title: 't', body: 'b' },
       });
       expect(dup.statusCode).toBe(409);
       expect(dup.json<ErrorJson>().error).toMatchObject({ code: 'resource_already_exists', param: 'version' });

@@ -9,7 +9,7 @@ describe('Idempotency-Key on every POST (platform contract: Idempotency)', () =>
   let customer: string;
   let prisma: PrismaService;
   beforeAll(async () => {
-    t = await startPayments({ IDEMPOTENCY_LEASE_MS: '400' });
+    t = await startPayments();
     acct = await newAccount(t);
     customer = await newCustomer(t, acct.test);
     prisma = t.app.get(PrismaService);
@@ -97,7 +97,9 @@ describe('Idempotency-Key on every POST (platform contract: Idempotency)', () =>
     expect(bodies.size).toBe(1);
     for (const r of conflicts) {
       expect(r.json<ErrorJson>().error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_in_use' });
-      expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      const retryAfter = Number(r.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(30); // the rest of the 30 s lease, no more
     }
     expect(await paymentsOf(c)).toBe(1);
     const replay = await payWithKey(key, body);
@@ -110,6 +112,7 @@ describe('Idempotency-Key on every POST (platform contract: Idempotency)', () =>
     const body = { amount: 777, currency: 'gbp', customer_id: c };
     // What a process killed mid-request leaves behind: a claim with no response, nothing else.
     const scope = (await prisma.paymentApiKey.findFirstOrThrow({ where: { accountId: acct.id, mode: 'test' } })).id;
+    const lockedUntil = new Date(Date.now() + 400);
     await prisma.idempotencyKey.create({
       data: {
         scope: `payments_key:${scope}`,
@@ -117,15 +120,21 @@ describe('Idempotency-Key on every POST (platform contract: Idempotency)', () =>
         fingerprint: requestFingerprint('POST', '/v2/payments', body),
         method: 'POST',
         path: '/v2/payments',
-        lockedUntil: new Date(Date.now() + 400),
+        lockedUntil,
         expiresAt: new Date(Date.now() + 86_400_000),
       },
     });
     const during = await payWithKey(key, body);
     expect(during.statusCode).toBe(409);
     expect(during.headers['retry-after']).toBe('1');
-    await new Promise((r) => setTimeout(r, 500));
-    const retry = await payWithKey(key, body);
+    // the lease is over once the service's clock passes lockedUntil
+    const spy = jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date(lockedUntil.getTime() + 1));
+    let retry;
+    try {
+      retry = await payWithKey(key, body);
+    } finally {
+      spy.mockRestore();
+    }
     expect(retry.statusCode).toBe(201);
     const again = await payWithKey(key, body);
     expect(again.headers['idempotent-replayed']).toBe('true');

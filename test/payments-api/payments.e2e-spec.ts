@@ -289,9 +289,11 @@ describe('payments-api: customers, payments, refunds', () => {
         expect((await t.app.inject({ method: 'GET', url: `/v2/payments/${p.id}`, headers })).statusCode).toBe(404);
         expect((await t.app.inject({ method: 'GET', url: `/v2/customers/${customer}`, headers })).statusCode).toBe(404);
         const list = await t.app.inject({ method: 'GET', url: '/v2/payments', headers });
+        expect(list.statusCode).toBe(200);
         expect(list.json<List<Payment>>().data.map((x) => x.id)).not.toContain(p.id);
         const refund = await t.app.inject({ method: 'POST', url: '/v2/refunds', headers, payload: { payment_id: p.id } });
         expect(refund.statusCode).toBe(400);
+        expect(refund.json<ErrorJson>().error).toMatchObject({ code: 'resource_missing', param: 'payment_id' });
       }
       const charge = await pay({ amount: 100, currency: 'gbp', customer_id: customer }, other.test);
       expect(charge.json<ErrorJson>().error.code).toBe('resource_missing');

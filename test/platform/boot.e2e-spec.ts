@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/local-infra';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { waitFor } from '../support/wait';
 
 const main = (app: string): string => join(process.cwd(), 'dist', 'apps', app, 'src', 'main.js');
 
@@ -32,20 +33,21 @@ function run(
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-  if (onStart) void onStart((s) => child.kill(s));
-  return exited;
+  if (!onStart) return exited;
+  // onStart's assertions fail the test (not an unhandled rejection), and then the child goes too
+  const started = onStart((s) => child.kill(s)).catch((err: unknown) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
+  return Promise.all([exited, started]).then(([exit]) => exit);
 }
 
-async function waitForLive(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health/live`)).ok) return;
-    } catch {
-      // not yet listening
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`service on ${port} never became live`);
+function waitForLive(port: number): Promise<true> {
+  return waitFor(
+    `the service on ${port} to be live`,
+    async () => (await fetch(`http://127.0.0.1:${port}/health/live`)).ok,
+    { timeoutMs: 10_000, retryErrors: true }, // connection refused until it listens
+  );
 }
 
 describe('service boot and shutdown (built output)', () => {

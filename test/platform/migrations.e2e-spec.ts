@@ -45,6 +45,7 @@ describe('migration runner', () => {
         'SELECT * FROM "_prisma_migrations" ORDER BY migration_name',
       ),
     );
+    expect(rows.map((r) => r.migration_name)).toEqual(readMigrations(MIGRATIONS).map((m) => m.name));
     for (const row of rows) {
       const sql = readFileSync(join(MIGRATIONS, row.migration_name, 'migration.sql'));
       expect(row.checksum).toBe(createHash('sha256').update(sql).digest('hex'));

@@ -163,8 +163,8 @@ describe.each(SERVICES)('$name: /admin/v1 needs ADMIN_API_KEY', (service) => {
   });
 
   it('refuses every other credential on every admin operation with 401 and no side effect', async () => {
+    expect(adminOps.length).toBeGreaterThan(1); // the loops below cannot pass by checking nothing
     const before = await snapshotDatabase(t.db.url);
-    let checked = 0;
     for (const op of adminOps) {
       const url = fillPath(op.path, fixture.values(op.path));
       const payload = fixture.bodies[opKey(op)];
@@ -186,14 +186,13 @@ describe.each(SERVICES)('$name: /admin/v1 needs ADMIN_API_KEY', (service) => {
             },
           },
         ]);
-        checked++;
       }
     }
-    expect(checked).toBe(adminOps.length * impostors('x').length);
     expect(await snapshotDatabase(t.db.url)).toEqual(before);
   });
 
   it('opens every admin operation to the right key (so the 401s above came from the guard), and the snapshot sees writes', async () => {
+    expect(adminOps.length).toBeGreaterThan(1);
     const before = await snapshotDatabase(t.db.url);
     for (const op of adminOps) {
       const payload = fixture.bodies[opKey(op)];

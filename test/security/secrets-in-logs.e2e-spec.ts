@@ -19,7 +19,7 @@ import { vectorService } from '../../apps/vector-api/src/service';
 import { freePort } from '../../scripts/local-infra';
 import { startTestApp, type TestApp } from '../support/app';
 import { createTestDatabase } from '../support/database';
-import { findLeaks, sql } from './support';
+import { findLeaks, sql, waitFor } from './support';
 
 const rand = (n = 24): string => randomBytes(n).toString('base64url').replace(/[-_]/g, 'x');
 const ADMIN_KEY = `adminkey${rand()}`;
@@ -333,17 +333,12 @@ describe('secrets never reach the logs', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
       const base = `http://127.0.0.1:${port}`;
-      for (let i = 0; ; i++) {
-        if (
-          await fetch(`${base}/health/live`).then(
-            (r) => r.ok,
-            () => false,
-          )
-        )
-          break;
-        if (i > 150) throw new Error(`the built service did not start:\n${out}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitFor('the built service to be live', async () => (await fetch(`${base}/health/live`)).ok, {
+        timeoutMs: 15_000,
+        retryErrors: true, // connection refused until it listens
+      }).catch((err: unknown) => {
+        throw new Error(`${err instanceof Error ? err.message : String(err)}\n${out}`);
+      });
       const call = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, init);
       const json = { 'content-type': 'application/json' };
       const acct = await call('/admin/v1/accounts', {

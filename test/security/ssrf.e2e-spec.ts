@@ -174,6 +174,13 @@ describe('SSRF guard at delivery', () => {
     receiver = await Receiver.start();
     other = await Receiver.start();
   });
+  beforeEach(() => {
+    // each test counts requests from zero and sets its own answer (the redirect cases change it)
+    for (const r of [receiver, other]) {
+      r.requests.length = 0;
+      r.handler = () => ({ status: 200, body: 'ok' });
+    }
+  });
   afterAll(async () => {
     sender.close();
     await receiver.close();

@@ -17,18 +17,33 @@ const cos = (a: number[], b: number[]): number => {
   return d / Math.sqrt(na * nb);
 };
 
+/** The four rows most tests query: a ≈ b (cosine 0.99), c orthogonal, d opposite. */
+const SAMPLE = [
+  { id: 'a', embedding: [1, 0, 0, 0], metadata: { genre: 'jazz', year: 1959, tags: ['live', 'mono'] } },
+  { id: 'b', embedding: [0.9, 0.1, 0, 0], metadata: { genre: 'rock', year: 1969 } },
+  { id: 'c', embedding: [0, 1, 0, 0] },
+  { id: 'd', embedding: [-1, 0, 0, 0], metadata: { genre: 'jazz', year: 1970, tags: ['studio'] } },
+];
+
 describe('vector-api vectors (insert, query, delete)', () => {
   let t: VectorTestApp;
   let call: Call;
+  /** A fresh flat table holding SAMPLE, for each test (tests here insert and delete). */
+  let flat: string;
+  let tables = 0;
   beforeAll(async () => {
     t = await startVectorApp();
     call = client(t.app, await newToken(t.app));
     for (const [name, index] of [
-      ['flat_t', 'flat'],
       ['ivf_t', 'ivf'],
       ['hnsw_t', 'hnsw'],
     ] as const)
       expect((await call('POST', '/v1/tables', { name, dimension: 4, index })).status).toBe(201);
+  });
+  beforeEach(async () => {
+    flat = `flat_${++tables}`;
+    expect((await call('POST', '/v1/tables', { name: flat, dimension: 4, index: 'flat' })).status).toBe(201);
+    expect((await call('POST', `/v1/tables/${flat}/insert`, { rows: SAMPLE })).status).toBe(201);
   });
   afterAll(async () => {
     await t.close();
@@ -36,21 +51,15 @@ describe('vector-api vectors (insert, query, delete)', () => {
 
   describe('insert', () => {
     it('inserts a batch (201 {inserted}) and counts rows', async () => {
-      const res = await call('POST', '/v1/tables/flat_t/insert', {
-        rows: [
-          { id: 'a', embedding: [1, 0, 0, 0], metadata: { genre: 'jazz', year: 1959, tags: ['live', 'mono'] } },
-          { id: 'b', embedding: [0.9, 0.1, 0, 0], metadata: { genre: 'rock', year: 1969 } },
-          { id: 'c', embedding: [0, 1, 0, 0] },
-          { id: 'd', embedding: [-1, 0, 0, 0], metadata: { genre: 'jazz', year: 1970, tags: ['studio'] } },
-        ],
-      });
+      expect((await call('POST', '/v1/tables', { name: 'fresh', dimension: 4 })).status).toBe(201);
+      const res = await call('POST', '/v1/tables/fresh/insert', { rows: SAMPLE });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ inserted: 4 });
-      expect((await call<{ rows: number }>('GET', '/v1/tables/flat_t')).body.rows).toBe(4);
+      expect((await call<{ rows: number }>('GET', '/v1/tables/fresh')).body.rows).toBe(4);
     });
 
     it('409 for ids already in the table, naming them; nothing of the batch is inserted', async () => {
-      const res = await call<ErrorRes>('POST', '/v1/tables/flat_t/insert', {
+      const res = await call<ErrorRes>('POST', `/v1/tables/${flat}/insert`, {
         rows: [
           { id: 'new1', embedding: [1, 1, 0, 0] },
           { id: 'a', embedding: [1, 1, 0, 0] },
@@ -60,8 +69,8 @@ describe('vector-api vectors (insert, query, delete)', () => {
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_already_exists' });
       expect(res.body.error.ids?.sort()).toEqual(['a', 'c']);
-      expect((await call<{ rows: number }>('GET', '/v1/tables/flat_t')).body.rows).toBe(4);
-      const q = await call<QueryRes>('POST', '/v1/tables/flat_t/query', { vector: [1, 1, 0, 0], n: 10 });
+      expect((await call<{ rows: number }>('GET', `/v1/tables/${flat}`)).body.rows).toBe(4);
+      const q = await call<QueryRes>('POST', `/v1/tables/${flat}/query`, { vector: [1, 1, 0, 0], n: 10 });
       expect(q.body.results.map((r) => r.id)).not.toContain('new1');
     });
 
@@ -110,7 +119,7 @@ describe('vector-api vectors (insert, query, delete)', () => {
       const body = JSON.stringify({ rows }).replace('"__INF__"', '1e999');
       const res = await t.app.inject({
         method: 'POST',
-        url: '/v1/tables/flat_t/insert',
+        url: `/v1/tables/${flat}/insert`,
         headers: { authorization: `Bearer ${await newToken(t.app)}`, 'content-type': 'application/json' },
         payload: body,
       });
@@ -118,7 +127,7 @@ describe('vector-api vectors (insert, query, delete)', () => {
       const error = res.json<ErrorRes>().error;
       expect(error).toMatchObject({ type: 'invalid_request_error', code, param });
       expect(error.ids).toEqual(ids);
-      expect((await call<{ rows: number }>('GET', '/v1/tables/flat_t')).body.rows).toBe(4);
+      expect((await call<{ rows: number }>('GET', `/v1/tables/${flat}`)).body.rows).toBe(4);
     });
 
     it.each<[string, unknown, string, string]>([
@@ -140,7 +149,7 @@ describe('vector-api vectors (insert, query, delete)', () => {
         'parameter_invalid',
       ],
     ])('400 for %s', async (_label, body, param, code) => {
-      const res = await call<ErrorRes>('POST', '/v1/tables/flat_t/insert', body);
+      const res = await call<ErrorRes>('POST', `/v1/tables/${flat}/insert`, body);
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code, param });
     });
@@ -159,7 +168,7 @@ describe('vector-api vectors (insert, query, delete)', () => {
       const token = await newToken(t.app);
       const bad = await t.app.inject({
         method: 'POST',
-        url: '/v1/tables/flat_t/insert',
+        url: `/v1/tables/${flat}/insert`,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         payload: '{"rows": [',
       });
@@ -167,7 +176,7 @@ describe('vector-api vectors (insert, query, delete)', () => {
       expect(bad.json<ErrorRes>().error.code).toBe('invalid_json');
       const arr = await t.app.inject({
         method: 'POST',
-        url: '/v1/tables/flat_t/insert',
+        url: `/v1/tables/${flat}/insert`,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         payload: '[]',
       });
@@ -178,19 +187,23 @@ describe('vector-api vectors (insert, query, delete)', () => {
 
   describe('query', () => {
     it('returns the n most similar, best first, with cosine scores clamped to [0, 1] and integer latency_ms', async () => {
-      const res = await call<QueryRes>('POST', '/v1/tables/flat_t/query', { vector: [1, 0, 0, 0], n: 10 });
+      const started = performance.now();
+      const res = await call<QueryRes>('POST', `/v1/tables/${flat}/query`, { vector: [1, 0, 0, 0], n: 10 });
+      const elapsedMs = performance.now() - started;
       expect(res.status).toBe(200);
       expect(res.body.results.map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
       expect(res.body.results[0]).toEqual({ id: 'a', score: 1, metadata: { genre: 'jazz', year: 1959, tags: ['live', 'mono'] } });
       expect(res.body.results[1]?.score).toBeCloseTo(cos([1, 0, 0, 0], [0.9, 0.1, 0, 0]), 6);
       expect(res.body.results[2]).toEqual({ id: 'c', score: 0, metadata: {} });
       expect(res.body.results[3]?.score).toBe(0); // cosine −1 clamps to 0
+      // whole milliseconds, measured inside the request: never more than the round trip seen here
       expect(Number.isInteger(res.body.latency_ms)).toBe(true);
       expect(res.body.latency_ms).toBeGreaterThanOrEqual(0);
+      expect(res.body.latency_ms).toBeLessThanOrEqual(Math.ceil(elapsedMs));
     });
 
     it('n limits the results', async () => {
-      const res = await call<QueryRes>('POST', '/v1/tables/flat_t/query', { vector: [1, 0, 0, 0], n: 2 });
+      const res = await call<QueryRes>('POST', `/v1/tables/${flat}/query`, { vector: [1, 0, 0, 0], n: 2 });
       expect(res.body.results.map((r) => r.id)).toEqual(['a', 'b']);
     });
 
@@ -204,7 +217,7 @@ describe('vector-api vectors (insert, query, delete)', () => {
       ['several keys', { genre: 'jazz', year: { $lt: 1960 } }, ['a']],
       ['no match', { genre: 'blues' }, []],
     ])('filters: %s', async (_label, filter, ids) => {
-      const res = await call<QueryRes>('POST', '/v1/tables/flat_t/query', { vector: [1, 0, 0, 0], n: 10, filter });
+      const res = await call<QueryRes>('POST', `/v1/tables/${flat}/query`, { vector: [1, 0, 0, 0], n: 10, filter });
       expect(res.status).toBe(200);
       expect(res.body.results.map((r) => r.id)).toEqual(ids);
     });
@@ -234,7 +247,7 @@ describe('vector-api vectors (insert, query, delete)', () => {
       ['a non-object filter', { vector: [1, 0, 0, 0], n: 1, filter: 'genre=jazz' }, 'filter', 'parameter_invalid'],
       ['an unknown field', { vector: [1, 0, 0, 0], n: 1, top_k: 3 }, 'top_k', 'parameter_unknown'],
     ])('400 for %s', async (_label, body, param, code) => {
-      const res = await call<ErrorRes>('POST', '/v1/tables/flat_t/query', body);
+      const res = await call<ErrorRes>('POST', `/v1/tables/${flat}/query`, body);
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code, param });
     });
@@ -281,25 +294,27 @@ describe('vector-api vectors (insert, query, delete)', () => {
 
   describe('delete', () => {
     it('200 {deleted, not_found}; deleted ids are never returned and can be inserted again', async () => {
-      const res = await call('DELETE', '/v1/tables/flat_t/vectors', { ids: ['a', 'zz', 'a', 'b'] });
+      const res = await call('DELETE', `/v1/tables/${flat}/vectors`, { ids: ['a', 'zz', 'a', 'b'] });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ deleted: 2, not_found: ['zz'] });
-      const q = await call<QueryRes>('POST', '/v1/tables/flat_t/query', { vector: [1, 0, 0, 0], n: 10 });
+      const q = await call<QueryRes>('POST', `/v1/tables/${flat}/query`, { vector: [1, 0, 0, 0], n: 10 });
       expect(q.body.results.map((r) => r.id)).toEqual(['c', 'd']);
-      const f = await call<QueryRes>('POST', '/v1/tables/flat_t/query', {
+      const f = await call<QueryRes>('POST', `/v1/tables/${flat}/query`, {
         vector: [1, 0, 0, 0],
         n: 10,
         filter: { genre: 'jazz' },
       });
       expect(f.body.results.map((r) => r.id)).toEqual(['d']);
-      expect((await call<{ rows: number }>('GET', '/v1/tables/flat_t')).body.rows).toBe(2);
-      expect((await call('POST', '/v1/tables/flat_t/insert', { rows: [{ id: 'a', embedding: [0, 0, 1, 0] }] })).status).toBe(201);
-      const again = await call<QueryRes>('POST', '/v1/tables/flat_t/query', { vector: [0, 0, 1, 0], n: 1 });
+      expect((await call<{ rows: number }>('GET', `/v1/tables/${flat}`)).body.rows).toBe(2);
+      expect((await call('POST', `/v1/tables/${flat}/insert`, { rows: [{ id: 'a', embedding: [0, 0, 1, 0] }] })).status).toBe(
+        201,
+      );
+      const again = await call<QueryRes>('POST', `/v1/tables/${flat}/query`, { vector: [0, 0, 1, 0], n: 1 });
       expect(again.body.results).toEqual([{ id: 'a', score: 1, metadata: {} }]);
     });
 
     it('reports every id as not found when none exist', async () => {
-      const res = await call('DELETE', '/v1/tables/flat_t/vectors', { ids: ['nope1', 'nope2'] });
+      const res = await call('DELETE', `/v1/tables/${flat}/vectors`, { ids: ['nope1', 'nope2'] });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ deleted: 0, not_found: ['nope1', 'nope2'] });
     });
@@ -309,7 +324,7 @@ describe('vector-api vectors (insert, query, delete)', () => {
       ['an empty ids array', { ids: [] }, 'ids', 'parameter_invalid'],
       ['a non-string id', { ids: [1] }, 'ids', 'parameter_invalid'],
     ])('400 for %s', async (_label, body, param, code) => {
-      const res = await call<ErrorRes>('DELETE', '/v1/tables/flat_t/vectors', body);
+      const res = await call<ErrorRes>('DELETE', `/v1/tables/${flat}/vectors`, body);
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code, param });
     });

@@ -50,13 +50,20 @@ describe('libs/webhooks resilience', () => {
     const api = await start({ ROLE: 'api', QUEUE_PREFIX: prefix });
     await createEndpoint(api, receiver.url);
     const eventId = await emitEvent(api.app, OWNER, 'offer.opened', { n: 1 });
-    await new Promise((r) => setTimeout(r, 700));
+    // The event waits in the outbox, and the api process reports its age: once it has
+    // waited half a second, an api process that dispatched would have delivered it.
+    await eventually(
+      async () => {
+        const metrics = await api.app.inject({ method: 'GET', url: '/metrics' });
+        return Number(/^webhook_outbox_lag_seconds\{[^}]*\} ([\d.]+)$/m.exec(metrics.body)?.[1]) > 0.5;
+      },
+      10_000,
+      'an outbox lag above 0.5 s',
+    );
     expect(receiver.requests).toHaveLength(0);
     const prisma = api.app.get(PrismaService);
     expect(await prisma.webhookEvent.findUnique({ where: { id: eventId } })).toMatchObject({ dispatchedAt: null });
-    const metrics = await api.app.inject({ method: 'GET', url: '/metrics' });
-    const lag = Number(/^webhook_outbox_lag_seconds\{[^}]*\} ([\d.]+)$/m.exec(metrics.body)?.[1]);
-    expect(lag).toBeGreaterThan(0.5);
+    expect(await prisma.webhookDelivery.count({ where: { eventId } })).toBe(0); // not even fanned out
 
     await start({ ROLE: 'worker', QUEUE_PREFIX: prefix });
     const req = await eventually(() => receiver.requests[0], 10_000, 'the delivery');
@@ -190,7 +197,9 @@ describe('libs/webhooks resilience', () => {
 
       await redis.stop();
       const eventId = await emitEvent(t.app, OWNER, 'offer.opened', { during: 'redis outage' });
-      await new Promise((r) => setTimeout(r, 1_500));
+      // The dispatcher has taken the event up (its delivery row exists) but cannot queue it:
+      // it stays undispatched and unsent while Redis is down.
+      await eventually(async () => (await prisma.webhookDelivery.count({ where: { eventId } })) === 1, 10_000, 'the fan-out');
       expect(receiver.requests).toHaveLength(0);
       expect(await prisma.webhookEvent.findUnique({ where: { id: eventId } })).toMatchObject({ dispatchedAt: null });
 

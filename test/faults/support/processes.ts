@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from '../../../scripts/local-infra';
+import { waitFor } from '../../support/wait';
 
 export type AppName = 'offers-api' | 'vector-api' | 'payments-api';
 
@@ -149,25 +150,14 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Polls `probe` until it returns something other than undefined/false; fails after `timeoutMs` naming `what`. */
-export async function waitUntil<T>(
+/** Polls `probe` until it returns something other than undefined/false (errors count as "not yet"); fails after `timeoutMs` naming `what`. */
+export function waitUntil<T>(
   what: string,
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 20_000,
   intervalMs = 100,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError = '';
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      lastError = `: ${err instanceof Error ? err.message : String(err)}`;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError}`);
-    await sleep(intervalMs);
-  }
+  return waitFor(what, probe, { timeoutMs, everyMs: intervalMs, retryErrors: true });
 }
 
 /** The test run's Redis (global setup sets REDIS_URL); faults only ever delete their own keys there. */

@@ -28,7 +28,7 @@ export class Traffic {
           const { key, send } = op(seq);
           const startedAt = Date.now();
           this.sent.push({ op: name, key, startedAt, outcome: await send() });
-          await sleep(pauseMs);
+          await sleep(pauseMs); // pacing of the load, not a wait for anything
         }
       })(),
     );

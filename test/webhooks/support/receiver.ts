@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '../../support/wait';
 
 export interface ReceivedRequest {
   readonly n: number;
@@ -72,22 +73,11 @@ export class Receiver {
   }
 }
 
-/** Polls `fn` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function eventually<T>(
+/** Polls `fn` every 50 ms until it returns a value other than undefined/false (errors count as "not yet"), or fails after `timeoutMs`. */
+export function eventually<T>(
   fn: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 15_000,
   what = 'condition',
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: string | undefined;
-  for (;;) {
-    try {
-      const value = await fn();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last === undefined ? '' : `: ${last}`}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return waitFor(what, fn, { timeoutMs, everyMs: 50, retryErrors: true });
 }
