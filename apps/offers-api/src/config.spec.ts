@@ -1,17 +1,8 @@
-import { ConfigError, loadConfig } from '@app/platform';
+import { loadConfig } from '@app/platform';
 import { OffersConfig } from './config';
+import { problemsOf } from '../../../test/support/config-problems';
 
 const base = { DATABASE_URL: 'postgresql://u@localhost:5432/db' };
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems.map(([name]) => name);
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('OffersConfig', () => {
   it('reads OFFERS_PORT (default 3000) and refuses one out of range', () => {

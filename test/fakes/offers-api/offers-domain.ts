@@ -1,5 +1,5 @@
 import type { PartnerPrincipal } from '../../../apps/offers-api/src/oauth/partner.principal';
-import { isDomainError, type QueueRegistry, registerErrorCodes, type TransactionRunner } from '@app/platform';
+import { type QueueRegistry, registerErrorCodes, type TransactionRunner } from '@app/platform';
 import { Logger } from '@nestjs/common';
 import { type AllocationsRepository } from '../../../apps/offers-api/src/allocations/allocations.repository';
 import { AllocationsService } from '../../../apps/offers-api/src/allocations/allocations.service';
@@ -84,21 +84,4 @@ export function offersDomain(start: number = T0) {
 
 export type OffersDomain = ReturnType<typeof offersDomain>;
 
-export interface Rejection {
-  readonly code: string;
-  readonly status: number;
-  readonly param: string | undefined;
-  readonly details: Readonly<Record<string, unknown>>;
-  readonly message: string;
-}
-
-/** The DomainError a call failed with (its code, status, param, details, message); fails if it succeeded or threw anything else. */
-export async function rejection(promise: Promise<unknown>): Promise<Rejection> {
-  try {
-    await promise;
-  } catch (err) {
-    if (!isDomainError(err)) throw err;
-    return { code: err.code, status: err.status, param: err.param, details: err.details, message: err.message };
-  }
-  throw new Error('expected a DomainError, and the call succeeded');
-}
+export { type Rejection, rejection } from '../rejection';

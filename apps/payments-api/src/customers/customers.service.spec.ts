@@ -1,5 +1,6 @@
-import { type Clock, isDomainError, type TransactionRunner } from '@app/platform';
+import { type Clock, type TransactionRunner } from '@app/platform';
 import { fake, paymentsFakes, type PaymentsFakes } from '../../../../test/fakes/payments-api';
+import { rejection } from '../../../../test/fakes/rejection';
 import type { Tenant } from '../common/tenant';
 import type { CustomersRepository } from './customers.repository';
 import { CustomersService } from './customers.service';
@@ -9,22 +10,12 @@ const shop: Tenant = { accountId: 'acct_shop', mode: 'test' };
 const shopLive: Tenant = { accountId: 'acct_shop', mode: 'live' };
 const other: Tenant = { accountId: 'acct_other', mode: 'test' };
 
-/** The rejection of `promise`, which must be a DomainError (a resolved promise fails the test). */
-async function domainErrorOf(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!isDomainError(error)) throw new Error(`expected a DomainError, got ${String(error)}`);
-  return error;
-}
-
 describe('CustomersService', () => {
   let fakes: PaymentsFakes;
   let service: CustomersService;
 
   const expectNotFound = async (promise: Promise<unknown>, id: string): Promise<void> => {
-    const error = await domainErrorOf(promise);
+    const error = await rejection(promise);
     expect(error.code).toBe('resource_missing');
     expect(error.status).toBe(404);
     expect(error.param).toBe('id');
@@ -149,7 +140,7 @@ describe('CustomersService', () => {
 
     it('refuses an unknown cursor as resource_missing on the parameter', async () => {
       const { id } = fakes.customers.seed(other);
-      const error = await domainErrorOf(service.list(shop, { ending_before: id }));
+      const error = await rejection(service.list(shop, { ending_before: id }));
       expect(error.code).toBe('resource_missing');
       expect(error.status).toBe(400);
       expect(error.param).toBe('ending_before');

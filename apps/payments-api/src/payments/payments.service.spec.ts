@@ -1,4 +1,4 @@
-import { type ErrorBody, isDomainError, registerErrorCodes, type TransactionRunner } from '@app/platform';
+import { type ErrorBody, registerErrorCodes, type TransactionRunner } from '@app/platform';
 import {
   fake,
   FakeLiveProcessor,
@@ -6,6 +6,7 @@ import {
   type PaymentsFakes,
   RecordingTestModeProcessor,
 } from '../../../../test/fakes/payments-api';
+import { rejection } from '../../../../test/fakes/rejection';
 import type { PaymentEvents } from '../common/events';
 import type { Tenant } from '../common/tenant';
 import type { CustomersRepository } from '../customers/customers.repository';
@@ -18,16 +19,6 @@ import { PaymentsService } from './payments.service';
 const shop: Tenant = { accountId: 'acct_shop', mode: 'test' };
 const shopLive: Tenant = { accountId: 'acct_shop', mode: 'live' };
 const other: Tenant = { accountId: 'acct_other', mode: 'test' };
-
-/** The rejection of `promise`, which must be a DomainError (a resolved promise fails the test). */
-async function domainErrorOf(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!isDomainError(error)) throw new Error(`expected a DomainError, got ${String(error)}`);
-  return error;
-}
 
 describe('PaymentsService', () => {
   let fakes: PaymentsFakes;
@@ -94,14 +85,14 @@ describe('PaymentsService', () => {
     ] as const)(
       '%s: stores the payment as failed, emits payment.failed and answers 402 card_error',
       async (method, code, declineCode, message) => {
-        const error = await domainErrorOf(service().create(shop, charge({ payment_method: method })));
+        const error = await rejection(service().create(shop, charge({ payment_method: method })));
 
         const [stored] = fakes.payments.rows;
         expect(fakes.payments.rows).toHaveLength(1);
         expect(stored).toMatchObject({ status: 'failed', failureCode: code, declineCode, failureMessage: message });
         expect(error.code).toBe(code);
         expect(error.status).toBe(402);
-        expect(error.spec.type).toBe('card_error');
+        expect(error.type).toBe('card_error');
         expect(error.message).toBe(message);
         expect(error.details).toEqual({ ...(declineCode ? { decline_code: declineCode } : {}), payment_id: stored?.id });
 
@@ -126,7 +117,7 @@ describe('PaymentsService', () => {
     });
 
     it('refuses an unknown test payment method before charging', async () => {
-      const error = await domainErrorOf(service().create(shop, charge({ payment_method: 'pm_card_amex' })));
+      const error = await rejection(service().create(shop, charge({ payment_method: 'pm_card_amex' })));
 
       expect(error.code).toBe('parameter_invalid');
       expect(error.param).toBe('payment_method');
@@ -136,11 +127,11 @@ describe('PaymentsService', () => {
 
     it('refuses live mode without a live processor: 403 live_mode_not_enabled, nothing charged or stored', async () => {
       const liveCustomer = fakes.customers.seed(shopLive).id;
-      const error = await domainErrorOf(service(null).create(shopLive, charge({ customer_id: liveCustomer })));
+      const error = await rejection(service(null).create(shopLive, charge({ customer_id: liveCustomer })));
 
       expect(error.code).toBe('live_mode_not_enabled');
       expect(error.status).toBe(403);
-      expect(error.spec.type).toBe('permission_error');
+      expect(error.type).toBe('permission_error');
       expect(testProcessor.charges).toEqual([]);
       expect(fakes.payments.rows).toEqual([]);
       expect(fakes.transactions.committed).toEqual([]);
@@ -162,7 +153,7 @@ describe('PaymentsService', () => {
       ['of the other mode', shopLive],
     ])('refuses a customer %s as resource_missing (400, customer_id)', async (_label, owner) => {
       const foreign = fakes.customers.seed(owner).id;
-      const error = await domainErrorOf(service().create(shop, charge({ customer_id: foreign })));
+      const error = await rejection(service().create(shop, charge({ customer_id: foreign })));
 
       expect(error.code).toBe('resource_missing');
       expect(error.status).toBe(400);
@@ -173,7 +164,7 @@ describe('PaymentsService', () => {
 
     it('refuses a deleted customer', async () => {
       const deleted = fakes.customers.seed(shop, { deletedAt: new Date('2026-11-20T00:00:00Z') }).id;
-      const error = await domainErrorOf(service().create(shop, charge({ customer_id: deleted })));
+      const error = await rejection(service().create(shop, charge({ customer_id: deleted })));
 
       expect(error.code).toBe('resource_missing');
       expect(error.param).toBe('customer_id');
@@ -191,7 +182,7 @@ describe('PaymentsService', () => {
         amount_refunded: 500,
         refunded: true,
       });
-      const error = await domainErrorOf(service().retrieve(shop, theirs.id));
+      const error = await rejection(service().retrieve(shop, theirs.id));
       expect(error.code).toBe('resource_missing');
       expect(error.status).toBe(404);
       expect(error.param).toBe('id');
@@ -228,10 +219,10 @@ describe('PaymentsService', () => {
       const [mine] = seedPayments(1);
       const [theirs] = seedPayments(1, other);
 
-      const both = await domainErrorOf(service().list(shop, { starting_after: mine, ending_before: mine }));
+      const both = await rejection(service().list(shop, { starting_after: mine, ending_before: mine }));
       expect(both.code).toBe('parameter_invalid');
       expect(both.param).toBe('ending_before');
-      const foreign = await domainErrorOf(service().list(shop, { starting_after: theirs }));
+      const foreign = await rejection(service().list(shop, { starting_after: theirs }));
       expect(foreign.code).toBe('resource_missing');
       expect(foreign.status).toBe(400);
       expect(foreign.param).toBe('starting_after');
@@ -250,7 +241,7 @@ describe('PaymentsService', () => {
     });
 
     it('refuses a timestamp that is no date', async () => {
-      const error = await domainErrorOf(service().list(shop, { 'created[lte]': '2026-13-45' }));
+      const error = await rejection(service().list(shop, { 'created[lte]': '2026-13-45' }));
       expect(error.code).toBe('parameter_invalid');
       expect(error.param).toBe('created[lte]');
     });

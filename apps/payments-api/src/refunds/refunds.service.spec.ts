@@ -1,5 +1,6 @@
 import { isDomainError, registerErrorCodes, type TransactionRunner } from '@app/platform';
 import { fake, paymentsFakes, type PaymentsFakes } from '../../../../test/fakes/payments-api';
+import { rejection } from '../../../../test/fakes/rejection';
 import type { PaymentEvents } from '../common/events';
 import type { Tenant } from '../common/tenant';
 import { PAYMENTS_ERRORS } from '../errors';
@@ -12,16 +13,6 @@ import { RefundsService } from './refunds.service';
 const shop: Tenant = { accountId: 'acct_shop', mode: 'test' };
 const shopLive: Tenant = { accountId: 'acct_shop', mode: 'live' };
 const other: Tenant = { accountId: 'acct_other', mode: 'test' };
-
-/** The rejection of `promise`, which must be a DomainError (a resolved promise fails the test). */
-async function domainErrorOf(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!isDomainError(error)) throw new Error(`expected a DomainError, got ${String(error)}`);
-  return error;
-}
 
 describe('RefundsService', () => {
   let fakes: PaymentsFakes;
@@ -89,7 +80,7 @@ describe('RefundsService', () => {
     it('refuses more than is left: amount_exceeds_refundable, and nothing is written', async () => {
       const payment = fakes.payments.seed(shop, { amount: 2000, amountRefunded: 1500 });
 
-      const error = await domainErrorOf(refund(payment.id, { amount: 501 }));
+      const error = await rejection(refund(payment.id, { amount: 501 }));
 
       expect(error.code).toBe('amount_exceeds_refundable');
       expect(error.status).toBe(400);
@@ -105,7 +96,7 @@ describe('RefundsService', () => {
       const payment = fakes.payments.seed(shop, { amount: 2000, amountRefunded: 2000 });
 
       for (const fields of [{}, { amount: 1 }]) {
-        const error = await domainErrorOf(refund(payment.id, fields));
+        const error = await rejection(refund(payment.id, fields));
         expect(error.code).toBe('amount_exceeds_refundable');
         expect(error.message).toBe(`Payment ${payment.id} has already been refunded in full.`);
       }
@@ -115,7 +106,7 @@ describe('RefundsService', () => {
     it('refuses a failed payment: payment_not_refundable', async () => {
       const payment = fakes.payments.seed(shop, { status: 'failed', failureCode: 'card_declined' });
 
-      const error = await domainErrorOf(refund(payment.id));
+      const error = await rejection(refund(payment.id));
 
       expect(error.code).toBe('payment_not_refundable');
       expect(error.status).toBe(400);
@@ -131,7 +122,7 @@ describe('RefundsService', () => {
     ])('refuses a payment %s as resource_missing (400, payment_id)', async (_label, owner) => {
       const id = owner ? fakes.payments.seed(owner).id : 'pay_missing';
 
-      const error = await domainErrorOf(refund(id));
+      const error = await rejection(refund(id));
 
       expect(error.code).toBe('resource_missing');
       expect(error.status).toBe(400);
@@ -166,7 +157,7 @@ describe('RefundsService', () => {
       const foreign = await service.create(other, { payment_id: foreignPayment.id });
 
       await expect(service.retrieve(shop, ids[0] ?? '')).resolves.toMatchObject({ payment_id: a.id, amount: 1000 });
-      const missing = await domainErrorOf(service.retrieve(shop, foreign.id));
+      const missing = await rejection(service.retrieve(shop, foreign.id));
       expect(missing.code).toBe('resource_missing');
       expect(missing.status).toBe(404);
 

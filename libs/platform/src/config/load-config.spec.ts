@@ -1,7 +1,8 @@
 import { Expose, Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
-import { ConfigError, loadConfig } from './load-config';
+import { loadConfig } from './load-config';
 import { PlatformConfig } from './platform-config';
+import { problemsOf } from '../../../../test/support/config-problems';
 
 /** An app's config as apps declare theirs: the platform's settings plus its own. */
 class AppConfig extends PlatformConfig {
@@ -18,16 +19,6 @@ class AppConfig extends PlatformConfig {
 }
 
 const base = { DATABASE_URL: 'postgresql://u@localhost:5432/db' };
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems.map(([name]) => name);
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('loadConfig', () => {
   it('applies defaults and converts numbers', () => {
