@@ -1,7 +1,8 @@
 import { WebhooksConfig } from '@app/webhooks';
+import { resolve } from 'node:path';
 import { Expose, Type } from 'class-transformer';
-import { IsInt, IsString, Max, Min } from 'class-validator';
-import { DEV_JWT_KEYS, type JwtKey, parseJwtKeys } from './oauth/jwt-keys';
+import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { type JwtKey, parseJwtKeys } from './oauth/jwt-keys';
 
 /** offers-api settings: the platform's and the webhooks' plus its own. Variable names are the environment's. */
 export class OffersConfig extends WebhooksConfig {
@@ -12,10 +13,24 @@ export class OffersConfig extends WebhooksConfig {
   @Max(65535)
   OFFERS_PORT: number = 3000;
 
-  /** Access-token signing keys, `kid:secret[,kid:secret]`; the first signs, all verify (oauth/jwt-keys.ts). */
+  /**
+   * Access-token signing keys, `kid:secret[,kid:secret]`; the first signs, all verify
+   * (oauth/jwt-keys.ts). Required in production; elsewhere, when unset, the installation's
+   * own random key from DATA_DIR is used (created on first use).
+   */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  OAUTH_JWT_KEYS?: string;
+
+  /**
+   * Where a development or test installation keeps local state: the generated OAuth signing
+   * key (when OAUTH_JWT_KEYS is unset outside production). Relative to the working directory.
+   */
   @Expose()
   @IsString()
-  OAUTH_JWT_KEYS: string = DEV_JWT_KEYS;
+  @MinLength(1)
+  DATA_DIR: string = '.data';
 
   /** How long an instance trusts its cached "client is active" answer; a disabled client stops within it. */
   @Expose()
@@ -31,6 +46,41 @@ export class OffersConfig extends WebhooksConfig {
   @IsInt()
   @Min(0)
   OAUTH_TOKEN_FAILURES_PER_MINUTE: number = 60;
+
+  /**
+   * Client secret verifications (scrypt, ≈ 40 ms of CPU each, on libuv's pool of 4 threads)
+   * running at once per process; one client address gets at most half of them.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  OAUTH_HASH_CONCURRENCY: number = 2;
+
+  /** Token requests waiting for a verification slot per process before 429 temporarily_unavailable. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  OAUTH_HASH_QUEUE: number = 32;
+
+  /** Longest wait for a verification slot before 429 temporarily_unavailable. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(60_000)
+  OAUTH_HASH_QUEUE_TIMEOUT_MS: number = 2_000;
+
+  /** Token requests of one client address running or waiting for a verification at once, per process, before 429 slow_down. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  OAUTH_HASH_PER_ADDRESS: number = 4;
 
   /** Requests per minute per OAuth client, by partner tier (platform contract: Offers service decisions). */
   @Expose()
@@ -55,19 +105,34 @@ export class OffersConfig extends WebhooksConfig {
     return this.OFFERS_PORT;
   }
 
-  /** The parsed OAUTH_JWT_KEYS (validated at boot by crossChecks). */
-  get jwtKeys(): JwtKey[] {
+  /**
+   * The parsed OAUTH_JWT_KEYS (validated at boot by crossChecks), or undefined when it is
+   * unset: then the installation's development key from DATA_DIR signs (oauth/jwt-keys.ts).
+   */
+  get jwtKeys(): JwtKey[] | undefined {
+    if (this.OAUTH_JWT_KEYS === undefined) return undefined;
     const keys = parseJwtKeys(this.OAUTH_JWT_KEYS);
     if (typeof keys === 'string') throw new Error(`OAUTH_JWT_KEYS ${keys}`);
     return keys;
   }
 
+  /** DATA_DIR as an absolute path. */
+  get dataDir(): string {
+    return resolve(this.DATA_DIR);
+  }
+
   override crossChecks(): Array<[string, string]> {
     const problems = super.crossChecks();
-    const keys = parseJwtKeys(this.OAUTH_JWT_KEYS);
-    if (typeof keys === 'string') problems.push(['OAUTH_JWT_KEYS', keys]);
-    if (this.isProduction && this.OAUTH_JWT_KEYS === DEV_JWT_KEYS) {
-      problems.push(['OAUTH_JWT_KEYS', 'must be set to your own keys in production']);
+    if (this.OAUTH_JWT_KEYS === undefined) {
+      if (this.isProduction) {
+        problems.push([
+          'OAUTH_JWT_KEYS',
+          'is required in production: kid:secret[,kid:secret...] with secrets of at least 32 random characters',
+        ]);
+      }
+    } else {
+      const keys = parseJwtKeys(this.OAUTH_JWT_KEYS);
+      if (typeof keys === 'string') problems.push(['OAUTH_JWT_KEYS', keys]);
     }
     return problems;
   }

@@ -4,12 +4,14 @@ import { errors as joseErrors, jwtVerify, type JWTPayload, SignJWT } from 'jose'
 import { Clock, DomainError, newId } from '@app/platform';
 import { OffersConfig } from '../config';
 import { TIERS, type Tier } from '../partners/partner-tier';
-import type { JwtKey } from './jwt-keys';
+import { developmentJwtKeys, type JwtKey } from './jwt-keys';
 
 /** Issuer and audience of our access tokens, and the realm of our authentication challenges. */
 export const OAUTH_ISSUER = 'offers-api';
-/** Access token lifetime; the contract fixes 3600 s. */
+/** Access token lifetime; the contract fixes 3600 s. A token claiming a longer one is refused. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+/** How far `iat` may lie in the future (clocks of instances disagree a little). */
+export const MAX_CLOCK_SKEW_SECONDS = 60;
 
 export interface AccessTokenClaims {
   readonly clientId: string;
@@ -20,7 +22,12 @@ export interface AccessTokenClaims {
 /**
  * Access tokens are JWTs (RFC 9068 profile, `typ: at+jwt`) signed with HS256. The key id
  * (`kid`) selects the verification key, so keys can rotate: put the new key first in
- * OAUTH_JWT_KEYS (it signs), keep the old one after it until its tokens expire.
+ * OAUTH_JWT_KEYS (it signs), keep the old one after it until its tokens expire. Without
+ * OAUTH_JWT_KEYS (development and test only) the installation's generated key signs.
+ *
+ * Besides signature, issuer, audience, type and expiry, a token must carry numeric `iat` and
+ * `exp` with `exp − iat` ≤ 3600 s and `iat` at most 60 s in the future: whoever holds a key
+ * cannot mint a token that outlives the contract's lifetime.
  */
 @Injectable()
 export class AccessTokenService {
@@ -35,7 +42,7 @@ export class AccessTokenService {
     config: OffersConfig,
     private readonly clock: Clock,
   ) {
-    this.keys = config.jwtKeys;
+    this.keys = config.jwtKeys ?? developmentJwtKeys(config.dataDir);
     if (this.keys.length === 0) throw new Error('AccessTokenService: at least one OAUTH_JWT_KEYS key is required');
   }
 
@@ -58,7 +65,7 @@ export class AccessTokenService {
       .sign(key.secret);
   }
 
-  /** Signature, issuer, audience, type and expiry; throws DomainError('invalid_token'). */
+  /** Signature, issuer, audience, type, expiry and lifetime; throws DomainError('invalid_token'). */
   async verify(token: string): Promise<AccessTokenClaims> {
     let payload: JWTPayload;
     try {
@@ -85,6 +92,14 @@ export class AccessTokenService {
       ));
     } catch (err) {
       throw invalidToken(err instanceof joseErrors.JWTExpired ? 'The access token expired.' : 'The access token is invalid.');
+    }
+    const { iat, exp } = payload;
+    if (typeof iat !== 'number' || typeof exp !== 'number' || !Number.isFinite(iat) || !Number.isFinite(exp)) {
+      throw invalidToken('The access token is invalid.');
+    }
+    const now = this.clock.nowMs() / 1000;
+    if (exp - iat > ACCESS_TOKEN_TTL_SECONDS || iat > now + MAX_CLOCK_SKEW_SECONDS) {
+      throw invalidToken('The access token is invalid.');
     }
     const { client_id: clientId, partner_id: partnerId, tier } = payload as Record<string, unknown>;
     if (typeof clientId !== 'string' || typeof partnerId !== 'string' || !TIERS.includes(tier as Tier)) {

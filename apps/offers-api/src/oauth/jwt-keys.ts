@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
 /** An HMAC key for access tokens; the first key of the list signs, all of them verify. */
 export interface JwtKey {
   readonly kid: string;
   readonly secret: Uint8Array;
 }
-
-export const DEV_JWT_KEYS = 'dev:development-only-signing-key-do-not-use-in-production';
 
 /**
  * Parses `OAUTH_JWT_KEYS` = `kid:secret[,kid:secret...]`. The first key signs; every key
@@ -29,4 +31,69 @@ export function parseJwtKeys(value: string): JwtKey[] | string {
     keys.push({ kid, secret: new TextEncoder().encode(secret) });
   }
   return keys.length > 0 ? keys : 'must list at least one kid:secret';
+}
+
+/** The development key's file under DATA_DIR. */
+export const DEVELOPMENT_KEY_FILE = 'offers-api-oauth-jwt.key';
+
+/** Test hook: runs between writing the temporary file and linking it into place. */
+export interface DevelopmentKeyHooks {
+  readonly beforeLink?: () => void;
+}
+
+/**
+ * The signing key of a development or test installation (OAUTH_JWT_KEYS unset, NODE_ENV not
+ * production): read from `<dataDir>/offers-api-oauth-jwt.key`, created on first use with a
+ * random kid and a 256-bit random secret, mode 0600. Creation is atomic and race-free: the
+ * key is written completely to a private temporary file, which is then hard-linked to the
+ * final name; link(2) fails with EEXIST when another process got there first, and then that
+ * process's key is used. So every process of one installation (in-process tests, spawned
+ * services, `npm start`) signs and verifies with the same key, and no two installations share
+ * one. Nothing of the key is in the source.
+ */
+export function developmentJwtKeys(dataDir: string, hooks: DevelopmentKeyHooks = {}): JwtKey[] {
+  const file = join(dataDir, DEVELOPMENT_KEY_FILE);
+  const existing = readKeyFile(file);
+  if (existing) return existing;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const kid = `dev-${randomBytes(6).toString('hex')}`;
+  const content = `${kid}:${randomBytes(32).toString('base64url')}\n`;
+  const temp = join(dataDir, `.${DEVELOPMENT_KEY_FILE}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const fd = openSync(temp, 'wx', 0o600);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    chmodSync(temp, 0o600); // whatever the umask
+    hooks.beforeLink?.();
+    try {
+      linkSync(temp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  } finally {
+    unlinkSync(temp);
+  }
+  const keys = readKeyFile(file);
+  if (!keys) throw new Error(`the development signing key ${file} vanished while it was being created`);
+  return keys;
+}
+
+function readKeyFile(file: string): JwtKey[] | undefined {
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const keys = parseJwtKeys(content.trim());
+  // Never echo the content: it is a key.
+  if (typeof keys === 'string') {
+    throw new Error(`the development signing key ${file} is not valid (${keys}); delete it to generate a new one`);
+  }
+  return keys;
 }

@@ -29,3 +29,21 @@ export function oauthRouteError(error: { status: number; code: string; message: 
     error.code === 'unsupported_media_type' ? 'The token request must be application/x-www-form-urlencoded.' : error.message;
   return new RawHttpError(error.status, { error: 'invalid_request', error_description: description }, NO_STORE);
 }
+
+/**
+ * 429 in the RFC 6749 §5.2 shape: `slow_down` (RFC 8628's registered "too fast") when the
+ * client's address is over its budget or share, `temporarily_unavailable` (RFC 6749 §4.1.2.1)
+ * when the process's verification queue is full; always with Retry-After and no-store.
+ */
+export function oauthTooManyRequests(
+  error: 'slow_down' | 'temporarily_unavailable',
+  description: string,
+  retryAfterSeconds: number,
+  headers: Readonly<Record<string, string>> = {},
+): RawHttpError {
+  return new RawHttpError(
+    429,
+    { error, error_description: description },
+    { ...NO_STORE, ...headers, 'Retry-After': String(retryAfterSeconds) },
+  );
+}

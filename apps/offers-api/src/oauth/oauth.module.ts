@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { PartnersModule } from '../partners/partners.module';
 import { AccessTokenService } from './access-token.service';
+import { ClientSecretVerifier } from './client-secret.verifier';
+import { OAuthMetrics } from './oauth.metrics';
 import { PartnerAuthenticator } from './partner.authenticator';
 import { TokenController } from './token.controller';
 import { TokenService } from './token.service';
@@ -12,7 +14,7 @@ import { TokenService } from './token.service';
 @Module({
   imports: [PartnersModule],
   controllers: [TokenController],
-  providers: [AccessTokenService, TokenService, PartnerAuthenticator],
+  providers: [AccessTokenService, TokenService, PartnerAuthenticator, ClientSecretVerifier, OAuthMetrics],
   exports: [PartnerAuthenticator],
 })
 export class OAuthModule {}

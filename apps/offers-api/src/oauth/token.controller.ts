@@ -14,7 +14,8 @@ import { RawHttpError, RenderErrorsWith } from '@app/platform';
 import { OffersConfig } from '../config';
 import { addressKey } from './address-key';
 import { TokenResponseDto } from './dto/token-response.dto';
-import { NO_STORE, oauthRouteError } from './oauth-error';
+import { OAuthMetrics } from './oauth.metrics';
+import { NO_STORE, oauthRouteError, oauthTooManyRequests } from './oauth-error';
 import { TokenService, type TokenResponse } from './token.service';
 
 /** `POST /oauth/token` (RFC 6749 §4.4 client credentials); errors per §5.2, not the platform body. */
@@ -27,6 +28,7 @@ export class TokenController {
     private readonly tokens: TokenService,
     private readonly limiter: RateLimiter,
     private readonly config: OffersConfig,
+    private readonly metrics: OAuthMetrics,
   ) {
     this.perMinute = config.OAUTH_TOKEN_FAILURES_PER_MINUTE;
   }
@@ -45,7 +47,7 @@ export class TokenController {
   @ApiUnauthorizedResponse({ description: '{ error: invalid_client, error_description } with WWW-Authenticate: Basic' })
   @ApiTooManyRequestsResponse({
     description:
-      '{ error: slow_down, error_description } with Retry-After: too many failed client authentications from this address',
+      '{ error: slow_down | temporarily_unavailable, error_description } with Retry-After: slow_down when this address spent its failed client authentications or its share of concurrent secret verifications, temporarily_unavailable when the instance cannot verify a secret in time',
   })
   async token(
     @Req() request: FastifyRequest,
@@ -53,17 +55,22 @@ export class TokenController {
     @Headers('content-type') contentType: string | undefined,
     @Headers('authorization') authorization: string | undefined,
   ): Promise<TokenResponse> {
-    const key = `ratelimit:oauth-token-failures:${this.config.QUEUE_PREFIX}:${addressKey(request.ip)}`;
-    await this.refuseWhenExhausted(key);
+    const address = addressKey(request.ip);
+    const key = `ratelimit:oauth-token-failures:${this.config.QUEUE_PREFIX}:${address}`;
+    const reserved = await this.reserveAttempt(key);
     const body = request.body;
     const form = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    let counts = false;
     try {
-      const result = await this.tokens.issue({ form, contentType, authorization });
+      const result = await this.tokens.issue({ form, contentType, authorization, address });
       void reply.headers(NO_STORE);
       return result;
     } catch (err) {
-      if (this.perMinute > 0 && err instanceof RawHttpError && err.status === 401) await this.limiter.hitKey(key, this.policy());
+      counts = err instanceof RawHttpError && err.status === 401;
       throw err;
+    } finally {
+      // Confirm the reservation only for a failed client authentication; give it back otherwise.
+      if (reserved && !counts) await this.limiter.refundKey(key);
     }
   }
 
@@ -73,22 +80,26 @@ export class TokenController {
 
   /**
    * Failed client authentications per client address (each costs a scrypt verification,
-   * and they are what guessing secrets looks like): once the window's budget is spent, every
-   * token request from that address → 429 with the RFC 6749 body, `error: slow_down`
-   * (RFC 8628's registered code for "too fast") and Retry-After, until the window ends.
-   * Successful requests are not counted. Fails open without Redis, as every limit does.
+   * and they are what guessing secrets looks like). Reserve, then confirm: every token
+   * request counts one attempt against the address's budget (an atomic INCR in Redis)
+   * *before* its secret is verified, and gets it back unless it ends in 401 invalid_client;
+   * so however many arrive at once, at most the budget's worth of failures are verified per
+   * window. Over the budget → 429 with the RFC 6749 body, `error: slow_down` (RFC 8628's
+   * registered code for "too fast") and Retry-After, until the window ends. Returns whether
+   * an attempt was reserved (false when the limit is off or Redis does not answer: the
+   * limit fails open, as every limit does, and the verification gate still bounds the CPU).
    */
-  private async refuseWhenExhausted(key: string): Promise<void> {
-    if (this.perMinute <= 0) return;
-    const decision = await this.limiter.peekKey(key, this.policy());
-    if (decision === undefined || decision.allowed) return;
-    throw new RawHttpError(
-      429,
-      {
-        error: 'slow_down',
-        error_description: `Too many failed token requests from this address. Retry after ${decision.retryAfterSeconds} seconds.`,
-      },
-      { ...NO_STORE, ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
+  private async reserveAttempt(key: string): Promise<boolean> {
+    if (this.perMinute <= 0) return false;
+    const decision = await this.limiter.hitKey(key, this.policy());
+    if (decision === undefined) return false;
+    if (decision.allowed) return true;
+    this.metrics.refused('failure_budget');
+    throw oauthTooManyRequests(
+      'slow_down',
+      `Too many failed token requests from this address. Retry after ${decision.retryAfterSeconds} seconds.`,
+      decision.retryAfterSeconds,
+      decision.headers,
     );
   }
 }

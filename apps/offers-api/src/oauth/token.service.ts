@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { decoyHash, verifySecret } from '@app/auth';
 import { PartnersRepository } from '../partners/partners.repository';
 import { AccessTokenService } from './access-token.service';
+import { ClientSecretVerifier } from './client-secret.verifier';
 import { oauthError } from './oauth-error';
 
 export interface TokenRequest {
@@ -9,6 +9,8 @@ export interface TokenRequest {
   readonly form: Readonly<Record<string, unknown>>;
   readonly contentType: string | undefined;
   readonly authorization: string | undefined;
+  /** The client's address key (address-key.ts): its share of the verification slots. */
+  readonly address: string;
 }
 
 export interface TokenResponse {
@@ -46,6 +48,7 @@ export class TokenService {
   constructor(
     private readonly repository: PartnersRepository,
     private readonly tokens: AccessTokenService,
+    private readonly secrets: ClientSecretVerifier,
   ) {}
 
   async issue(request: TokenRequest): Promise<TokenResponse> {
@@ -104,7 +107,8 @@ export class TokenService {
 
     const client = await this.repository.findClient(credentials.clientId);
     // Verify against a decoy when the client is unknown, so response time does not reveal it.
-    const valid = await verifySecret(credentials.clientSecret, client?.secretHash ?? (await decoyHash()));
+    // Throws a 429 when no verification slot can be had (client-secret.verifier.ts).
+    const valid = await this.secrets.verify(request.address, credentials.clientSecret, client?.secretHash);
     if (!client || !valid || !client.active) {
       throw oauthError('invalid_client', 'Client authentication failed.', realm);
     }

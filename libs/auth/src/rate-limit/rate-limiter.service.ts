@@ -26,6 +26,19 @@ local ttl = redis.call('PTTL', KEYS[1])
 return {count, ttl}
 `;
 
+/**
+ * Gives back one count taken by HIT_SCRIPT (reserve, then refund when the attempt turns out
+ * not to count). Only while the window lives and above zero: a refund never creates a key
+ * without expiry nor a negative count.
+ */
+const REFUND_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then
+  return redis.call('DECR', KEYS[1])
+end
+return 0
+`;
+
 export interface RateLimitDecision {
   readonly allowed: boolean;
   readonly headers: Readonly<Record<string, string>>;
@@ -62,6 +75,19 @@ export class RateLimiter {
   /** Counts one request against any key (e.g. a client address) under `policy`. */
   async hitKey(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision | undefined> {
     return this.run(HIT_SCRIPT, key, policy, (count) => count <= policy.limit);
+  }
+
+  /**
+   * Gives back one request counted by `hitKey` (reserve-then-confirm: count an attempt before
+   * the expensive work, refund it when it must not count). A refund after the window ended
+   * does nothing. Best effort: without Redis it is skipped (the limit fails open anyway).
+   */
+  async refundKey(key: string): Promise<void> {
+    try {
+      await this.redis.commands.eval(REFUND_SCRIPT, 1, key);
+    } catch (err) {
+      this.redisDown.warn(`rate limiting disabled while Redis is unavailable (failing open): ${(err as Error).message}`);
+    }
   }
 
   /** Whether one more request fits under `policy` for `key`, without counting it. */
