@@ -13,6 +13,7 @@
  *    still gets the contract's error body with request_id and Request-Id;
  * 7. prototype keys → parameter_unknown, duplicate keys → parameter_duplicate, naming them.
  */
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { PlatformConfig, ServiceDefinition } from '@app/platform';
@@ -169,6 +170,52 @@ describe('vector-api: per-route body limits and authentication before the body',
     // the connection is closed rather than the unread 44 MB drained
     expect(res.headers['connection']).toBe('close');
     expect(res.bodyBytesSent).toBeLessThan(100);
+  });
+
+  it('measures: a whole 44 MB body without Authorization, and another token’s requests meanwhile (logged for docs/reliability.md)', async () => {
+    // The hostile client is a child process (its writing does not share this event loop):
+    // valid JSON that costs what the prober's did to parse, one row of 44 MB of numbers.
+    const client = `
+      const { connect } = require('node:net');
+      const open = '{"rows":[{"id":"a","embedding":[';
+      const close = '0]}]}';
+      const numbers = '0.123456789,'.repeat(Math.floor((${HUGE} - open.length - close.length) / 12));
+      const body = Buffer.from((open + numbers + close).padEnd(${HUGE}, ' '));
+      const head = ${JSON.stringify(hugeBodyHead('POST', '/v1/tables/big/insert'))};
+      const started = performance.now();
+      const socket = connect(${port}, '127.0.0.1', () => { socket.write(head); socket.write(body); });
+      let answer = '';
+      socket.on('data', (chunk) => {
+        answer += chunk.toString('latin1');
+        if (answer.includes('\\r\\n\\r\\n')) {
+          process.stdout.write(JSON.stringify({ status: Number(answer.split(' ')[1]), ms: performance.now() - started }));
+          process.exit(0);
+        }
+      });
+      socket.on('error', () => undefined);
+    `;
+    const child = spawn(process.execPath, ['-e', client], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    // Meanwhile another token's reads, one after the other, until the refusal came.
+    let done = false;
+    void exited.then(() => (done = true));
+    const latencies: number[] = [];
+    while (!done) {
+      const t0 = performance.now();
+      const res = await fetch(`http://127.0.0.1:${port}/v1/tables`, { headers: { authorization: `Bearer ${token}` } });
+      await res.arrayBuffer();
+      expect(res.status).toBe(200);
+      latencies.push(performance.now() - t0);
+    }
+    await exited;
+    const refused = JSON.parse(output) as { status: number; ms: number };
+    console.log(
+      `44 MB insert without Authorization: ${refused.status} after ${refused.ms.toFixed(1)} ms; ` +
+        `another token's GET /v1/tables meanwhile: ${latencies.length} requests, slowest ${Math.max(...latencies).toFixed(1)} ms`,
+    );
+    expect(refused.status).toBe(401);
   });
 
   it('refuses a wrong token on insert with 401 before the body is sent', async () => {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { isDomainError } from '../errors/domain-error';
 import { checkJsonKeys, parseJsonBody } from './json-body';
 
@@ -40,6 +41,34 @@ describe('checkJsonKeys', () => {
     ]) {
       expect({ text, problem: problem(text) }).toEqual({ text, problem: undefined });
     }
+  });
+});
+
+describe('checkJsonKeys on generated JSON', () => {
+  const hasForbidden = (text: string): boolean => /"(__proto__|constructor|prototype)"\s*:/.test(text);
+
+  it('finds nothing in what JSON.stringify writes (keys are unique there), compact or indented', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.constantFrom(undefined, 2), (value, indent) => {
+        const text = JSON.stringify(value, null, indent);
+        if (text === undefined || hasForbidden(text)) return;
+        expect(checkJsonKeys(text)).toBeUndefined();
+      }),
+      { seed: 14, numRuns: 2_000 },
+    );
+  });
+
+  it('finds a key repeated in any object', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }), fc.nat(), (object, pick) => {
+        const keys = Object.keys(object);
+        const key = keys[pick % keys.length] as string;
+        const text = JSON.stringify({ wrapper: [object] }).replace(/\}\]\}$/, () => `,${JSON.stringify(key)}:0}]}`);
+        if (hasForbidden(text)) return;
+        expect(checkJsonKeys(text)?.code).toBe('parameter_duplicate');
+      }),
+      { seed: 14, numRuns: 1_000 },
+    );
   });
 });
 

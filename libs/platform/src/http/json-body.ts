@@ -41,34 +41,38 @@ function pathOf(stack: readonly Frame[], lastKey: string): string {
   return path;
 }
 
+/** The end quote of the string starting at `start`: the next one not escaped by an odd run of backslashes. */
+function stringEnd(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  for (;;) {
+    let backslashes = 0;
+    for (let j = end - 1; text.charCodeAt(j) === BACKSLASH; j--) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
+/** A key's value: decoded when it has escapes ("a" and "\u0061" are one key). */
+function keyAt(text: string, start: number, end: number): string {
+  const raw = text.slice(start + 1, end);
+  return raw.includes('\\') ? (JSON.parse(text.slice(start, end + 1)) as string) : raw;
+}
+
 /**
- * One pass over the text of a body that JSON.parse accepted: refuses an object that names
- * a key twice (JSON.parse keeps the last silently — "amount" given twice in a money
- * request) and the prototype keys above, naming the key's path (`rows[3].metadata.a`).
- * Linear in the text: strings are skipped with indexOf, each key is hashed once.
+ * The error for the first duplicate or forbidden key, with its path: a precise walk that
+ * also tracks array indexes. Run only once `hasKeyProblem` found one.
  */
-export function checkJsonKeys(text: string): DomainError | undefined {
+function describeKeyProblem(text: string): DomainError | undefined {
   const stack: Frame[] = [];
   const length = text.length;
   let i = 0;
   while (i < length) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      // the end of the string: the next quote not escaped by an odd run of backslashes
-      let end = text.indexOf('"', i + 1);
-      let escaped = false;
-      for (;;) {
-        let backslashes = 0;
-        for (let j = end - 1; text.charCodeAt(j) === BACKSLASH; j--) backslashes++;
-        if (backslashes % 2 === 0) break;
-        escaped = true;
-        end = text.indexOf('"', end + 1);
-      }
+      const end = stringEnd(text, i);
       const frame = stack[stack.length - 1];
       if (frame?.object && frame.expectKey) {
-        // a key with escapes is compared (and reported) decoded: "a" and "\u0061" are one key
-        const raw = text.slice(i + 1, end);
-        const key = escaped || raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        const key = keyAt(text, i, end);
         frame.expectKey = false;
         if (FORBIDDEN_KEYS.has(key)) {
           const param = pathOf(stack, key);
@@ -104,6 +108,49 @@ export function checkJsonKeys(text: string): DomainError | undefined {
     i++;
   }
   return undefined;
+}
+
+/** The characters the fast pass stops at: numbers, literals, commas and whitespace are jumped over natively. */
+const STRUCTURE = /["{}[\]]/g;
+const COLON = 0x3a;
+
+/**
+ * Whether a body that JSON.parse accepted has an object naming a key twice (JSON.parse
+ * keeps the last silently — "amount" given twice in a money request) or a prototype key.
+ * One linear pass that only stops at quotes and brackets (an array of numbers, the bulk of
+ * a vector insert, is crossed in one regex step); a string is a key when a colon follows it.
+ */
+function hasKeyProblem(text: string): boolean {
+  const stack: Array<Set<string> | null> = []; // a Set per open object, null per array
+  STRUCTURE.lastIndex = 0;
+  for (let match = STRUCTURE.exec(text); match !== null; match = STRUCTURE.exec(text)) {
+    const i = match.index;
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      let next = end + 1;
+      while (text.charCodeAt(next) <= 0x20) next++; // JSON whitespace
+      const keys = stack[stack.length - 1];
+      if (text.charCodeAt(next) === COLON && keys) {
+        const key = keyAt(text, i, end);
+        if (FORBIDDEN_KEYS.has(key) || keys.has(key)) return true;
+        keys.add(key);
+      }
+      STRUCTURE.lastIndex = end + 1;
+    } else if (c === OPEN_OBJECT) stack.push(new Set());
+    else if (c === OPEN_ARRAY) stack.push(null);
+    else stack.pop();
+  }
+  return false;
+}
+
+/**
+ * Refuses, in a body JSON.parse accepted, an object that names a key twice
+ * (`parameter_duplicate`) and the prototype keys (`parameter_unknown`), naming the key's
+ * path (`rows[3].metadata.a`). Linear in the text.
+ */
+export function checkJsonKeys(text: string): DomainError | undefined {
+  return hasKeyProblem(text) ? describeKeyProblem(text) : undefined;
 }
 
 /**
