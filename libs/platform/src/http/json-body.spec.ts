@@ -62,7 +62,7 @@ describe('checkJsonKeys on generated JSON', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }), fc.nat(), (object, pick) => {
         const keys = Object.keys(object);
-        const key = keys[pick % keys.length] as string;
+        const key = keys[pick % keys.length];
         const text = JSON.stringify({ wrapper: [object] }).replace(/\}\]\}$/, () => `,${JSON.stringify(key)}:0}]}`);
         if (hasForbidden(text)) return;
         expect(checkJsonKeys(text)?.code).toBe('parameter_duplicate');
