@@ -1,5 +1,5 @@
 import { applyDecorators, type ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { PlatformConfig } from '../config/platform-config';
 import { DomainError } from '../errors/domain-error';
@@ -64,5 +64,8 @@ export function AdminOnly(): MethodDecorator & ClassDecorator {
     UseGuards(AdminGuard),
     ApiBearerAuth('admin'),
     ApiUnauthorizedResponse({ description: 'Missing or wrong ADMIN_API_KEY' }),
+    ApiTooManyRequestsResponse({
+      description: 'Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After)',
+    }),
   );
 }
