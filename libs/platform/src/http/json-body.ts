@@ -118,7 +118,7 @@ const COLON = 0x3a;
  * Whether a body that JSON.parse accepted has an object naming a key twice (JSON.parse
  * keeps the last silently — "amount" given twice in a money request) or a prototype key.
  * One linear pass that only stops at quotes and brackets (an array of numbers, the bulk of
- * a vector insert, is crossed in one regex step); a string is a key when a colon follows it.
+ * a batch of embeddings, is crossed in one regex step); a string is a key when a colon follows it.
  */
 function hasKeyProblem(text: string): boolean {
   const stack: Array<Set<string> | null> = []; // a Set per open object, null per array
