@@ -46,6 +46,7 @@ defineFuzzSuite<OffersFixtures>({
     const t = await startOffers({
       RATE_LIMIT_ENTERPRISE: '1000000',
       OAUTH_TOKEN_FAILURES_PER_MINUTE: '0',
+      ADMIN_AUTH_FAILURES_PER_MINUTE: '0',
       WEBHOOK_RETRY_SCHEDULE: '1h',
       WEBHOOK_TIMEOUT_MS: '1000',
     });

@@ -25,6 +25,7 @@ defineFuzzSuite<PaymentsFixtures>({
   start: async () => {
     const t = await startPayments({
       PAYMENTS_RATE_LIMIT_PER_MINUTE: '1000000',
+      ADMIN_AUTH_FAILURES_PER_MINUTE: '0',
       WEBHOOK_RETRY_SCHEDULE: '1h',
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_SWEEP_INTERVAL_MS: '200',

@@ -15,6 +15,7 @@ interface VectorFixtures {
   doomedTable: string;
   rowIds: string[];
   bodyLimit: number;
+  insertBodyLimit: number;
 }
 
 const ADMIN = { authorization: 'Bearer dev-admin-key' };
@@ -24,7 +25,11 @@ const vector = (): number[] => [0.1 + (serial % 7), -0.5, 0.25, 1];
 defineFuzzSuite<VectorFixtures>({
   service: 'vector-api',
   start: async () => {
-    const t = await startTestApp(vectorService, { VECTOR_RATE_LIMIT_PER_MINUTE: '1000000', VECTOR_SYNC_INTERVAL_MS: '1000' });
+    const t = await startTestApp(vectorService, {
+      VECTOR_RATE_LIMIT_PER_MINUTE: '1000000',
+      VECTOR_SYNC_INTERVAL_MS: '1000',
+      ADMIN_AUTH_FAILURES_PER_MINUTE: '0',
+    });
     const app = t.app;
     const post = async (url: string, payload: object, headers: Record<string, string>): Promise<Record<string, unknown>> => {
       const res = await app.inject({ method: 'POST', url, headers, payload });
@@ -60,6 +65,7 @@ defineFuzzSuite<VectorFixtures>({
         doomedTable: 'fz_doomed',
         rowIds,
         bodyLimit: t.config.BODY_LIMIT_BYTES,
+        insertBodyLimit: t.config.VECTOR_INSERT_BODY_LIMIT_BYTES,
       },
     };
   },
@@ -84,6 +90,7 @@ defineFuzzSuite<VectorFixtures>({
     ],
     otherIds: [fx.doomedTokenId, fx.doomedTable, ...fx.rowIds, 'tok_0000000000000000000000', 'offer_x', 'pay_x'],
     bodyLimit: fx.bodyLimit,
+    routeBodyLimits: { 'POST /v1/tables/{table}/insert': fx.insertBodyLimit },
   }),
   templates: {
     'GET /admin/v1/info': () => ({}),
@@ -138,22 +145,36 @@ defineFuzzSuite<VectorFixtures>({
       expectError(res, 400, 'parameter_invalid', 'rows[0].metadata.tag');
     }, 60_000);
 
-    test('vector-api accepts bodies over the platform default limit (1 MiB), up to its own', async () => {
+    test('vector-api accepts insert bodies over the platform default limit (1 MiB), up to its own; other routes keep 1 MiB', async () => {
       const { fixtures, fuzzer, operations } = get();
-      expect(fixtures.bodyLimit).toBeGreaterThan(1_048_576);
-      const op = operations.find((o) => o.key === 'POST /v1/tables/{table}/query') as Operation;
+      expect(fixtures.bodyLimit).toBe(1_048_576);
+      expect(fixtures.insertBodyLimit).toBeGreaterThan(2 * 1_048_576);
+      const auth = { authorization: `Bearer ${fixtures.token}`, 'content-type': 'application/json' };
       // 2 MiB of valid JSON: whitespace between the fields.
-      const payload = `{"vector":[1,0,0,0],${' '.repeat(2 * 1_048_576)}"n":2}`;
+      const padding = ' '.repeat(2 * 1_048_576);
+      const insert = operations.find((o) => o.key === 'POST /v1/tables/{table}/insert') as Operation;
       await fuzzer.probe(
-        op,
+        insert,
+        'large-body',
+        {
+          method: 'POST',
+          url: `/v1/tables/${fixtures.table}/insert`,
+          headers: auth,
+          payload: `{"rows":[{"id":"large-${serial++}","embedding":[1,0,0,0]}]${padding}}`,
+        },
+        201,
+      );
+      const query = operations.find((o) => o.key === 'POST /v1/tables/{table}/query') as Operation;
+      await fuzzer.probe(
+        query,
         'large-body',
         {
           method: 'POST',
           url: `/v1/tables/${fixtures.table}/query`,
-          headers: { authorization: `Bearer ${fixtures.token}`, 'content-type': 'application/json' },
-          payload,
+          headers: auth,
+          payload: `{"vector":[1,0,0,0],${padding}"n":2}`,
         },
-        200,
+        413,
       );
       expect(fuzzer.failures.splice(0)).toEqual([]);
     }, 60_000);

@@ -147,7 +147,14 @@ describe.each(SERVICES)('$name: /admin/v1 needs ADMIN_API_KEY', (service) => {
 
   beforeAll(async () => {
     // ROLE=api: no background worker writes, so any database change comes from a request.
-    t = await startTestApp(service.definition, { ADMIN_API_KEY: ADMIN_KEY, ROLE: 'api', ...service.env });
+    // Hundreds of wrong keys from one address: the failure limit (tested in
+    // http-hardening.e2e-spec.ts) would answer 429 instead of the 401s checked here.
+    t = await startTestApp(service.definition, {
+      ADMIN_API_KEY: ADMIN_KEY,
+      ROLE: 'api',
+      ADMIN_AUTH_FAILURES_PER_MINUTE: '0',
+      ...service.env,
+    });
     fixture = await service.seed(t);
     adminOps = (await openApiOperations(t.app)).filter((op) => op.path.startsWith('/admin/'));
   });

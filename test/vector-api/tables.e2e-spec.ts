@@ -164,22 +164,23 @@ describe('vector-api rate limit', () => {
 describe('vector-api body limit and OpenAPI', () => {
   let t: VectorTestApp;
   beforeAll(async () => {
-    t = await startVectorApp({ BODY_LIMIT_BYTES: '4096' });
+    t = await startVectorApp({ VECTOR_INSERT_BODY_LIMIT_BYTES: '4096' });
   });
   afterAll(async () => {
     await t.close();
   });
 
-  it('defaults BODY_LIMIT_BYTES to 64 MiB for vector-api (1000 rows × 4096 dimensions fit)', async () => {
+  it('defaults the insert body limit to 64 MiB (1000 rows × 4096 dimensions fit), 1 MiB elsewhere', async () => {
     const defaults = await startVectorApp();
     try {
-      expect(defaults.config.BODY_LIMIT_BYTES).toBe(64 * 1024 * 1024);
+      expect(defaults.config.VECTOR_INSERT_BODY_LIMIT_BYTES).toBe(64 * 1024 * 1024);
+      expect(defaults.config.BODY_LIMIT_BYTES).toBe(1024 * 1024);
     } finally {
       await defaults.close();
     }
   });
 
-  it('answers 413 body_too_large past the configured limit', async () => {
+  it('answers 413 body_too_large past the configured insert limit', async () => {
     const call = client(t.app, await newToken(t.app));
     await call('POST', '/v1/tables', { name: 'small', dimension: 1000 });
     const res = await call<ErrorRes>('POST', '/v1/tables/small/insert', {

@@ -12,15 +12,16 @@ export class VectorConfig extends PlatformConfig {
   VECTOR_PORT: number = 3001;
 
   /**
-   * Largest request body: 64 MiB. An insert of 1000 rows × 4096 dimensions is about 40 MB
-   * of JSON at float32 precision (≈ 9 significant digits); the platform's 1 MiB default
-   * would refuse batches of realistic embeddings.
+   * Largest body of an insert (`@BodyLimit` on that route): 64 MiB. An insert of 1000 rows ×
+   * 4096 dimensions is about 40 MB of JSON at float32 precision (≈ 9 significant digits);
+   * the platform's 1 MiB BODY_LIMIT_BYTES, which every other route keeps, would refuse
+   * batches of realistic embeddings.
    */
   @Expose()
   @Type(() => Number)
   @IsInt()
   @Min(1024)
-  override BODY_LIMIT_BYTES: number = 64 * 1024 * 1024;
+  VECTOR_INSERT_BODY_LIMIT_BYTES: number = 64 * 1024 * 1024;
 
   /** How often each instance polls the change sequence for other instances' writes. */
   @Expose()

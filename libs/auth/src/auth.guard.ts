@@ -1,7 +1,7 @@
-import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerToken } from '@app/platform';
+import { BeforeBodyGuard, bearerToken } from '@app/platform';
 import { authenticationRequired } from './authenticator';
 import { AuthenticatorRegistry } from './authenticator-registry';
 import type { Principal } from './principal';
@@ -22,16 +22,23 @@ export const RequireKind = (kind: string): MethodDecorator & ClassDecorator => S
  * authenticator of the route's kind for a principal (401 otherwise, RFC 6750), then counts
  * the request against the principal's rate limit (429 over it). Every authenticated
  * response carries the RateLimit headers.
+ *
+ * A BeforeBodyGuard: the platform runs it in the route's preParsing hook, so a request
+ * without valid credentials (or over its limit) is refused before its body is read or
+ * parsed; the principal is then on the request, and Nest's own run of the guard returns
+ * at once.
  */
 @Injectable()
-export class AuthGuard implements CanActivate {
+export class AuthGuard extends BeforeBodyGuard {
   constructor(
     private readonly reflector: Reflector,
     private readonly rateLimiter: RateLimiter,
     private readonly authenticators: AuthenticatorRegistry,
-  ) {}
+  ) {
+    super();
+  }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  protected async check(context: ExecutionContext): Promise<void> {
     const kind = this.reflector.getAllAndOverride<string | undefined>(AUTH_KIND, [context.getHandler(), context.getClass()]);
     if (!kind) throw new Error('AuthGuard used without @Authenticated(kind)');
     const authenticator = this.authenticators.get(kind);
@@ -51,6 +58,5 @@ export class AuthGuard implements CanActivate {
       void reply.headers(decision.headers);
       if (!decision.allowed) throw RateLimiter.exceeded(decision);
     }
-    return true;
   }
 }

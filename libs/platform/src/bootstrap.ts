@@ -9,7 +9,10 @@ import { setupOpenApi, type OpenApiOptions } from './docs/openapi';
 import { DomainError } from './errors/domain-error';
 import { type ErrorCatalog, registerErrorCodes } from './errors/error-catalog';
 import { renderError, sendError } from './errors/exception-filter';
+import { clientErrorHandler, connectHandler } from './http/client-errors';
+import { parseJsonBody } from './http/json-body';
 import { newRequestId, runWithRequestId } from './http/request-context';
+import { installRoutePolicies } from './http/route-policies';
 import { PlatformValidationPipe } from './http/validation';
 import { createRootLogger, PinoNestLogger } from './logging/logger';
 import { MetricsService } from './metrics/metrics.service';
@@ -32,6 +35,11 @@ function installHooks(fastify: FastifyInstance, config: PlatformConfig, metrics:
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('Request-Id', request.id);
     runWithRequestId(request.id, done);
+  });
+  // Node's own 400 for a missing Host (requireHostHeader) has an empty body: it is answered here.
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    if (request.headers.host !== undefined || request.raw.httpVersion !== '1.1') return done();
+    done(new DomainError('request_malformed', 'An HTTP/1.1 request must have a Host header.'));
   });
   // While draining (SIGTERM), a request that still arrives on a kept-alive connection gets
   // the contract's 503 (Fastify's own return503OnClosing body is not) and the connection closes.
@@ -92,6 +100,9 @@ export async function createServiceApp<C extends PlatformConfig>(
     frameworkErrors,
     // installHooks answers requests that arrive while closing, in the contract's error body
     return503OnClosing: false,
+    // what Node's HTTP parser refuses (431, unknown methods, bad framing) in the contract's body
+    clientErrorHandler,
+    http: { requireHostHeader: false },
   });
   const app = await NestFactory.create<NestFastifyApplication>(definition.module(config), adapter, {
     logger: new PinoNestLogger(pino),
@@ -101,10 +112,22 @@ export async function createServiceApp<C extends PlatformConfig>(
   // Bodies are JSON (and the form of POST /oauth/token): Fastify's built-in text/plain
   // parser would hand a string to JSON routes (a 400 at best); without it, 415.
   fastify.removeContentTypeParser('text/plain');
+  // The platform's JSON parser (duplicate and prototype keys refused). Registered without a
+  // parser-level limit, so a route's own @BodyLimit applies, BODY_LIMIT_BYTES otherwise.
+  app.useBodyParser('application/json', {}, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  fastify.server.on('connect', connectHandler);
   installHooks(fastify, config, app.get(MetricsService));
+  const checkRoutePolicies = installRoutePolicies(app, config);
   app.useGlobalPipes(new PlatformValidationPipe());
   setupOpenApi(app, definition.openApi);
   await app.init();
+  checkRoutePolicies();
   await app.getHttpAdapter().getInstance().ready();
   return app;
 }

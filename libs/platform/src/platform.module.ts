@@ -18,6 +18,7 @@ import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
 import { SERVICE_NAME } from './platform.tokens';
 import { QueueRegistry } from './queue/queue-registry.service';
+import { FixedWindowCounter } from './rate-limit/fixed-window-counter';
 import { RedisService } from './queue/redis.service';
 
 export interface PlatformModuleOptions<C extends PlatformConfig> {
@@ -57,6 +58,7 @@ export class PlatformModule {
         TransactionRunner,
         HealthService,
         DatabaseInfoRepository,
+        FixedWindowCounter,
         AdminGuard,
         { provide: APP_FILTER, useClass: PlatformExceptionFilter },
       ],
@@ -68,6 +70,7 @@ export class PlatformModule {
         RedisService,
         MetricsService,
         QueueRegistry,
+        FixedWindowCounter,
         AdminGuard,
         Clock,
         IdempotencyService,

@@ -153,6 +153,8 @@ export interface FuzzerOptions {
   readonly otherIds: readonly string[];
   /** BODY_LIMIT_BYTES of the service. */
   readonly bodyLimit: number;
+  /** Routes with their own body limit (`@BodyLimit`), by operation key (`POST /v1/tables/{table}/insert`). */
+  readonly routeBodyLimits?: Readonly<Record<string, number>>;
   /** Paths whose errors follow RFC 6749 §5.2 instead of the platform body. */
   readonly oauthPaths?: readonly string[];
   readonly numRuns?: number;
@@ -171,10 +173,21 @@ export class Fuzzer {
   constructor(readonly options: FuzzerOptions) {
     this.junkAuth = [{}, ...options.junkAuth];
     // limit + 1 bytes of valid JSON (a string), so only the size is wrong.
-    const size = options.bodyLimit + 1;
-    this.bigBody = Buffer.alloc(size, 0x61);
-    this.bigBody[0] = 0x22;
-    this.bigBody[size - 1] = 0x22;
+    this.bigBody = Fuzzer.jsonStringOf(options.bodyLimit + 1);
+  }
+
+  /** `size` bytes of valid JSON (one string), so that only the size is wrong. */
+  private static jsonStringOf(size: number): Buffer {
+    const body = Buffer.alloc(size, 0x61);
+    body[0] = 0x22;
+    body[size - 1] = 0x22;
+    return body;
+  }
+
+  /** One byte over the operation's body limit. */
+  private oversized(op: Operation): Buffer {
+    const own = this.options.routeBodyLimits?.[op.key];
+    return own === undefined ? this.bigBody : Fuzzer.jsonStringOf(own + 1);
   }
 
   private count(record: Record<string, number>, key: string): void {
@@ -526,7 +539,7 @@ export class Fuzzer {
     if (!hasBody) return;
 
     // Oversized body → 413; wrong content types → 415 (RFC 6749 body on the token endpoint).
-    await this.probe(op, 'oversized', { method: op.method, url, headers: json, payload: this.bigBody }, 413);
+    await this.probe(op, 'oversized', { method: op.method, url, headers: json, payload: this.oversized(op) }, 413);
     const payload = oauth ? 'grant_type=client_credentials' : validBody();
     for (const contentType of [
       'text/plain',

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { currentRequestId, domainErrorBody, newId, NotFoundError, TransactionRunner } from '@app/platform';
+import { currentRequestId, domainErrorBody, newId, NotFoundError, parseTimestamp, TransactionRunner } from '@app/platform';
 import { CustomersRepository } from '../customers/customers.repository';
 import { PaymentEvents } from '../common/events';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
@@ -7,7 +7,7 @@ import type { Tenant } from '../common/tenant';
 import { LIVE_PROCESSOR, PaymentProcessor } from '../processor/payment-processor';
 import { DEFAULT_PAYMENT_METHOD, TEST_PAYMENT_METHODS, TestModeProcessor } from '../processor/test-mode.processor';
 import { PaymentsError } from '../errors';
-import type { PaymentCreateDto, PaymentListQuery } from './dto/payment.dto';
+import { CREATED_FILTER, type PaymentCreateDto, type PaymentListQuery } from './dto/payment.dto';
 import { type PaymentListView, type PaymentView, paymentView } from './dto/payment.view';
 import { PaymentsRepository } from './payments.repository';
 
@@ -21,8 +21,8 @@ function cardError(payment: PaymentView): PaymentsError {
 
 function timestamp(value: string | undefined, param: string): Date | undefined {
   if (value === undefined) return undefined;
-  const date = /^\d+$/.test(value) ? new Date(Number(value) * 1000) : new Date(value);
-  if (Number.isNaN(date.getTime())) throw new PaymentsError('parameter_invalid', `${param} is not a valid timestamp`, { param });
+  const date = parseTimestamp(value, CREATED_FILTER);
+  if (date === undefined) throw new PaymentsError('parameter_invalid', `${param} is not a valid timestamp`, { param });
   return date;
 }
 

@@ -1,4 +1,5 @@
 import { Authenticated } from '@app/auth';
+import { BodyLimit } from '@app/platform';
 import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
@@ -10,6 +11,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import type { VectorConfig } from '../config';
 import { DeletedDto, DeleteVectorsDto, InsertedDto, InsertVectorsDto, QueryDto, QueryResponseDto } from './dto/vectors.dto';
 import { InsertBodyPipe, RawBody } from './insert-body.pipe';
 import { TablesService } from './tables.service';
@@ -22,6 +24,7 @@ export class VectorsController {
   constructor(private readonly tables: TablesService) {}
 
   @Post('insert')
+  @BodyLimit((config: VectorConfig) => config.VECTOR_INSERT_BODY_LIMIT_BYTES)
   @ApiOperation({ summary: 'Insert up to 1000 vectors, all or nothing; acknowledged after commit' })
   @ApiBody({ type: InsertVectorsDto })
   @ApiCreatedResponse({ type: InsertedDto })

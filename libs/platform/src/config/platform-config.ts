@@ -58,6 +58,16 @@ export abstract class PlatformConfig {
   @MinLength(8)
   ADMIN_API_KEY = DEV_ADMIN_API_KEY;
 
+  /**
+   * Wrong admin keys accepted per client address per minute; past it every admin request
+   * from that address is 429 until the minute ends. 0 turns the limit off.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  ADMIN_AUTH_FAILURES_PER_MINUTE: number = 20;
+
   @Expose()
   @IsIn(['api', 'worker', 'all'])
   ROLE: ServiceRole = 'all';
@@ -97,7 +107,7 @@ export abstract class PlatformConfig {
     return this.TRUST_PROXY;
   }
 
-  /** Largest accepted request body. */
+  /** Largest accepted request body, on every route without its own `@BodyLimit`. */
   @Expose()
   @Type(() => Number)
   @IsInt()

@@ -31,10 +31,15 @@ export const PLATFORM_ERRORS = {
   parameter_invalid: invalidRequest(400),
   parameter_missing: invalidRequest(400),
   parameter_unknown: invalidRequest(400),
+  parameter_duplicate: invalidRequest(400),
   body_invalid: invalidRequest(400),
   invalid_json: invalidRequest(400),
   body_too_large: invalidRequest(413),
   unsupported_media_type: invalidRequest(415),
+  // HTTP framing, answered before any route (bootstrap.ts clientError)
+  request_malformed: invalidRequest(400),
+  request_timeout: invalidRequest(408),
+  headers_too_large: invalidRequest(431),
   // routing and resources
   route_not_found: invalidRequest(404),
   resource_missing: invalidRequest(404),

@@ -6,7 +6,8 @@ interface Leaf {
   readonly error: ValidationError;
 }
 
-function joinPath(parent: string, property: string): string {
+/** `parent.property`, or `parent[3]` for an index (how a `param` names a nested field). */
+export function joinPath(parent: string, property: string): string {
   if (/^\d+$/.test(property)) return `${parent}[${property}]`;
   return parent === '' ? property : `${parent}.${property}`;
 }

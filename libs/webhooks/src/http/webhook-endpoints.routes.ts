@@ -1,4 +1,5 @@
 import { CurrentPrincipal } from '@app/auth';
+import { parseTimestamp } from '@app/platform';
 import { Body, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type DeletedView, WebhookEndpointsService } from '../webhook-endpoints.service';
@@ -100,6 +101,6 @@ export abstract class WebhookEndpointsRoutes<P> {
   @HttpCode(202)
   @ApiOperation({ summary: 'Redeliver every failed delivery created since a time' })
   recover(@CurrentPrincipal() p: P, @Param('id') id: string, @Body() body: RecoverWebhookDeliveriesDto): Promise<RecoveryView> {
-    return this.deliveries.recover(this.ownerOf(p), id, new Date(body.since));
+    return this.deliveries.recover(this.ownerOf(p), id, parseTimestamp(body.since) as Date); // validated by IsTimestamp
   }
 }

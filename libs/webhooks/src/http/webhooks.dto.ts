@@ -1,6 +1,6 @@
-import { PageLimit } from '@app/platform';
+import { IsTimestamp, PageLimit } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from '../webhooks.types';
 
 export class CreateWebhookEndpointDto {
@@ -39,6 +39,7 @@ export class ListWebhookDeliveriesQuery {
 
 export class RecoverWebhookDeliveriesDto {
   @ApiProperty({ example: '2026-11-20T00:00:00Z', description: 'Redeliver every failed delivery created at or after this time' })
-  @IsISO8601({ strict: true })
+  @IsString()
+  @IsTimestamp()
   since!: string;
 }

@@ -47,6 +47,23 @@ describe('checkUrl', () => {
     expect(checkUrlShape('https://user:pw@example.com/', dev).ok).toBe(false);
   });
 
+  it('refuses raw control characters (the URL parser would drop or encode them: another URL than the one shown)', () => {
+    for (const raw of [
+      'http://a.example/x\r\nHost: b',
+      'http://a.example/\tx',
+      'http://a.example/x\u0000',
+      'http://a.example/x\u007f',
+      'http://a.example/\u0085',
+    ]) {
+      expect(checkUrlShape(raw, dev)).toEqual({
+        ok: false,
+        reason: 'url must not contain control characters (CR, LF, TAB, NUL, DEL, C1)',
+      });
+    }
+    expect(checkUrlShape('http://a.example/x%0D%0A', dev).ok).toBe(true);
+    expect(checkUrlShape('http://a.example/caf\u00e9', dev).ok).toBe(true);
+  });
+
   it('refuses literal and named private hosts unless allowed', async () => {
     const resolver = resolverOf({
       'example.com': ['93.184.215.14'],

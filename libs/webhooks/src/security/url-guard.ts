@@ -89,8 +89,25 @@ export interface UrlPolicy {
   readonly requireHttps: boolean;
 }
 
+/**
+ * C0 controls (NUL, TAB, LF, CR...), DEL and C1 controls. The URL parser silently drops
+ * TAB/LF/CR and percent-encodes the others, so a URL holding one would be delivered to
+ * another address than the one stored and shown (and echoed raw into logs and bodies).
+ * Percent-encoded ones (`%0D%0A`) are kept: they are sent exactly as shown.
+ */
+function hasControlCharacter(raw: string): boolean {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
+  }
+  return false;
+}
+
 /** Checks that need no DNS: scheme, shape, literal addresses. */
 export function checkUrlShape(raw: string, policy: UrlPolicy): UrlProblem {
+  if (hasControlCharacter(raw)) {
+    return { ok: false, reason: 'url must not contain control characters (CR, LF, TAB, NUL, DEL, C1)' };
+  }
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,4 +1,4 @@
-import { PageLimit } from '@app/platform';
+import { IsTimestamp, PageLimit } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -19,7 +19,8 @@ import { CURRENCIES, type Currency } from '../../common/money';
 import { OFFER_STATUSES, OFFER_TYPES, type OfferRecord, type OfferStatus, type OfferType } from '../offer.types';
 
 /** ISO 8601 with an explicit UTC offset (`Z` or `±hh:mm`): a bare local time is ambiguous. */
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** opens_at / closes_at: a time with Z or an offset, so `new Date(value)` reads it the same on any server. */
+const WITH_OFFSET = { requireOffset: true } as const;
 const TICKER = /^[A-Z0-9][A-Z0-9.-]{0,15}$/;
 const INT32_MAX = 2_147_483_647;
 
@@ -150,12 +151,12 @@ export class OfferCreateDto {
 
   @ApiProperty({ example: '2026-12-01T08:00:00Z' })
   @IsString()
-  @Matches(ISO_UTC, { message: 'opens_at must be an ISO 8601 timestamp with Z or an offset' })
+  @IsTimestamp(WITH_OFFSET)
   opens_at!: string;
 
   @ApiProperty({ example: '2026-12-08T16:30:00Z' })
   @IsString()
-  @Matches(ISO_UTC, { message: 'closes_at must be an ISO 8601 timestamp with Z or an offset' })
+  @IsTimestamp(WITH_OFFSET)
   closes_at!: string;
 
   @ApiProperty({ example: 40_000_000 })
@@ -208,13 +209,13 @@ export class OfferUpdateDto {
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
-  @Matches(ISO_UTC, { message: 'opens_at must be an ISO 8601 timestamp with Z or an offset' })
+  @IsTimestamp(WITH_OFFSET)
   opens_at?: string;
 
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
-  @Matches(ISO_UTC, { message: 'closes_at must be an ISO 8601 timestamp with Z or an offset' })
+  @IsTimestamp(WITH_OFFSET)
   closes_at?: string;
 
   @ApiPropertyOptional()

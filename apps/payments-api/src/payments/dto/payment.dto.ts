@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsTimestamp } from '@app/platform';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ListQuery } from '../../common/list';
 import { IsMetadata, type Metadata } from '../../common/metadata';
 import { type Currency, MAX_AMOUNT, SUPPORTED_CURRENCIES } from '../../common/money';
@@ -39,7 +40,8 @@ export class PaymentCreateDto {
   payment_method?: string;
 }
 
-const TIMESTAMP = /^(\d{1,12}|\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?)?)$/;
+/** `created[gte]` / `created[lte]`: Unix seconds too (parsed with the same options in PaymentsService). */
+export const CREATED_FILTER = { unixSeconds: true } as const;
 
 export class PaymentListQuery extends ListQuery {
   @ApiPropertyOptional({ description: 'Only payments of this customer' })
@@ -49,11 +51,11 @@ export class PaymentListQuery extends ListQuery {
 
   @ApiPropertyOptional({ name: 'created[gte]', description: 'ISO 8601 timestamp or Unix seconds' })
   @IsOptional()
-  @Matches(TIMESTAMP, { message: 'created[gte] must be an ISO 8601 timestamp or Unix seconds' })
+  @IsTimestamp(CREATED_FILTER)
   'created[gte]'?: string;
 
   @ApiPropertyOptional({ name: 'created[lte]', description: 'ISO 8601 timestamp or Unix seconds' })
   @IsOptional()
-  @Matches(TIMESTAMP, { message: 'created[lte] must be an ISO 8601 timestamp or Unix seconds' })
+  @IsTimestamp(CREATED_FILTER)
   'created[lte]'?: string;
 }

@@ -1,0 +1,207 @@
+import { type CanActivate, type ExecutionContext, RequestMethod, SetMetadata, type Type } from '@nestjs/common';
+import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { DiscoveryService, MetadataScanner, ModulesContainer } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { PlatformConfig } from '../config/platform-config';
+
+/**
+ * Per-route policies applied by Fastify before the body is read, declared with Nest
+ * decorators on controllers:
+ *
+ * - guards extending `BeforeBodyGuard` (the admin key, `@Authenticated(kind)`) run in the
+ *   route's `preParsing` hook: a request without valid credentials is refused before a
+ *   byte of its body is read or parsed, whatever its size. The same guard, when Nest runs
+ *   it again in its own pipeline, sees that it already passed and returns at once.
+ * - `@BodyLimit(...)` gives one route a body limit other than BODY_LIMIT_BYTES.
+ *
+ * Nest keeps route metadata on controllers; Fastify knows routes by method and URL. At
+ * startup `installRoutePolicies` reads every controller route's metadata once, keyed by
+ * method and URL as Nest registers them, and an `onRoute` hook puts the policies on the
+ * Fastify routes as Nest registers them. A policy that finds no route stops the boot.
+ */
+
+const BODY_LIMIT = 'platform:body-limit';
+
+/** A body limit in bytes, or a function of the app's config that gives it. */
+export type BodyLimitSetting<C extends PlatformConfig = PlatformConfig> = number | ((config: C) => number);
+
+/**
+ * The largest body this route accepts (413 `body_too_large` past it) instead of the
+ * service's BODY_LIMIT_BYTES: only for routes where large bodies are legitimate (batch
+ * inserts of embeddings). Checked against Content-Length before reading, and while reading.
+ */
+export function BodyLimit<C extends PlatformConfig>(limit: BodyLimitSetting<C>): MethodDecorator {
+  return SetMetadata(BODY_LIMIT, limit);
+}
+
+/** Any controller method (Nest's route handlers). */
+type Handler = (...args: never[]) => unknown;
+
+const passedGuards = new WeakMap<object, Set<object>>();
+
+/**
+ * A guard that can decide from the request line and headers alone, so the platform runs it
+ * before the body is read. `check` throws a DomainError (401, 429...) or returns. The
+ * principal or anything else it derives goes on the request, where the route reads it.
+ */
+export abstract class BeforeBodyGuard implements CanActivate {
+  protected abstract check(context: ExecutionContext): Promise<void> | void;
+
+  /** Nest's pipeline: a no-op when the platform already ran this guard for the request. */
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (passedGuards.get(request)?.has(this.constructor)) return true;
+    await this.checkBeforeBody(context);
+    return true;
+  }
+
+  /** Runs the check and remembers that it passed for this request. */
+  async checkBeforeBody(context: ExecutionContext): Promise<void> {
+    await this.check(context);
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const passed = passedGuards.get(request) ?? new Set<object>();
+    passed.add(this.constructor);
+    passedGuards.set(request, passed);
+  }
+}
+
+interface RoutePolicy {
+  readonly controller: Type;
+  readonly handler: Handler;
+  readonly guards: readonly BeforeBodyGuard[];
+  readonly bodyLimit: number | undefined;
+  readonly name: string;
+}
+
+type Metadata = string | string[] | undefined;
+const asArray = (value: Metadata): string[] => (value === undefined ? [''] : Array.isArray(value) ? value : [value]);
+const stripEndSlash = (path: string): string => (path.endsWith('/') ? path.slice(0, -1) : path);
+const addLeadingSlash = (path: string): string => (path === '' || path.startsWith('/') ? path : `/${path}`);
+
+/** The URL Nest registers for a controller path and a method path (no global prefix, no URI versioning). */
+export function routeUrl(controllerPath: string, methodPath: string): string {
+  let path = '';
+  for (const fragment of [controllerPath, methodPath]) if (fragment) path = stripEndSlash(path) + addLeadingSlash(fragment);
+  path = addLeadingSlash(path || '/');
+  return path === '/' ? path : stripEndSlash(path);
+}
+
+/** Whether a request still has a body on the wire (then a refusal closes the connection instead of draining it). */
+function bodyPending(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
+}
+
+function guardsOf(target: object): unknown[] {
+  return (Reflect.getMetadata(GUARDS_METADATA, target) as unknown[] | undefined) ?? [];
+}
+
+function resolveLimit(setting: BodyLimitSetting<never> | undefined, config: PlatformConfig, name: string): number | undefined {
+  if (setting === undefined) return undefined;
+  const limit = typeof setting === 'function' ? (setting as (c: PlatformConfig) => number)(config) : setting;
+  if (!Number.isInteger(limit) || limit < 1024)
+    throw new Error(`@BodyLimit on ${name}: ${limit} is not an integer of at least 1024 bytes`);
+  return limit;
+}
+
+function guardInstance(app: NestFastifyApplication, guard: Type<BeforeBodyGuard>, route: string): BeforeBodyGuard {
+  try {
+    return app.get(guard, { strict: false });
+  } catch (err) {
+    throw new Error(`${route}: ${guard.name} runs before the body, so a module must provide it`, { cause: err });
+  }
+}
+
+/** Every controller route with a before-body guard or its own body limit, by `METHOD url`. */
+function collectPolicies(app: NestFastifyApplication, config: PlatformConfig): Map<string, RoutePolicy> {
+  const discovery = new DiscoveryService(app.get(ModulesContainer));
+  const scanner = new MetadataScanner();
+  const policies = new Map<string, RoutePolicy>();
+  for (const wrapper of discovery.getControllers()) {
+    const controller = wrapper.metatype as Type | undefined;
+    if (!controller || typeof controller !== 'function') continue;
+    const prototype = controller.prototype as Record<string, unknown>;
+    for (const methodName of scanner.getAllMethodNames(prototype)) {
+      if (typeof prototype[methodName] !== 'function') continue;
+      const handler = prototype[methodName] as Handler;
+      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+      if (method === undefined) continue;
+      const name = `${controller.name}.${methodName}`;
+      const guards: BeforeBodyGuard[] = [];
+      for (const guard of [...guardsOf(controller), ...guardsOf(handler)]) {
+        const instance =
+          guard instanceof BeforeBodyGuard
+            ? guard
+            : typeof guard === 'function' && guard.prototype instanceof BeforeBodyGuard
+              ? guardInstance(app, guard as Type<BeforeBodyGuard>, name)
+              : undefined;
+        if (instance && !guards.includes(instance)) guards.push(instance);
+      }
+      const bodyLimit = resolveLimit(
+        (Reflect.getMetadata(BODY_LIMIT, handler) ?? Reflect.getMetadata(BODY_LIMIT, controller)) as BodyLimitSetting<never>,
+        config,
+        name,
+      );
+      if (guards.length === 0 && bodyLimit === undefined) continue;
+      const policy: RoutePolicy = { controller, handler, guards, bodyLimit, name };
+      for (const controllerPath of asArray(Reflect.getMetadata(PATH_METADATA, controller) as Metadata)) {
+        for (const methodPath of asArray(Reflect.getMetadata(PATH_METADATA, handler) as Metadata)) {
+          policies.set(`${RequestMethod[method]} ${routeUrl(controllerPath, methodPath)}`, policy);
+        }
+      }
+    }
+  }
+  return policies;
+}
+
+function beforeBodyHook(policy: RoutePolicy) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    const context = new ExecutionContextHost([request, reply, undefined], policy.controller, policy.handler);
+    try {
+      for (const guard of policy.guards) await guard.checkBeforeBody(context);
+    } catch (err) {
+      // The body was not read: close the connection after the answer rather than drain it.
+      if (bodyPending(request)) void reply.header('Connection', 'close');
+      throw err;
+    }
+    return payload;
+  };
+}
+
+/**
+ * Reads the route policies from the controllers and applies them to the Fastify routes Nest
+ * registers in `app.init()`. Call between NestFactory.create and app.init; call the
+ * returned function after init: it throws if a policy matched no route.
+ */
+export function installRoutePolicies(app: NestFastifyApplication, config: PlatformConfig): () => void {
+  const policies = collectPolicies(app, config);
+  const applied = new Set<string>();
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      // Fastify adds HEAD for every GET route (same policy); @All routes are registered for every method.
+      const key = [`${method} ${route.url}`, `ALL ${route.url}`, ...(method === 'HEAD' ? [`GET ${route.url}`] : [])].find((k) =>
+        policies.has(k),
+      );
+      const policy = key === undefined ? undefined : policies.get(key);
+      if (!policy || key === undefined) continue;
+      applied.add(key);
+      if (policy.bodyLimit !== undefined) route.bodyLimit = policy.bodyLimit;
+      if (policy.guards.length > 0) {
+        const existing =
+          route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
+        route.preParsing = [beforeBodyHook(policy), ...existing];
+      }
+      return;
+    }
+  });
+  return () => {
+    const missing = [...policies.keys()].filter((key) => !applied.has(key));
+    if (missing.length > 0) {
+      throw new Error(`route policies matched no Fastify route (a global prefix or URI versioning?): ${missing.join(', ')}`);
+    }
+  };
+}
