@@ -10,9 +10,9 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiter, type RateLimitPolicy } from '@app/auth';
-import { RawHttpError, RenderErrorsWith } from '@app/platform';
+import { clientAddressKey, RawHttpError, RenderErrorsWith } from '@app/platform';
 import { OffersConfig } from '../config';
-import { addressKey } from './address-key';
+
 import { TokenResponseDto } from './dto/token-response.dto';
 import { OAuthMetrics } from './oauth.metrics';
 import { NO_STORE, oauthRouteError, oauthTooManyRequests } from './oauth-error';
@@ -55,7 +55,7 @@ export class TokenController {
     @Headers('content-type') contentType: string | undefined,
     @Headers('authorization') authorization: string | undefined,
   ): Promise<TokenResponse> {
-    const address = addressKey(request.ip);
+    const address = clientAddressKey(request.ip);
     const key = `ratelimit:oauth-token-failures:${this.config.QUEUE_PREFIX}:${address}`;
     const reserved = await this.reserveAttempt(key);
     const body = request.body;
