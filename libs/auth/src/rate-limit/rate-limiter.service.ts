@@ -1,43 +1,8 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DomainError, RedisService, ThrottledWarning } from '@app/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, FixedWindowCounter, type WindowCount } from '@app/platform';
 import type { AuthModuleOptions, RateLimitOptions, RateLimitPolicy } from '../auth.options';
 import { AUTH_OPTIONS } from '../auth.tokens';
 import type { Principal } from '../principal';
-
-/**
- * Fixed-window counter per principal, in one atomic Lua script, so the limit holds across
- * every instance sharing the Redis. Returns the count in the window and the window's
- * remaining milliseconds.
- */
-const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return {count, ttl}
-`;
-
-/** The window's count and remaining milliseconds, without counting. */
-const PEEK_SCRIPT = `
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-local ttl = redis.call('PTTL', KEYS[1])
-return {count, ttl}
-`;
-
-/**
- * Gives back one count taken by HIT_SCRIPT (reserve, then refund when the attempt turns out
- * not to count). Only while the window lives and above zero: a refund never creates a key
- * without expiry nor a negative count.
- */
-const REFUND_SCRIPT = `
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-if count > 0 then
-  return redis.call('DECR', KEYS[1])
-end
-return 0
-`;
 
 export interface RateLimitDecision {
   readonly allowed: boolean;
@@ -47,12 +12,11 @@ export interface RateLimitDecision {
 
 @Injectable()
 export class RateLimiter {
-  private readonly redisDown = new ThrottledWarning(new Logger('RateLimiter'));
   private readonly limits: RateLimitOptions;
 
   constructor(
     @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
-    private readonly redis: RedisService,
+    private readonly counter: FixedWindowCounter,
   ) {
     this.limits = options.rateLimit;
   }
@@ -74,7 +38,8 @@ export class RateLimiter {
 
   /** Counts one request against any key (e.g. a client address) under `policy`. */
   async hitKey(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision | undefined> {
-    return this.run(HIT_SCRIPT, key, policy, (count) => count <= policy.limit);
+    const window = await this.counter.hit(key, policy.windowSeconds);
+    return window && decision(window, policy, window.count <= policy.limit);
   }
 
   /**
@@ -82,46 +47,14 @@ export class RateLimiter {
    * the expensive work, refund it when it must not count). A refund after the window ended
    * does nothing. Best effort: without Redis it is skipped (the limit fails open anyway).
    */
-  async refundKey(key: string): Promise<void> {
-    try {
-      await this.redis.commands.eval(REFUND_SCRIPT, 1, key);
-    } catch (err) {
-      this.redisDown.warn(`rate limiting disabled while Redis is unavailable (failing open): ${(err as Error).message}`);
-    }
+  refundKey(key: string): Promise<void> {
+    return this.counter.refund(key);
   }
 
   /** Whether one more request fits under `policy` for `key`, without counting it. */
   async peekKey(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision | undefined> {
-    return this.run(PEEK_SCRIPT, key, policy, (count) => count < policy.limit);
-  }
-
-  private async run(
-    script: string,
-    key: string,
-    policy: RateLimitPolicy,
-    allows: (count: number) => boolean,
-  ): Promise<RateLimitDecision | undefined> {
-    const windowMs = policy.windowSeconds * 1000;
-    let count: number;
-    let ttlMs: number;
-    try {
-      const result = (await this.redis.commands.eval(script, 1, key, String(windowMs))) as [number, number];
-      [count, ttlMs] = result;
-      if (ttlMs < 0) ttlMs = windowMs;
-    } catch (err) {
-      this.redisDown.warn(`rate limiting disabled while Redis is unavailable (failing open): ${(err as Error).message}`);
-      return undefined;
-    }
-    const remaining = Math.max(0, policy.limit - count);
-    const reset = Math.max(1, Math.ceil(ttlMs / 1000));
-    return {
-      allowed: allows(count),
-      retryAfterSeconds: reset,
-      headers: {
-        'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`,
-        RateLimit: `"${policy.name}";r=${remaining};t=${reset}`,
-      },
-    };
+    const window = await this.counter.peek(key, policy.windowSeconds);
+    return window && decision(window, policy, window.count < policy.limit);
   }
 
   /** Throws the contract's 429 (`rate_limit_error`, `Retry-After`). */
@@ -130,4 +63,17 @@ export class RateLimiter {
       headers: { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
     });
   }
+}
+
+/** The decision and its RateLimit headers for a window's count under `policy`. */
+function decision(window: WindowCount, policy: RateLimitPolicy, allowed: boolean): RateLimitDecision {
+  const remaining = Math.max(0, policy.limit - window.count);
+  return {
+    allowed,
+    retryAfterSeconds: window.resetSeconds,
+    headers: {
+      'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`,
+      RateLimit: `"${policy.name}";r=${remaining};t=${window.resetSeconds}`,
+    },
+  };
 }

@@ -24,6 +24,19 @@ local ttl = redis.call('PTTL', KEYS[1])
 return {count, ttl}
 `;
 
+/**
+ * Gives back one count taken by HIT_SCRIPT (reserve, then refund when the attempt turns out
+ * not to count). Only while the window lives and above zero: a refund never creates a key
+ * without expiry nor a negative count.
+ */
+const REFUND_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then
+  return redis.call('DECR', KEYS[1])
+end
+return 0
+`;
+
 export interface WindowCount {
   /** Events counted in the current window (this one included, for `hit`). */
   readonly count: number;
@@ -32,8 +45,9 @@ export interface WindowCount {
 }
 
 /**
- * The platform's fixed-window counter in Redis (the admin key's failure limit). Fails
- * open: while Redis cannot answer it returns undefined and logs a throttled warning.
+ * The platform's fixed-window counter in Redis: the admin key's failure limit here, the
+ * rate limits of libs/auth on top of it. Fails open: while Redis cannot answer it returns
+ * undefined and logs a throttled warning.
  */
 @Injectable()
 export class FixedWindowCounter {
@@ -49,6 +63,18 @@ export class FixedWindowCounter {
   /** The current window of `key`, without counting. */
   peek(key: string, windowSeconds: number): Promise<WindowCount | undefined> {
     return this.run(PEEK_SCRIPT, key, windowSeconds);
+  }
+
+  /**
+   * Gives back one event counted by `hit` (reserve-then-confirm). A refund after the window
+   * ended does nothing. Best effort: without Redis it is skipped (the limit fails open anyway).
+   */
+  async refund(key: string): Promise<void> {
+    try {
+      await this.redis.commands.eval(REFUND_SCRIPT, 1, key);
+    } catch (err) {
+      this.redisDown.warn(`limits disabled while Redis is unavailable (failing open): ${(err as Error).message}`);
+    }
   }
 
   private async run(script: string, key: string, windowSeconds: number): Promise<WindowCount | undefined> {
