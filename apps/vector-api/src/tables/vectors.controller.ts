@@ -12,6 +12,7 @@ import {
 } from '@nestjs/swagger';
 import { DeletedDto, DeleteVectorsDto, InsertedDto, InsertVectorsDto, QueryDto, QueryResponseDto } from './dto/vectors.dto';
 import { InsertBodyPipe, RawBody } from './insert-body.pipe';
+import { QueryBodyPipe } from './query-body.pipe';
 import { TablesService } from './tables.service';
 
 @ApiTags('vectors')
@@ -34,9 +35,12 @@ export class VectorsController {
   @Post('query')
   @HttpCode(200)
   @ApiOperation({ summary: 'The n most similar vectors, best first, optionally filtered by metadata' })
+  @ApiBody({ type: QueryDto })
   @ApiOkResponse({ type: QueryResponseDto })
-  @ApiBadRequestResponse({ description: 'Malformed query, filter or dimension mismatch' })
-  query(@Param('table') table: string, @Body() dto: QueryDto): Promise<QueryResponseDto> {
+  @ApiBadRequestResponse({
+    description: 'Malformed query, filter or dimension mismatch; a filter over the size limits is filter_too_complex',
+  })
+  query(@Param('table') table: string, @RawBody(QueryBodyPipe) dto: QueryDto): Promise<QueryResponseDto> {
     return this.tables.query(table, dto);
   }
 
