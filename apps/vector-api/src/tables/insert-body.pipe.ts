@@ -1,19 +1,10 @@
 import { inspectInput, PlatformValidationPipe } from '@app/platform';
-import { createParamDecorator, type ExecutionContext, Injectable, type PipeTransform } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
-import { isPlainObject, refuseExtraKeys } from './body-precheck';
+import { Injectable, type PipeTransform } from '@nestjs/common';
 import { InsertVectorsDto } from './dto/vectors.dto';
+import { isPlainObject, refuseExtraKeys } from './raw-body';
 
 const INSERT_FIELDS: ReadonlySet<string> = new Set(['rows']);
 const ROW_FIELDS: ReadonlySet<string> = new Set(['id', 'embedding', 'metadata']);
-
-/**
- * The raw request body, without the global validation pipe (which does not process custom
- * parameter decorators). Used with InsertBodyPipe and QueryBodyPipe.
- */
-export const RawBody = createParamDecorator(
-  (_data: unknown, ctx: ExecutionContext): unknown => ctx.switchToHttp().getRequest<FastifyRequest>().body,
-);
 
 /**
  * Validates an insert body exactly like the platform's pipe, but with each embedding and

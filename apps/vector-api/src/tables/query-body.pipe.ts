@@ -2,9 +2,9 @@ import { PlatformValidationPipe } from '@app/platform';
 import { Injectable, type PipeTransform } from '@nestjs/common';
 import { checkFilterLimits } from '../engine/filter-limits';
 import { VectorError } from '../errors';
-import { isPlainObject, refuseExtraKeys } from './body-precheck';
 import { MAX_DIMENSION } from './dto/table.dto';
 import { QueryDto } from './dto/vectors.dto';
+import { isPlainObject, refuseExtraKeys } from './raw-body';
 
 const QUERY_FIELDS: ReadonlySet<string> = new Set(['vector', 'n', 'filter', 'index']);
 

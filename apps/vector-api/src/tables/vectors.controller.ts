@@ -1,5 +1,5 @@
 import { Authenticated } from '@app/auth';
-import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -11,8 +11,9 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { DeletedDto, DeleteVectorsDto, InsertedDto, InsertVectorsDto, QueryDto, QueryResponseDto } from './dto/vectors.dto';
-import { InsertBodyPipe, RawBody } from './insert-body.pipe';
+import { InsertBodyPipe } from './insert-body.pipe';
 import { QueryBodyPipe } from './query-body.pipe';
+import { KnownFieldsPipe, RawBody } from './raw-body';
 import { TablesService } from './tables.service';
 
 @ApiTags('vectors')
@@ -47,8 +48,12 @@ export class VectorsController {
   @Delete('vectors')
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete vectors by id; unknown ids are reported, not an error' })
+  @ApiBody({ type: DeleteVectorsDto })
   @ApiOkResponse({ type: DeletedDto })
-  deleteVectors(@Param('table') table: string, @Body() dto: DeleteVectorsDto): Promise<DeletedDto> {
+  deleteVectors(
+    @Param('table') table: string,
+    @RawBody(new KnownFieldsPipe(DeleteVectorsDto, ['ids'])) dto: DeleteVectorsDto,
+  ): Promise<DeletedDto> {
     return this.tables.deleteVectors(table, dto);
   }
 }
