@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
 
 /**
  * Runs a self-contained function (no imports, no outer references) in a worker thread from
@@ -52,4 +53,31 @@ parentPort.postMessage(result, transfer);
 /** Yields to the event loop (lets pending I/O and queries run between chunks of work). */
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Long synchronous work written as a generator that yields at checkpoints (each well under
+ * a millisecond apart). `runToEnd` ignores the checkpoints; `runSliced` gives the event
+ * loop a turn whenever `sliceMs` of work has run since the last one, so requests of other
+ * callers are answered meanwhile instead of waiting for the whole of it.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+export function runToEnd<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+export async function runSliced<T>(steps: Steps<T>, sliceMs: number): Promise<T> {
+  let sliceEnd = performance.now() + sliceMs;
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    if (performance.now() >= sliceEnd) {
+      await yieldToEventLoop();
+      sliceEnd = performance.now() + sliceMs;
+    }
+  }
 }

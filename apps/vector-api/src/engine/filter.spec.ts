@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { matchesFilter } from '../../../../test/support/search-reference';
-import { FilterError, type Metadata, MetadataIndex, parseFilter, parseMetadata } from './filter';
+import { FilterError, type FilterRows, type Metadata, MetadataIndex, parseFilter, parseMetadata } from './filter';
+
+/** The rows of `metas` (label = index) minus the `gone` ones, as the filter evaluation reads them. */
+function rowsOf(metas: ReadonlyArray<Metadata | undefined>, gone: ReadonlySet<number> = new Set()): FilterRows {
+  return {
+    size: metas.length,
+    isAlive: (label) => label < metas.length && !gone.has(label),
+    metadata: (label) => (gone.has(label) ? undefined : metas[label]),
+  };
+}
 
 describe('filter language', () => {
   const rows: Metadata[] = [
@@ -12,7 +21,7 @@ describe('filter language', () => {
   const index = new MetadataIndex();
   rows.forEach((m, label) => index.add(label, m));
   const all = (): number[] => rows.map((_, i) => i);
-  const run = (f: unknown): number[] => index.evaluate(parseFilter(f), all);
+  const run = (f: unknown): number[] => index.evaluate(parseFilter(f), rowsOf(rows));
 
   it.each<[string, unknown, number[]]>([
     ['equality', { genre: 'jazz' }, [0, 2]],
@@ -60,15 +69,18 @@ describe('filter language', () => {
     const scalar = fc.oneof(fc.constantFrom('a', 'b', 'c'), fc.integer({ min: 0, max: 5 }), fc.boolean());
     const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }));
     const meta = fc.dictionary(fc.constantFrom('x', 'y', 'z'), value, { maxKeys: 3 });
+    const bound = fc.integer({ min: -1, max: 6 });
     const cond = fc.oneof(
       scalar,
-      fc.record({ $in: fc.array(scalar, { maxLength: 3 }) }),
+      fc.record({ $in: fc.array(scalar, { maxLength: 4 }) }),
       fc.record({ $ne: scalar }),
       fc
-        .record({ $gt: fc.integer({ min: -1, max: 6 }), $lte: fc.integer({ min: -1, max: 6 }) }, { requiredKeys: [] })
+        .record({ $gt: bound, $gte: bound, $lt: bound, $lte: bound }, { requiredKeys: [] })
         .filter((o) => Object.keys(o).length > 0),
+      // several operators in one condition: each part must hold
+      fc.record({ $in: fc.array(scalar, { minLength: 1, maxLength: 4 }), $ne: scalar, $gte: bound }, { requiredKeys: ['$in'] }),
     );
-    const filter = fc.dictionary(fc.constantFrom('x', 'y', 'z'), cond, { maxKeys: 2 });
+    const filter = fc.dictionary(fc.constantFrom('x', 'y', 'z', 'w'), cond, { maxKeys: 4 });
     fc.assert(
       fc.property(fc.array(meta, { maxLength: 30 }), filter, fc.array(fc.nat(29), { maxLength: 5 }), (metas, f, removed) => {
         const idx = new MetadataIndex();
@@ -77,8 +89,9 @@ describe('filter language', () => {
         for (const l of gone) idx.remove(l, metas[l]);
         const alive = metas.map((_, l) => l).filter((l) => !gone.has(l));
         const parsed = parseFilter(f);
-        expect(idx.evaluate(parsed, () => alive)).toEqual(alive.filter((l) => matchesFilter(metas[l], parsed)));
+        expect(idx.evaluate(parsed, rowsOf(metas, gone))).toEqual(alive.filter((l) => matchesFilter(metas[l], parsed)));
       }),
+      { numRuns: 1000 },
     );
   });
 });

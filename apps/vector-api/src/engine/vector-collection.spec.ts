@@ -1,5 +1,5 @@
 import { parseFilter } from './filter';
-import { clusteredVectors } from '../../../../test/support/random';
+import { clusteredVectors, mulberry32 } from '../../../../test/support/random';
 import { bruteForce, recallAt } from '../../../../test/support/search-reference';
 import { INDEX_KINDS, type IndexKind } from './types';
 import { type CollectionRow, VectorCollection } from './vector-collection';
@@ -164,6 +164,93 @@ describe('VectorCollection planner', () => {
         expect(a.hits.map((h) => h.id)).toEqual(b.hits.map((h) => h.id));
         a.hits.forEach((h, i) => expect(Math.abs(h.score - (b.hits[i]?.score ?? NaN))).toBeLessThan(1e-5));
       }
+    });
+  });
+});
+
+describe('VectorCollection.querySliced', () => {
+  describe.each(INDEX_KINDS)('%s', (kind) => {
+    let c: VectorCollection;
+    beforeAll(async () => {
+      c = await loaded(kind);
+    });
+    afterAll(() => c.close());
+
+    it.each([
+      ['unfiltered', undefined],
+      ['1 % selective', { rare: true }],
+      ['50 % selective', { parity: 'even' }],
+      ['ranges and $ne only', { n: { $gte: 100, $lt: 3000 }, parity: { $ne: 'odd' } }],
+      ['$ne only', { tags: { $ne: 't1' } }],
+      ['several $in lists over an array field', { tags: { $in: ['t0', 't2', 't0'] }, parity: { $in: ['even', 'odd'] } }],
+    ])('%s: the same answer as query()', async (_name, filter) => {
+      const f = filter === undefined ? undefined : parseFilter(filter);
+      for (const q of queries.slice(0, 10)) {
+        const sliced = await c.querySliced(q, 50, f);
+        expect(sliced).toEqual(c.query(q, 50, f));
+      }
+    });
+  });
+
+  describe('between slices', () => {
+    // 40,000 rows of 64 dimensions: an exact scan takes 10 steps (4096 rows each), so with
+    // sliceMs 0 (a turn at every checkpoint) other work interleaves deterministically.
+    // Rows 0–4 are the query's nearest neighbours, all in the first step.
+    const seeded = mulberry32(5);
+    const q = Array.from({ length: 64 }, () => seeded() - 0.5);
+    let c: VectorCollection;
+    beforeEach(() => {
+      const rand = mulberry32(6);
+      c = new VectorCollection(64, 'flat', { sliceMs: 0 });
+      c.insert(
+        Array.from({ length: 40_000 }, (_, i) => ({
+          id: `r${i}`,
+          label: i,
+          embedding: i < 5 ? q.map((x) => x + (rand() - 0.5) * 1e-3) : q.map(() => rand() - 0.5),
+          metadata: { n: i },
+        })),
+      );
+    });
+    afterEach(() => c.close());
+
+    /** Runs `work` while a setImmediate chain counts event-loop turns and calls `onTurn` at each. */
+    async function withTurns<T>(work: () => Promise<T>, onTurn: (turn: number) => void = () => undefined): Promise<[T, number]> {
+      let turns = 0;
+      let done = false;
+      const tick = (): void => {
+        if (done) return;
+        onTurn(++turns);
+        setImmediate(tick);
+      };
+      setImmediate(tick);
+      const result = await work();
+      done = true;
+      return [result, turns];
+    }
+
+    it('a broad filter and the scan give the event loop turns, with the same answer', async () => {
+      const conditions: Record<string, unknown> = { n: { $gte: 0 } };
+      for (let i = 0; i < 40; i++) conditions[`missing_${i}`] = { $ne: 1 };
+      const filter = parseFilter(conditions);
+      const [sliced, turns] = await withTurns(() => c.querySliced(q, 20, filter));
+      expect(turns).toBeGreaterThan(10);
+      expect(sliced).toEqual(c.query(q, 20, filter));
+    });
+
+    it('never answers a row deleted while the query waited, and still answers n rows', async () => {
+      const best = c.query(q, 5).hits.map((h) => h.id);
+      expect([...best].sort()).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
+      const [{ hits }, turns] = await withTurns(
+        () => c.querySliced(q, 20),
+        (turn) => {
+          // After the first step the five best rows are selected: delete them.
+          if (turn === 1) c.deleteLabels([0, 1, 2, 3, 4]);
+        },
+      );
+      expect(turns).toBeGreaterThan(3);
+      expect(hits).toHaveLength(20);
+      expect(hits.map((h) => h.id).filter((id) => best.includes(id))).toEqual([]);
+      expect(hits).toEqual(c.query(q, 20).hits);
     });
   });
 });

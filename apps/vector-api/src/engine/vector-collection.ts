@@ -1,6 +1,7 @@
-import { exactSearch, exactSearchLabels } from './exact';
+import { runSliced, runToEnd, type Steps } from './background';
+import { exactSearchLabelsSteps, exactSearchSteps } from './exact';
 import { FlatIndex } from './flat-index';
-import { type Filter, type Metadata, MetadataIndex } from './filter';
+import { type Filter, type FilterRows, type Metadata, MetadataIndex } from './filter';
 import { HnswIndex, type HnswOptions } from './hnsw-index';
 import { IvfIndex, type IvfOptions } from './ivf-index';
 import type { Hit, IndexKind, IndexStatus, VectorIndex } from './types';
@@ -32,7 +33,22 @@ export interface CollectionOptions {
   readonly deferIndex?: boolean;
   /** false forces the JavaScript exact scan instead of WebAssembly SIMD (tests, comparisons). */
   readonly simd?: boolean;
+  /** querySliced: longest stretch of a query's work before it yields to the event loop. */
+  readonly sliceMs?: number;
 }
+
+/** Default of CollectionOptions.sliceMs, as the background index work (ivf, hnsw). */
+export const QUERY_SLICE_MS = 8;
+
+/**
+ * Rows a filtered index search may expect to visit (want × table ÷ matching rows) before
+ * the planner prefers the exact scan of the matching rows: at n = 1000 and 2.5 % of a
+ * 100,000-row hnsw table one searchKnn call held the event loop for ~60 ms.
+ */
+const INDEX_VISIT_BUDGET = 20_000;
+
+/** querySliced runs a query again (at most this many times in all) when rows it selected were deleted meanwhile. */
+const QUERY_ATTEMPTS = 3;
 
 export interface QueryPlan {
   readonly index: IndexKind;
@@ -55,6 +71,9 @@ export class VectorCollection {
   private readonly indexes = new Map<IndexKind, VectorIndex>();
   private readonly exactFilterRows: number;
   private readonly exactFilterFraction: number;
+  private readonly sliceMs: number;
+  /** What filter evaluation reads besides the inverted index: liveness and each row's metadata. */
+  private readonly rows: FilterRows;
 
   constructor(
     readonly dimension: number,
@@ -64,6 +83,15 @@ export class VectorCollection {
     this.store = new VectorStore(dimension, undefined, { simd: options.simd ?? true });
     this.exactFilterRows = options.exactFilterRows ?? 2000;
     this.exactFilterFraction = options.exactFilterFraction ?? 0.02;
+    this.sliceMs = options.sliceMs ?? QUERY_SLICE_MS;
+    const { store, metadata } = this;
+    this.rows = {
+      get size() {
+        return store.size;
+      },
+      isAlive: (label) => store.isAlive(label),
+      metadata: (label) => metadata[label],
+    };
     this.indexes.set('flat', new FlatIndex(this.store));
     if (!options.deferIndex) this.index(defaultIndex);
   }
@@ -145,42 +173,76 @@ export class VectorCollection {
 
   /** Matching labels of a filter, ascending (exact, from the inverted index). */
   matchingLabels(filter: Filter): number[] {
-    return this.metaIndex.evaluate(filter, () => this.store.aliveLabels());
+    return this.metaIndex.evaluate(filter, this.rows);
   }
 
+  /** A query in one go (tests, benchmarks); the service uses querySliced. */
   query(
     vector: ArrayLike<number>,
     n: number,
     filter?: Filter,
     indexKind: IndexKind = this.defaultIndex,
   ): { hits: CollectionHit[]; plan: QueryPlan } {
-    const q = toNormalized(vector);
-    const { hits, plan } = this.plan(q, n, filter, indexKind);
-    return {
-      plan,
-      hits: hits.map((h) => ({
-        id: this.ids[h.label] as string,
-        score: Math.min(1, Math.max(0, h.score)),
-        metadata: this.metadata[h.label] ?? {},
-      })),
-    };
+    const { hits, plan } = runToEnd(this.plan(toNormalized(vector), n, filter, indexKind));
+    return { plan, hits: this.toCollectionHits(hits) };
   }
 
-  private plan(q: Float32Array, n: number, filter: Filter | undefined, kind: IndexKind): { hits: Hit[]; plan: QueryPlan } {
+  /**
+   * The same query, giving the event loop a turn after every `sliceMs` of work (filter
+   * evaluation and exact scans are sliced; one index search call is not), so one costly
+   * query cannot hold up every other request of the process. Writes may land between
+   * slices: a row selected and then deleted before the end is not returned, and the query
+   * runs again so the count stays min(n, matching rows).
+   */
+  async querySliced(
+    vector: ArrayLike<number>,
+    n: number,
+    filter?: Filter,
+    indexKind: IndexKind = this.defaultIndex,
+  ): Promise<{ hits: CollectionHit[]; plan: QueryPlan }> {
+    const q = toNormalized(vector);
+    for (let attempt = 1; ; attempt++) {
+      const { hits, plan } = await runSliced(this.plan(q, n, filter, indexKind), this.sliceMs);
+      const alive = hits.filter((h) => this.ids[h.label] !== undefined);
+      if (alive.length === hits.length || attempt === QUERY_ATTEMPTS) return { plan, hits: this.toCollectionHits(alive) };
+    }
+  }
+
+  private toCollectionHits(hits: readonly Hit[]): CollectionHit[] {
+    return hits.map((h) => ({
+      id: this.ids[h.label] as string,
+      score: Math.min(1, Math.max(0, h.score)),
+      metadata: this.metadata[h.label] ?? {},
+    }));
+  }
+
+  private *plan(
+    q: Float32Array,
+    n: number,
+    filter: Filter | undefined,
+    kind: IndexKind,
+  ): Steps<{ hits: Hit[]; plan: QueryPlan }> {
     const hasFilter = filter !== undefined && filter.length > 0;
-    const matched = hasFilter ? this.matchingLabels(filter) : undefined;
+    const matched = hasFilter ? yield* this.metaIndex.evaluateSteps(filter, this.rows) : undefined;
     const available = matched ? matched.length : this.store.alive;
     const want = Math.min(n, available);
     if (want === 0) return { hits: [], plan: { index: kind, path: 'exact', effort: 0 } };
 
-    // Few matching rows: scan exactly those (faster than any index and exact).
+    // Few matching rows: scan exactly those (faster than any index and exact). Also when an
+    // index would have to visit about want ÷ selectivity rows, more than INDEX_VISIT_BUDGET,
+    // to find them: its search is one call that cannot be sliced, the scan of the matches is.
+    const alive = this.store.alive;
     if (
       matched &&
-      (kind === 'flat' || matched.length <= Math.max(this.exactFilterRows, this.exactFilterFraction * this.store.alive))
+      (kind === 'flat' ||
+        matched.length <= Math.max(this.exactFilterRows, this.exactFilterFraction * alive) ||
+        want * alive > INDEX_VISIT_BUDGET * matched.length)
     ) {
-      return { hits: exactSearchLabels(this.store, q, want, matched), plan: { index: kind, path: 'exact', effort: 1 } };
+      const hits = yield* exactSearchLabelsSteps(this.store, q, want, matched);
+      return { hits, plan: { index: kind, path: 'exact', effort: 1 } };
     }
-    if (kind === 'flat') return { hits: exactSearch(this.store, q, want), plan: { index: kind, path: 'exact', effort: 1 } };
+    if (kind === 'flat')
+      return { hits: yield* exactSearchSteps(this.store, q, want), plan: { index: kind, path: 'exact', effort: 1 } };
 
     const index = this.index(kind);
     let accept: ((label: number) => boolean) | undefined;
@@ -196,8 +258,11 @@ export class VectorCollection {
       if (hits === null) break;
       if (hits.length >= want) return { hits, plan: { index: kind, path: 'index', effort } };
       if (index.exhaustive(effort)) break;
+      yield;
     }
-    const hits = matched ? exactSearchLabels(this.store, q, want, matched) : exactSearch(this.store, q, want);
+    const hits = matched
+      ? yield* exactSearchLabelsSteps(this.store, q, want, matched)
+      : yield* exactSearchSteps(this.store, q, want);
     return { hits, plan: { index: kind, path: 'exact', effort: 0 } };
   }
 

@@ -1,7 +1,8 @@
 import { Authenticated } from '@app/auth';
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiBody,
   ApiConflictResponse,
   ApiCreatedResponse,
   ApiNotFoundResponse,
@@ -10,6 +11,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CreateTableDto, TableDeletedDto, TableDto, TableListDto } from './dto/table.dto';
+import { KnownFieldsPipe, RawBody } from './raw-body';
 import { TablesService } from './tables.service';
 
 @ApiTags('tables')
@@ -20,10 +22,11 @@ export class TablesController {
 
   @Post()
   @ApiOperation({ summary: 'Create a table' })
+  @ApiBody({ type: CreateTableDto })
   @ApiCreatedResponse({ type: TableDto })
   @ApiBadRequestResponse({ description: 'Invalid name, dimension or index' })
   @ApiConflictResponse({ description: 'A table with this name exists (resource_already_exists)' })
-  create(@Body() dto: CreateTableDto): Promise<TableDto> {
+  create(@RawBody(new KnownFieldsPipe(CreateTableDto, ['name', 'dimension', 'index'])) dto: CreateTableDto): Promise<TableDto> {
     return this.tables.create(dto);
   }
 

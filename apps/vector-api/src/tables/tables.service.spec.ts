@@ -319,6 +319,22 @@ describe('TablesService', () => {
       });
     });
 
+    it.each<[string, Record<string, unknown>, string]>([
+      ['more keys than allowed', Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i])), 'filter'],
+      [
+        'an $in list longer than allowed',
+        { genre: { $in: Array.from({ length: 1001 }, (_, i) => `g${i}`) } },
+        'filter.genre.$in',
+      ],
+      ['a value longer than allowed', { genre: 'x'.repeat(1025) }, 'filter.genre'],
+    ])('400 filter_too_complex for %s, naming where', async (_name, filter, param) => {
+      expect(await failure(f.service.query('docs', query({ vector: [1, 0, 0], filter })))).toMatchObject({
+        code: 'filter_too_complex',
+        param,
+        status: 400,
+      });
+    });
+
     it('400 parameter_invalid for a vector with non-finite numbers', async () => {
       for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, '1', null]) {
         expect(await failure(f.service.query('docs', query({ vector: [1, bad, 0] })))).toMatchObject({

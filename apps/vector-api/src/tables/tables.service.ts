@@ -2,6 +2,7 @@ import { NotFoundError, type TransactionOptions, TransactionRunner } from '@app/
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { type Filter, FilterError, type Metadata, parseFilter, parseMetadata } from '../engine/filter';
+import { FilterLimitError } from '../engine/filter-limits';
 import { type CreateTableDto, type TableDeletedDto, type TableDto, type TableListDto, toTableDto } from './dto/table.dto';
 import {
   type DeletedDto,
@@ -222,12 +223,14 @@ export class TablesService {
       try {
         filter = parseFilter(dto.filter);
       } catch (err) {
+        if (err instanceof FilterLimitError) throw new VectorError('filter_too_complex', err.message, { param: err.path });
         if (err instanceof FilterError) throw new VectorError('parameter_invalid', err.message, { param: err.path });
         throw err;
       }
     }
     const started = performance.now();
-    const { hits } = t.collection.query(dto.vector, dto.n, filter, dto.index ?? t.indexKind);
+    // Sliced: a costly query (a large table, a broad filter) lets other requests run between its slices.
+    const { hits } = await t.collection.querySliced(dto.vector, dto.n, filter, dto.index ?? t.indexKind);
     return toQueryResponse(hits, Math.round(performance.now() - started));
   }
 

@@ -1,6 +1,6 @@
 import { Authenticated } from '@app/auth';
 import { BodyLimit } from '@app/platform';
-import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -13,7 +13,9 @@ import {
 } from '@nestjs/swagger';
 import type { VectorConfig } from '../config';
 import { DeletedDto, DeleteVectorsDto, InsertedDto, InsertVectorsDto, QueryDto, QueryResponseDto } from './dto/vectors.dto';
-import { InsertBodyPipe, RawBody } from './insert-body.pipe';
+import { InsertBodyPipe } from './insert-body.pipe';
+import { QueryBodyPipe } from './query-body.pipe';
+import { KnownFieldsPipe, RawBody } from './raw-body';
 import { TablesService } from './tables.service';
 
 @ApiTags('vectors')
@@ -37,17 +39,24 @@ export class VectorsController {
   @Post('query')
   @HttpCode(200)
   @ApiOperation({ summary: 'The n most similar vectors, best first, optionally filtered by metadata' })
+  @ApiBody({ type: QueryDto })
   @ApiOkResponse({ type: QueryResponseDto })
-  @ApiBadRequestResponse({ description: 'Malformed query, filter or dimension mismatch' })
-  query(@Param('table') table: string, @Body() dto: QueryDto): Promise<QueryResponseDto> {
+  @ApiBadRequestResponse({
+    description: 'Malformed query, filter or dimension mismatch; a filter over the size limits is filter_too_complex',
+  })
+  query(@Param('table') table: string, @RawBody(QueryBodyPipe) dto: QueryDto): Promise<QueryResponseDto> {
     return this.tables.query(table, dto);
   }
 
   @Delete('vectors')
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete vectors by id; unknown ids are reported, not an error' })
+  @ApiBody({ type: DeleteVectorsDto })
   @ApiOkResponse({ type: DeletedDto })
-  deleteVectors(@Param('table') table: string, @Body() dto: DeleteVectorsDto): Promise<DeletedDto> {
+  deleteVectors(
+    @Param('table') table: string,
+    @RawBody(new KnownFieldsPipe(DeleteVectorsDto, ['ids'])) dto: DeleteVectorsDto,
+  ): Promise<DeletedDto> {
     return this.tables.deleteVectors(table, dto);
   }
 }

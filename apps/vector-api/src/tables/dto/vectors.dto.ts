@@ -14,6 +14,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { MAX_FILTER } from '../../engine/filter-limits';
 import { INDEX_KINDS, type IndexKind } from '../../engine/types';
 import type { CollectionHit } from '../../engine/vector-collection';
 
@@ -78,7 +79,11 @@ export class QueryDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: 'key → value (equality; contains for array fields) or {$in|$ne|$gt|$gte|$lt|$lte: ...}; all keys must match',
+    description:
+      'key → value (equality; contains for array fields) or {$in|$ne|$gt|$gte|$lt|$lte: ...}; all keys must match. ' +
+      `At most ${MAX_FILTER.keys} keys, ${MAX_FILTER.valuesPerArray} values per array (${MAX_FILTER.values} in all), ` +
+      `${MAX_FILTER.stringLength} characters per string, ${MAX_FILTER.depth} levels of nesting and ` +
+      `${MAX_FILTER.size} characters of JSON; past them 400 filter_too_complex`,
     example: { genre: 'jazz', year: { $gte: 1960 } },
   })
   @IsOptional()

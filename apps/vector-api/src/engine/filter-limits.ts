@@ -1,0 +1,101 @@
+/**
+ * Size limits of a query filter (docs/vector.md, "Filters"), checked on the raw JSON value
+ * before anything else walks it: class-transformer's copy of an object costs O(keys²)
+ * (it de-duplicates keys with indexOf), so a 100,000-key filter took 5 s of one event loop
+ * just to be refused. The limits are generous for real filters (a handful of fields, an
+ * `$in` list of ids) and of the order other vector databases set (Pinecone: 40 KB of
+ * metadata per record, 1,000 records per upsert).
+ */
+export const MAX_FILTER = {
+  /** Nesting of objects and arrays; the filter object itself is level 1 (`{"k": {"$in": [..]}}` is 3). */
+  depth: 8,
+  /** Object keys at every level in all: field names and operators. */
+  keys: 128,
+  /** Elements of one array (an `$in` list). */
+  valuesPerArray: 1000,
+  /** Array elements in all. */
+  values: 4096,
+  /** Characters of one string, key or value. */
+  stringLength: 1024,
+  /** Characters of the filter as compact JSON (an escape sequence counts as one). */
+  size: 65_536,
+} as const;
+
+/**
+ * The filter breaks one of MAX_FILTER's limits. `path` names the offending string, array or
+ * object for a limit of one part (length, nesting), the filter itself for a total.
+ */
+export class FilterLimitError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FilterLimitError';
+  }
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+interface Pending {
+  readonly value: unknown;
+  readonly path: string;
+  readonly depth: number;
+}
+
+function childPath(parent: string, key: string): string {
+  return `${parent}.${key}`;
+}
+
+/**
+ * Checks MAX_FILTER in one iterative pass that stops at the first limit crossed: every
+ * node is visited at most once and nothing is pushed before the counts that admit it are
+ * checked, so the work is linear in what is admitted (≤ keys + values nodes), not in the
+ * input. Types and operators are parseFilter's business; this only bounds the size.
+ */
+export function checkFilterLimits(value: unknown, root = 'filter'): FilterLimitError | undefined {
+  let keys = 0;
+  let values = 0;
+  let size = 0;
+  const over = (path: string, what: string): FilterLimitError =>
+    new FilterLimitError(path, `${path} is too large: ${what} (docs/vector.md, "Filters").`);
+  const overall = (what: string): FilterLimitError => over(root, what);
+  const stack: Pending[] = [{ value, path: root, depth: 1 }];
+  while (stack.length > 0) {
+    const { value: v, path, depth } = stack.pop() as Pending;
+    if (typeof v === 'string') {
+      if (v.length > MAX_FILTER.stringLength)
+        return over(path, `a string may have at most ${MAX_FILTER.stringLength} characters`);
+      size += v.length + 2;
+    } else if (typeof v === 'number') {
+      size += String(v).length;
+    } else if (typeof v === 'boolean') {
+      size += v ? 4 : 5;
+    } else if (Array.isArray(v)) {
+      if (depth > MAX_FILTER.depth) return over(path, `objects and arrays may nest at most ${MAX_FILTER.depth} levels`);
+      if (v.length > MAX_FILTER.valuesPerArray)
+        return over(path, `an array may have at most ${MAX_FILTER.valuesPerArray} values`);
+      values += v.length;
+      if (values > MAX_FILTER.values) return overall(`a filter may have at most ${MAX_FILTER.values} array values in all`);
+      size += 2 + Math.max(0, v.length - 1);
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: `${path}[${i}]`, depth: depth + 1 });
+    } else if (isPlainObject(v)) {
+      if (depth > MAX_FILTER.depth) return over(path, `objects and arrays may nest at most ${MAX_FILTER.depth} levels`);
+      const own = Object.keys(v);
+      keys += own.length;
+      if (keys > MAX_FILTER.keys) return overall(`a filter may have at most ${MAX_FILTER.keys} keys in all`);
+      size += 2 + Math.max(0, own.length - 1);
+      for (let i = own.length - 1; i >= 0; i--) {
+        const key = own[i];
+        const p = childPath(path, key);
+        if (key.length > MAX_FILTER.stringLength) return over(p, `a key may have at most ${MAX_FILTER.stringLength} characters`);
+        size += key.length + 3;
+        stack.push({ value: v[key], path: p, depth: depth + 1 });
+      }
+    } else {
+      size += 4; // null (and anything JSON cannot carry, which parseFilter refuses)
+    }
+    if (size > MAX_FILTER.size) return overall(`a filter may have at most ${MAX_FILTER.size} characters as JSON`);
+  }
+  return undefined;
+}
