@@ -13,6 +13,9 @@ export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'endp
 export class WebhooksMetrics {
   readonly outcomes: Counter<'outcome'>;
   readonly attemptDuration: Histogram<'result'>;
+  /** Deliveries parked without an attempt because their endpoint or owner had no free slot. */
+  readonly deferrals: Counter<'limit'>;
+  private inFlightSource: () => number = () => 0;
   private lagSource: () => Promise<number> = () => Promise.resolve(0);
   private depthSource: () => Promise<Record<string, number>> = () => Promise.resolve({});
 
@@ -30,6 +33,21 @@ export class WebhooksMetrics {
       labelNames: ['result'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
+    });
+    this.deferrals = new Counter({
+      name: 'webhook_deliveries_deferred_total',
+      help: 'Deliveries parked without an attempt because their endpoint or owner had no free slot in this worker, by limit (endpoint, owner)',
+      labelNames: ['limit'],
+      registers,
+    });
+    const inFlight = (): number => this.inFlightSource();
+    new Gauge({
+      name: 'webhook_attempts_in_flight',
+      help: 'Webhook attempts in flight in this process',
+      registers,
+      collect() {
+        this.set(inFlight());
+      },
     });
     const lag = (): Promise<number> => this.lagSource().catch(() => -1);
     const depth = (): Promise<Record<string, number>> => this.depthSource().catch(() => ({}));
@@ -56,6 +74,10 @@ export class WebhooksMetrics {
   setSources(lag: () => Promise<number>, depth: () => Promise<Record<string, number>>): void {
     this.lagSource = lag;
     this.depthSource = depth;
+  }
+
+  setInFlightSource(source: () => number): void {
+    this.inFlightSource = source;
   }
 
   observeAttempt(statusCode: number | null, seconds: number): void {
