@@ -61,6 +61,22 @@ export class WebhookEndpointsRepository {
     return toEndpoint(row);
   }
 
+  /**
+   * Serialises the owner's endpoint creations until the caller's transaction ends (a
+   * transaction-scoped advisory lock on the owner), so a count followed by an insert
+   * cannot be raced past a limit by concurrent creates.
+   */
+  async lockOwner(tx: PrismaTx, owner: WebhookOwner): Promise<void> {
+    // the owner type has no ':' (WebhooksModule checks it), so the key names one owner
+    const key = `webhook_endpoints:${owner.ownerType}:${owner.ownerId}`;
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+  }
+
+  /** How many endpoints the owner has (disabled ones included). */
+  countEndpoints(tx: PrismaTx, owner: WebhookOwner): Promise<number> {
+    return tx.webhookEndpoint.count({ where: { ownerType: owner.ownerType, ownerId: owner.ownerId } });
+  }
+
   async listEndpoints(owner: WebhookOwner): Promise<WebhookEndpointRecord[]> {
     const rows = await this.prisma.webhookEndpoint.findMany({
       where: { ownerType: owner.ownerType, ownerId: owner.ownerId },

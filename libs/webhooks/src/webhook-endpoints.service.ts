@@ -41,9 +41,20 @@ export class WebhookEndpointsService {
     const checked = await checkUrl(input.url, this.config, this.resolver);
     if (!checked.ok) throw new WebhooksError('webhook_url_invalid', checked.reason, { param: 'url' });
     const secret = newWebhookSecret();
-    const endpoint = await this.transactions.run((tx) =>
-      this.repository.createEndpoint(tx, owner, { url: input.url, events, secret }),
-    );
+    const max = this.config.WEBHOOK_MAX_ENDPOINTS_PER_OWNER;
+    const endpoint = await this.transactions.run(async (tx) => {
+      if (max > 0) {
+        // under the owner's lock, so concurrent creates cannot all see room for one more
+        await this.repository.lockOwner(tx, owner);
+        if ((await this.repository.countEndpoints(tx, owner)) >= max) {
+          throw new WebhooksError(
+            'webhook_endpoint_limit_reached',
+            `You have reached the maximum of ${max} webhook endpoints; delete one before adding another.`,
+          );
+        }
+      }
+      return this.repository.createEndpoint(tx, owner, { url: input.url, events, secret });
+    });
     return endpointView(endpoint, this.clock.now(), true);
   }
 

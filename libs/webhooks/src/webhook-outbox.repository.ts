@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { newId, PrismaService, type PrismaTx } from '@app/platform';
+import type { DeliveryJobData } from './webhooks.tokens';
 import type { WebhookEventInput, WebhookOwnerType } from './webhooks.types';
 
 /** Channel of the outbox notification (`pg_notify` in the emitting transaction). */
@@ -38,12 +39,12 @@ export class WebhookOutboxRepository {
 
   /**
    * Creates one delivery per (event, matching endpoint) — idempotent through the
-   * (event_id, endpoint_id) unique index — and returns the ids of the events' deliveries
-   * still pending, which the dispatcher then enqueues. A disabled endpoint gets its
+   * (event_id, endpoint_id) unique index — and returns the events' deliveries still pending
+   * with their endpoint and owner, which the dispatcher then enqueues. A disabled endpoint gets its
    * delivery recorded as `failed` without an attempt, so that after it is enabled again
    * `recover` can send what it missed.
    */
-  async fanOut(tx: PrismaTx, eventIds: readonly string[]): Promise<string[]> {
+  async fanOut(tx: PrismaTx, eventIds: readonly string[]): Promise<DeliveryJobData[]> {
     if (eventIds.length === 0) return [];
     const events = await tx.webhookEvent.findMany({
       where: { id: { in: [...eventIds] } },
@@ -84,9 +85,9 @@ export class WebhookOutboxRepository {
     if (rows.length > 0) await tx.webhookDelivery.createMany({ data: rows, skipDuplicates: true });
     const pending = await tx.webhookDelivery.findMany({
       where: { eventId: { in: [...eventIds] }, status: 'pending' },
-      select: { id: true },
+      select: { id: true, endpointId: true, event: { select: { ownerId: true } } },
     });
-    return pending.map((d) => d.id);
+    return pending.map((d) => ({ deliveryId: d.id, endpointId: d.endpointId, ownerId: d.event.ownerId }));
   }
 
   async markDispatched(tx: PrismaTx, eventIds: readonly string[], at: Date): Promise<void> {

@@ -62,4 +62,16 @@ describe('WebhooksConfig through loadConfig', () => {
       /WEBHOOK_LOCK_DURATION_MS must be greater than WEBHOOK_TIMEOUT_MS/,
     );
   });
+
+  it('fair-share limits: 4 per endpoint, a quarter of the worker per owner, 16 endpoints per owner', () => {
+    const c = load({}, 'test');
+    expect([c.WEBHOOK_ENDPOINT_CONCURRENCY, c.ownerConcurrency, c.WEBHOOK_MAX_ENDPOINTS_PER_OWNER]).toEqual([4, 5, 16]);
+    expect(load({ WEBHOOK_WORKER_CONCURRENCY: '50' }, 'test').ownerConcurrency).toBe(13);
+    expect(load({ WEBHOOK_WORKER_CONCURRENCY: '1' }, 'test').ownerConcurrency).toBe(1);
+    expect(load({ WEBHOOK_OWNER_CONCURRENCY: '8' }, 'test').ownerConcurrency).toBe(8);
+    expect(load({ WEBHOOK_MAX_ENDPOINTS_PER_OWNER: '0' }, 'test').WEBHOOK_MAX_ENDPOINTS_PER_OWNER).toBe(0);
+    expect(() => load({ WEBHOOK_ENDPOINT_CONCURRENCY: '0', WEBHOOK_OWNER_CONCURRENCY: 'x' }, 'test')).toThrow(
+      /WEBHOOK_ENDPOINT_CONCURRENCY[\s\S]*WEBHOOK_OWNER_CONCURRENCY|WEBHOOK_OWNER_CONCURRENCY[\s\S]*WEBHOOK_ENDPOINT_CONCURRENCY/,
+    );
+  });
 });

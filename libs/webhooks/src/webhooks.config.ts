@@ -79,6 +79,38 @@ export abstract class WebhooksConfig extends PlatformConfig {
   WEBHOOK_WORKER_CONCURRENCY: number = 20;
 
   /**
+   * Attempts in flight at once to one endpoint, per worker process. A delivery that finds
+   * its endpoint at the limit waits (parked, without an attempt) for one of them to end.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  WEBHOOK_ENDPOINT_CONCURRENCY: number = 4;
+
+  /**
+   * Attempts in flight at once for one owner (all its endpoints), per worker process.
+   * Unset: a quarter of WEBHOOK_WORKER_CONCURRENCY, rounded up (5 of 20), so an owner whose
+   * receivers hang holds at most that share of the worker's slots.
+   */
+  @Expose()
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  WEBHOOK_OWNER_CONCURRENCY?: number;
+
+  /** Endpoints one owner may register (disabled ones included); 0: no limit. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  WEBHOOK_MAX_ENDPOINTS_PER_OWNER: number = 16;
+
+  /**
    * BullMQ lock duration: a delivery whose worker died is handed to another worker after
    * about this long. Must exceed WEBHOOK_TIMEOUT_MS.
    */
@@ -111,6 +143,11 @@ export abstract class WebhooksConfig extends PlatformConfig {
   /** Milliseconds before retry n (index n-1), parsed from WEBHOOK_RETRY_SCHEDULE. */
   get retryScheduleMs(): readonly number[] {
     return this.WEBHOOK_RETRY_SCHEDULE.split(',').map((part) => parseDuration(part) ?? 0);
+  }
+
+  /** In-flight attempts one owner may have in a worker process (WEBHOOK_OWNER_CONCURRENCY, else a quarter of the worker's). */
+  get ownerConcurrency(): number {
+    return this.WEBHOOK_OWNER_CONCURRENCY ?? Math.max(1, Math.ceil(this.WEBHOOK_WORKER_CONCURRENCY / 4));
   }
 
   get secretGraceMs(): number {

@@ -4,6 +4,12 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 
 export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'endpoint_disabled';
 
+/** What this worker process is doing now, for the fair-share gauges. */
+export interface FairShareState {
+  readonly inFlight: number;
+  readonly parked: number;
+}
+
 /**
  * Webhook metrics in the service's registry: outcomes of attempts, attempt latency, and
  * two gauges computed at scrape time (outbox lag, queue depth) from callbacks the
@@ -13,6 +19,9 @@ export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'endp
 export class WebhooksMetrics {
   readonly outcomes: Counter<'outcome'>;
   readonly attemptDuration: Histogram<'result'>;
+  /** Deliveries parked without an attempt because their endpoint or owner had no free slot. */
+  readonly deferrals: Counter<'limit'>;
+  private fairShareSource: () => FairShareState = () => ({ inFlight: 0, parked: 0 });
   private lagSource: () => Promise<number> = () => Promise.resolve(0);
   private depthSource: () => Promise<Record<string, number>> = () => Promise.resolve({});
 
@@ -30,6 +39,29 @@ export class WebhooksMetrics {
       labelNames: ['result'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
+    });
+    this.deferrals = new Counter({
+      name: 'webhook_deliveries_deferred_total',
+      help: 'Deliveries parked without an attempt because their endpoint or owner had no free slot in this worker, by limit (endpoint, owner)',
+      labelNames: ['limit'],
+      registers,
+    });
+    const fairShare = (): FairShareState => this.fairShareSource();
+    new Gauge({
+      name: 'webhook_attempts_in_flight',
+      help: 'Webhook attempts in flight in this process',
+      registers,
+      collect() {
+        this.set(fairShare().inFlight);
+      },
+    });
+    new Gauge({
+      name: 'webhook_deliveries_parked',
+      help: 'Deliveries this process parked and will wake when a slot of their endpoint or owner frees',
+      registers,
+      collect() {
+        this.set(fairShare().parked);
+      },
     });
     const lag = (): Promise<number> => this.lagSource().catch(() => -1);
     const depth = (): Promise<Record<string, number>> => this.depthSource().catch(() => ({}));
@@ -56,6 +88,10 @@ export class WebhooksMetrics {
   setSources(lag: () => Promise<number>, depth: () => Promise<Record<string, number>>): void {
     this.lagSource = lag;
     this.depthSource = depth;
+  }
+
+  setFairShareSource(source: () => FairShareState): void {
+    this.fairShareSource = source;
   }
 
   observeAttempt(statusCode: number | null, seconds: number): void {

@@ -12,9 +12,15 @@ export interface ResolvedWebhooksOptions {
   readonly runWorkers: boolean;
 }
 
-/** The payload of a delivery job: the delivery's id (also the job's id). */
+/**
+ * The payload of a delivery job: the delivery's id (also the job's id) and, when the
+ * producer knows them, its endpoint and owner, so that the worker can apply the fair-share
+ * limits without reading the database (a job without them reads its delivery first).
+ */
 export interface DeliveryJobData {
   readonly deliveryId: string;
+  readonly endpointId?: string;
+  readonly ownerId?: string;
 }
 
 export type DeliveryJobs = { readonly deliver: DeliveryJobData };

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { QueueRegistry, type TypedQueue, withTimeout } from '@app/platform';
-import { deliveryQueue, type DeliveryJobs, type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
+import {
+  type DeliveryJobData,
+  deliveryQueue,
+  type DeliveryJobs,
+  type ResolvedWebhooksOptions,
+  WEBHOOKS_OPTIONS,
+} from '../webhooks.tokens';
 
 /** How long an enqueue may wait for Redis before the dispatcher gives up (the sweep retries). */
 export const ENQUEUE_TIMEOUT_MS = 5_000;
@@ -22,10 +28,12 @@ export class DeliveryQueue {
     this.queue = queues.queue(deliveryQueue(options.ownerType));
   }
 
-  async enqueue(deliveryIds: readonly string[]): Promise<void> {
-    if (deliveryIds.length === 0) return;
+  /** Enqueues deliveries now: ids, or jobs with their route (endpoint and owner) when known. */
+  async enqueue(deliveries: ReadonlyArray<string | DeliveryJobData>): Promise<void> {
+    if (deliveries.length === 0) return;
+    const jobs = deliveries.map((d) => (typeof d === 'string' ? { deliveryId: d } : d));
     await withRedisTimeout(
-      this.queue.addBulk(deliveryIds.map((id) => ({ name: 'deliver', data: { deliveryId: id }, opts: { jobId: id } }))),
+      this.queue.addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { jobId: data.deliveryId } }))),
       ENQUEUE_TIMEOUT_MS,
       'enqueue webhook deliveries',
     );

@@ -15,6 +15,9 @@ export type AttemptResult =
   | { readonly kind: 'finished'; readonly status: 'succeeded' | 'failed' | 'skipped' }
   | { readonly kind: 'retry'; readonly at: Date };
 
+export type PreparedDelivery =
+  Exclude<AttemptResult, { kind: 'retry' }> | { readonly kind: 'ready'; readonly work: DeliveryWork };
+
 /** The exact body of every attempt of an event (same bytes each time, so signatures are stable). */
 export function envelopeBody(event: DeliveryWork['event']): string {
   const envelope: WebhookEnvelope = {
@@ -81,7 +84,17 @@ export class DeliveryService implements OnApplicationShutdown {
     this.sender.close();
   }
 
+  /** Loads and sends one attempt of a delivery (`prepare`, then `send`). */
   async attempt(deliveryId: string): Promise<AttemptResult> {
+    const prepared = await this.prepare(deliveryId);
+    return prepared.kind === 'ready' ? this.send(prepared.work) : prepared;
+  }
+
+  /**
+   * What an attempt of the delivery needs, or why there is nothing to send: its endpoint was
+   * deleted, it is no longer pending, or its endpoint was disabled (then it fails here).
+   */
+  async prepare(deliveryId: string): Promise<PreparedDelivery> {
     const work = await this.repository.deliveryWork(deliveryId);
     if (work === null) return { kind: 'missing' };
     if (work.status !== 'pending') return { kind: 'finished', status: 'skipped' };
@@ -90,7 +103,12 @@ export class DeliveryService implements OnApplicationShutdown {
       this.metrics.outcomes.inc({ outcome: 'endpoint_disabled' });
       return { kind: 'finished', status: 'failed' };
     }
+    return { kind: 'ready', work };
+  }
 
+  /** Signs, POSTs, records the attempt and decides what comes next. */
+  async send(work: DeliveryWork): Promise<AttemptResult> {
+    const { deliveryId } = work;
     const now = this.clock.now();
     const { endpoint } = work;
     const secrets: [string, ...string[]] = [endpoint.secret];
