@@ -4,12 +4,6 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 
 export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'endpoint_disabled';
 
-/** What this worker process is doing now, for the fair-share gauges. */
-export interface FairShareState {
-  readonly inFlight: number;
-  readonly parked: number;
-}
-
 /**
  * Webhook metrics in the service's registry: outcomes of attempts, attempt latency, and
  * two gauges computed at scrape time (outbox lag, queue depth) from callbacks the
@@ -21,7 +15,7 @@ export class WebhooksMetrics {
   readonly attemptDuration: Histogram<'result'>;
   /** Deliveries parked without an attempt because their endpoint or owner had no free slot. */
   readonly deferrals: Counter<'limit'>;
-  private fairShareSource: () => FairShareState = () => ({ inFlight: 0, parked: 0 });
+  private inFlightSource: () => number = () => 0;
   private lagSource: () => Promise<number> = () => Promise.resolve(0);
   private depthSource: () => Promise<Record<string, number>> = () => Promise.resolve({});
 
@@ -46,21 +40,13 @@ export class WebhooksMetrics {
       labelNames: ['limit'],
       registers,
     });
-    const fairShare = (): FairShareState => this.fairShareSource();
+    const inFlight = (): number => this.inFlightSource();
     new Gauge({
       name: 'webhook_attempts_in_flight',
       help: 'Webhook attempts in flight in this process',
       registers,
       collect() {
-        this.set(fairShare().inFlight);
-      },
-    });
-    new Gauge({
-      name: 'webhook_deliveries_parked',
-      help: 'Deliveries this process parked and will wake when a slot of their endpoint or owner frees',
-      registers,
-      collect() {
-        this.set(fairShare().parked);
+        this.set(inFlight());
       },
     });
     const lag = (): Promise<number> => this.lagSource().catch(() => -1);
@@ -90,8 +76,8 @@ export class WebhooksMetrics {
     this.depthSource = depth;
   }
 
-  setFairShareSource(source: () => FairShareState): void {
-    this.fairShareSource = source;
+  setInFlightSource(source: () => number): void {
+    this.inFlightSource = source;
   }
 
   observeAttempt(statusCode: number | null, seconds: number): void {

@@ -1,18 +1,21 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { QueueRegistry } from '@app/platform';
-import { DelayedError, type Job, type Worker } from 'bullmq';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { QueueRegistry, RedisService, ThrottledWarning } from '@app/platform';
+import { DelayedError, Job, type Worker } from 'bullmq';
 import { WebhooksConfig } from '../webhooks.config';
 import { WebhooksMetrics } from '../webhooks.metrics';
 import { type DeliveryJobData, deliveryQueue, type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
 import { type AttemptResult, DeliveryService, type PreparedDelivery } from './delivery.service';
-import { type Blocker, type DeliveryRoute, FairShare, fallbackDelayMs, WaitingRoom } from './fair-share';
+import { type Blocker, type DeliveryRoute, FairShare, fallbackDelayMs } from './fair-share';
+import { ParkingLines } from './parking-lines';
 
-/** Parked deliveries a process remembers (to wake them); beyond, they come back after their fallback delay. */
-export const WAITING_ROOM_CAPACITY = 10_000;
-/** A woken delivery that has not arrived within this went to another process. */
-export const WAKE_TTL_MS = 1_000;
-/** How often parked deliveries are looked at besides on every release. */
-export const PUMP_EVERY_MS = 500;
+/** Parked ids popped per release at most while looking for one still parked (the others came back by themselves). */
+const WAKE_TRIES = 5;
+/**
+ * A delivery whose endpoint or owner is full waits in the process this long at most for a
+ * slot — only while the attempts holding them are younger than this (a busy, fast
+ * receiver) — before it is parked; behind slower attempts it is parked at once.
+ */
+export const LOCAL_WAIT_MS = 250;
 
 /**
  * The BullMQ processor: a thin adapter over DeliveryService. A retry keeps the same job
@@ -20,20 +23,22 @@ export const PUMP_EVERY_MS = 500;
  * mid-delivery stops renewing its lock; after WEBHOOK_LOCK_DURATION_MS BullMQ's stalled
  * check hands the job to another worker (at-least-once).
  *
- * Fair share (docs/webhooks.md): an attempt takes a slot of its endpoint
+ * Fair share (docs/webhooks.md, "Fair delivery"): an attempt takes a slot of its endpoint
  * (WEBHOOK_ENDPOINT_CONCURRENCY) and of its owner (WEBHOOK_OWNER_CONCURRENCY) in this
- * process. A delivery that finds no free slot is not attempted: its job is parked in the
- * delayed set the same way (no attempt counted, its schedule untouched) and promoted again
- * when a slot frees here, or after a fallback delay (1 s doubling up to
- * WEBHOOK_LOCK_DURATION_MS) if nothing wakes it.
+ * process. A delivery that finds no free slot (after at most LOCAL_WAIT_MS behind young
+ * attempts) is not attempted: its job is parked in the delayed set the same way (no
+ * attempt counted, its schedule untouched) and its id put in the line of the limit that
+ * stopped it (ParkingLines, in Redis). Every release of a slot, in any process, promotes
+ * the oldest delivery waiting for that endpoint or owner; if nothing does (Redis lost the
+ * line), the job comes back by itself after half to all of WEBHOOK_LOCK_DURATION_MS.
  */
 @Injectable()
-export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class DeliveryWorker implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Webhooks');
+  private readonly failures = new ThrottledWarning(this.logger);
   worker: Worker | undefined;
   readonly fair: FairShare;
-  readonly room: WaitingRoom<Job>;
-  private pumpTimer: NodeJS.Timeout | undefined;
-  private pumpScheduled = false;
+  readonly lines: ParkingLines;
 
   constructor(
     private readonly queues: QueueRegistry,
@@ -41,19 +46,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly metrics: WebhooksMetrics,
+    redis: RedisService,
   ) {
-    this.fair = new FairShare({ perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY, perOwner: config.ownerConcurrency }, () =>
-      this.schedulePump(),
+    this.fair = new FairShare({ perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY, perOwner: config.ownerConcurrency }, (route) =>
+      this.wake(route),
     );
-    this.room = new WaitingRoom<Job>({
-      fair: this.fair,
-      wake: (job) => job.promote(),
-      concurrency: config.WEBHOOK_WORKER_CONCURRENCY,
-      capacity: WAITING_ROOM_CAPACITY,
-      wakeTtlMs: WAKE_TTL_MS,
-      now: () => Date.now(),
-    });
-    metrics.setFairShareSource(() => ({ inFlight: this.fair.inFlight, parked: this.room.size }));
+    this.lines = new ParkingLines(redis.commands, ParkingLines.prefixFor(config.QUEUE_PREFIX, options.ownerType));
+    metrics.setInFlightSource(() => this.fair.inFlight);
   }
 
   onApplicationBootstrap(): void {
@@ -68,50 +67,34 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
         maxStalledCount: 5,
       },
     );
-    this.pumpTimer = setInterval(() => {
-      this.room.prune();
-      this.room.pump();
-    }, PUMP_EVERY_MS);
-    this.pumpTimer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.pumpTimer);
   }
 
   async process(data: DeliveryJobData, job: Job, token?: string): Promise<string> {
     const id = data.deliveryId;
     let route: DeliveryRoute | undefined =
-      this.room.arrive(id) ??
-      (data.endpointId !== undefined && data.ownerId !== undefined
+      data.endpointId !== undefined && data.ownerId !== undefined
         ? { endpointId: data.endpointId, ownerId: data.ownerId }
-        : undefined);
-    let parked = false;
-    try {
-      let prepared: PreparedDelivery | undefined;
-      if (route === undefined) {
-        // a job enqueued without its route (sweeps, redelivery): read the delivery first
-        prepared = await this.deliveries.prepare(id);
-        if (prepared.kind !== 'ready') return this.settle(prepared, job, token);
-        route = { endpointId: prepared.work.endpoint.id, ownerId: prepared.work.endpoint.ownerId };
-      }
-      const lease = this.fair.tryAcquire(route);
-      if (typeof lease === 'string') {
-        await this.park(id, job, token, route, lease);
-        parked = true;
-        throw new DelayedError();
-      }
-      let result: AttemptResult;
-      try {
-        prepared ??= await this.deliveries.prepare(id);
-        result = prepared.kind === 'ready' ? await this.deliveries.send(prepared.work) : prepared;
-      } finally {
-        lease.release();
-      }
-      return await this.settle(result, job, token);
-    } finally {
-      if (!parked) this.room.leave(id);
+        : undefined;
+    let prepared: PreparedDelivery | undefined;
+    if (route === undefined) {
+      // a job enqueued without its route (sweeps, redelivery): read the delivery first
+      prepared = await this.deliveries.prepare(id);
+      if (prepared.kind !== 'ready') return this.settle(prepared, job, token);
+      route = { endpointId: prepared.work.endpoint.id, ownerId: prepared.work.endpoint.ownerId };
     }
+    const lease = await this.fair.acquire(route, LOCAL_WAIT_MS);
+    if (typeof lease === 'string') {
+      await this.park(id, job, token, route, lease);
+      throw new DelayedError();
+    }
+    let result: AttemptResult;
+    try {
+      prepared ??= await this.deliveries.prepare(id);
+      result = prepared.kind === 'ready' ? await this.deliveries.send(prepared.work) : prepared;
+    } finally {
+      lease.release(); // wakes the next delivery waiting for this endpoint or owner
+    }
+    return this.settle(result, job, token);
   }
 
   /** Returns the job's result, or moves it to the delayed set until its retry is due. */
@@ -127,25 +110,39 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  /** Puts the job back in the delayed set without an attempt, to be woken when a slot frees. */
+  /** Puts the job back in the delayed set without an attempt, in the line of the limit that stopped it. */
   private async park(id: string, job: Job, token: string | undefined, route: DeliveryRoute, blocker: Blocker): Promise<void> {
-    const parks = this.room.nextPark(id);
-    const delay = fallbackDelayMs(parks ?? Number.MAX_SAFE_INTEGER, this.config.WEBHOOK_LOCK_DURATION_MS);
-    const dueAt = Date.now() + delay;
-    await job.moveToDelayed(dueAt, token);
-    this.room.park(id, job, route, dueAt);
+    await job.moveToDelayed(Date.now() + fallbackDelayMs(this.config.WEBHOOK_LOCK_DURATION_MS), token);
     this.metrics.deferrals.inc({ limit: blocker });
-    // a slot may have freed while the job was being moved
-    this.schedulePump();
+    try {
+      await this.lines.park(route, blocker, id, job.timestamp);
+    } catch (err) {
+      this.logFailure('park a webhook delivery in its line (it comes back after its fallback delay)', err);
+      return;
+    }
+    // a slot of this process may have freed while the job was being parked, with nobody in line yet
+    if (this.fair.room(route) > 0) this.wake(route);
   }
 
-  /** One pump per tick however many releases happened in it. */
-  private schedulePump(): void {
-    if (this.pumpScheduled) return;
-    this.pumpScheduled = true;
-    setImmediate(() => {
-      this.pumpScheduled = false;
-      this.room.pump();
-    });
+  /** After a release: promotes the oldest delivery waiting for a slot of this endpoint or owner, if any. */
+  private wake(route: DeliveryRoute): void {
+    const worker = this.worker;
+    if (worker === undefined) return;
+    void (async () => {
+      for (let i = 0; i < WAKE_TRIES; i++) {
+        const id = await this.lines.next(route);
+        if (id === null) return;
+        try {
+          await new Job(worker, 'deliver', { deliveryId: id }, {}, id).promote();
+          return;
+        } catch {
+          // no longer delayed (it came back by itself) or gone: the next one
+        }
+      }
+    })().catch((err: unknown) => this.logFailure('wake a parked webhook delivery (it comes back after its fallback delay)', err));
+  }
+
+  private logFailure(what: string, err: unknown): void {
+    this.failures.warn(`${what}: ${err instanceof Error ? err.message : String(err)}`, what);
   }
 }

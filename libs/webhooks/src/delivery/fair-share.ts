@@ -2,8 +2,9 @@
  * Fair delivery within one worker process (docs/webhooks.md, "Fair delivery"): at most
  * `perEndpoint` attempts in flight to one endpoint and `perOwner` for one owner, so an
  * owner whose receivers hang holds only its share of the worker's slots. A delivery that
- * finds no room is parked (its job moved to the delayed set without an attempt) and woken
- * when a slot of its endpoint or owner frees in this process.
+ * finds no room is parked (its job moved to the delayed set without an attempt, its id in
+ * a line in Redis: parking-lines.ts) and woken by the next release of a slot of its
+ * endpoint or owner, in any process.
  */
 
 /** Whose slots a delivery takes: its endpoint and the endpoint's owner (the owner type is the queue's). */
@@ -25,39 +26,41 @@ export interface Lease {
   release(): void;
 }
 
-function bump(map: Map<string, number>, key: string, by: number): void {
-  const n = (map.get(key) ?? 0) + by;
-  if (n <= 0) map.delete(key);
-  else map.set(key, n);
-}
-
-/** In-flight attempts of this process, by endpoint and by owner. */
+/** In-flight attempts of this process, by endpoint and by owner, with their start times. */
 export class FairShare {
-  private readonly endpoints = new Map<string, number>();
-  private readonly owners = new Map<string, number>();
+  /** Start times (ms) of the attempts in flight, by endpoint id and by owner id. */
+  private readonly endpoints = new Map<string, number[]>();
+  private readonly owners = new Map<string, number[]>();
+  private readonly waiters: Waiter[] = [];
   private total = 0;
 
   constructor(
     readonly limits: FairShareLimits,
-    /** Called after every release (the waiting room wakes the next parked delivery). */
-    private readonly onRelease: () => void = () => undefined,
+    /** Called after a release that no local waiter took (the worker wakes the next parked delivery of the route). */
+    private readonly onRelease: (route: DeliveryRoute) => void = () => undefined,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   get inFlight(): number {
     return this.total;
   }
 
-  inFlightOf(route: DeliveryRoute): { endpoint: number; owner: number } {
-    return { endpoint: this.endpoints.get(route.endpointId) ?? 0, owner: this.owners.get(route.ownerId) ?? 0 };
+  /** Deliveries waiting in this process for a slot (at most `localWaitMs` each). */
+  get waiting(): number {
+    return this.waiters.length;
   }
 
-  /** Free slots for `route` once `reserved` (slots promised to woken deliveries) are counted; 0 when none. */
-  room(route: DeliveryRoute, reserved: { endpoint: number; owner: number } = { endpoint: 0, owner: 0 }): number {
+  inFlightOf(route: DeliveryRoute): { endpoint: number; owner: number } {
+    return {
+      endpoint: this.endpoints.get(route.endpointId)?.length ?? 0,
+      owner: this.owners.get(route.ownerId)?.length ?? 0,
+    };
+  }
+
+  /** Free slots for `route` now (0 when none). */
+  room(route: DeliveryRoute): number {
     const used = this.inFlightOf(route);
-    return Math.max(
-      0,
-      Math.min(this.limits.perEndpoint - used.endpoint - reserved.endpoint, this.limits.perOwner - used.owner - reserved.owner),
-    );
+    return Math.max(0, Math.min(this.limits.perEndpoint - used.endpoint, this.limits.perOwner - used.owner));
   }
 
   /** Takes a slot for `route`, or says which limit is reached. */
@@ -65,208 +68,93 @@ export class FairShare {
     const used = this.inFlightOf(route);
     if (used.endpoint >= this.limits.perEndpoint) return 'endpoint';
     if (used.owner >= this.limits.perOwner) return 'owner';
-    bump(this.endpoints, route.endpointId, 1);
-    bump(this.owners, route.ownerId, 1);
+    const started = this.now();
+    push(this.endpoints, route.endpointId, started);
+    push(this.owners, route.ownerId, started);
     this.total++;
     let released = false;
     return {
       release: () => {
         if (released) return;
         released = true;
-        bump(this.endpoints, route.endpointId, -1);
-        bump(this.owners, route.ownerId, -1);
+        pull(this.endpoints, route.endpointId, started);
+        pull(this.owners, route.ownerId, started);
         this.total--;
-        this.onRelease();
+        if (!this.grantWaiter()) this.onRelease(route);
       },
     };
   }
+
+  /**
+   * Takes a slot for `route`, waiting for one in this process up to `maxWaitMs` when the
+   * attempts holding the limit are young (a busy, fast receiver: a slot frees within
+   * moments, and waiting here is cheaper than a trip through the delayed set). When they
+   * are older than that (a slow or hanging receiver), or the wait runs out, it says which
+   * limit is reached, without waiting.
+   */
+  acquire(route: DeliveryRoute, maxWaitMs: number): Promise<Lease | Blocker> {
+    const taken = this.tryAcquire(route);
+    if (typeof taken !== 'string' || maxWaitMs <= 0) return Promise.resolve(taken);
+    const holders = taken === 'endpoint' ? this.endpoints.get(route.endpointId) : this.owners.get(route.ownerId);
+    const oldest = holders?.[0];
+    if (oldest === undefined || this.now() - oldest > maxWaitMs) return Promise.resolve(taken);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        route,
+        grant: (lease) => {
+          clearTimeout(timer);
+          resolve(lease);
+        },
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        resolve(this.tryAcquire(route));
+      }, maxWaitMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Hands a freed slot to the oldest local waiter that fits; false when none does. */
+  private grantWaiter(): boolean {
+    for (const [i, waiter] of this.waiters.entries()) {
+      const lease = this.tryAcquire(waiter.route);
+      if (typeof lease === 'string') continue;
+      this.waiters.splice(i, 1);
+      waiter.grant(lease);
+      return true;
+    }
+    return false;
+  }
 }
 
-interface Entry<J> {
-  readonly id: string;
-  job: J;
+interface Waiter {
   readonly route: DeliveryRoute;
-  /** How many times this process parked it (the fallback delay grows with it). */
-  parks: number;
-  /** When its delayed job becomes due by itself (ms). */
-  dueAt: number;
-  /** Being processed now (it arrived again): not to be woken. */
-  active: boolean;
-  /** When it was woken (promoted); while recent it holds a reserved slot. */
-  wokenAt: number | undefined;
+  grant(lease: Lease): void;
 }
 
-export interface WaitingRoomOptions<J> {
-  readonly fair: FairShare;
-  /** Moves a parked job from the delayed set to the waiting list (BullMQ `job.promote()`). */
-  readonly wake: (job: J) => Promise<void>;
-  /** Slots of the process (the worker's concurrency): never more woken than could run. */
-  readonly concurrency: number;
-  /** Parked deliveries remembered at most; more are left to their fallback delay. */
-  readonly capacity: number;
-  /** A woken delivery holds its slot this long; if it has not arrived by then, it went to another process. */
-  readonly wakeTtlMs: number;
-  readonly now: () => number;
+function push(map: Map<string, number[]>, key: string, started: number): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [started]);
+  else list.push(started); // start times only grow: the list stays sorted, oldest first
+}
+
+function pull(map: Map<string, number[]>, key: string, started: number): void {
+  const list = map.get(key);
+  if (list === undefined) return;
+  const i = list.indexOf(started);
+  if (i >= 0) list.splice(i, 1);
+  if (list.length === 0) map.delete(key);
 }
 
 /**
- * The parked deliveries of this process, by endpoint in arrival order. `pump()` wakes the
- * oldest ones whose endpoint and owner have room — on every release and periodically (a
- * woken job may be taken by another process, whose own releases then wake it there) —
- * and never more than could start, so a parked job is not fetched again just to be parked
- * again: waiting costs no CPU and no Redis traffic while the slots stay taken.
+ * How long a parked job waits in the delayed set if nothing wakes it (Redis lost its line,
+ * or its endpoint was deleted meanwhile): `maxMs` (WEBHOOK_LOCK_DURATION_MS, the time a dead worker's active deliveries
+ * take to be taken over too), jittered down by up to half so that parked jobs do not come
+ * back together. Long on purpose: the next release of a slot of its endpoint or owner wakes
+ * it, and a short fallback would fetch every parked job again and again while its endpoint
+ * hangs.
  */
-export class WaitingRoom<J> {
-  /** Parked deliveries by endpoint; the map's order is the round-robin order of endpoints. */
-  private readonly queues = new Map<string, Map<string, Entry<J>>>();
-  private readonly byId = new Map<string, Entry<J>>();
-  /** Woken, not yet arrived: each holds a slot of its endpoint and owner for `wakeTtlMs`. */
-  private readonly woken = new Map<string, Entry<J>>();
-
-  constructor(private readonly options: WaitingRoomOptions<J>) {}
-
-  get size(): number {
-    return this.byId.size;
-  }
-
-  /**
-   * A job arrives (again): its route if this process parked it, and it stops being a
-   * candidate to wake until it is parked again or leaves.
-   */
-  arrive(id: string): DeliveryRoute | undefined {
-    const entry = this.byId.get(id);
-    if (entry === undefined) return undefined;
-    entry.active = true;
-    entry.wokenAt = undefined;
-    this.woken.delete(id);
-    return entry.route;
-  }
-
-  /**
-   * The how-manieth park of `id` in this process the next one would be (the fallback delay
-   * grows with it), or undefined when the room is full and would not remember it.
-   */
-  nextPark(id: string): number | undefined {
-    const entry = this.byId.get(id);
-    if (entry !== undefined) return entry.parks + 1;
-    return this.byId.size < this.options.capacity ? 1 : undefined;
-  }
-
-  /**
-   * Records a job just moved to the delayed set, due back by itself at `dueAt`. A job
-   * parked before keeps its place in its endpoint's line.
-   */
-  park(id: string, job: J, route: DeliveryRoute, dueAt: number): void {
-    const existing = this.byId.get(id);
-    if (existing !== undefined) {
-      existing.job = job;
-      existing.parks++;
-      existing.dueAt = dueAt;
-      existing.active = false;
-      existing.wokenAt = undefined;
-      this.woken.delete(id);
-      return;
-    }
-    if (this.byId.size >= this.options.capacity) return;
-    const entry: Entry<J> = { id, job, route, parks: 1, dueAt, active: false, wokenAt: undefined };
-    this.byId.set(id, entry);
-    let line = this.queues.get(route.endpointId);
-    if (line === undefined) {
-      line = new Map();
-      this.queues.set(route.endpointId, line);
-    }
-    line.set(id, entry);
-  }
-
-  /** The job was attempted, finished or failed here: forget it. */
-  leave(id: string): void {
-    const entry = this.byId.get(id);
-    if (entry === undefined) return;
-    this.byId.delete(id);
-    this.woken.delete(id);
-    const line = this.queues.get(entry.route.endpointId);
-    line?.delete(id);
-    if (line?.size === 0) this.queues.delete(entry.route.endpointId);
-  }
-
-  /** Wakes the oldest parked deliveries that have room now; returns how many. */
-  pump(): number {
-    const { fair, concurrency, wakeTtlMs } = this.options;
-    const now = this.options.now();
-    const reservedEndpoint = new Map<string, number>();
-    const reservedOwner = new Map<string, number>();
-    for (const [id, entry] of this.woken) {
-      if (entry.wokenAt === undefined || now - entry.wokenAt > wakeTtlMs) {
-        // not arrived here in time: taken by another process, or still queued behind others
-        // (it is no longer delayed either way); if it comes back here it is parked anew
-        this.leave(id);
-        continue;
-      }
-      bump(reservedEndpoint, entry.route.endpointId, 1);
-      bump(reservedOwner, entry.route.ownerId, 1);
-    }
-    let budget = concurrency - fair.inFlight - this.woken.size;
-    let wokenNow = 0;
-    const served: string[] = [];
-    for (const [endpointId, line] of this.queues) {
-      if (budget <= 0) break;
-      const first = line.values().next().value;
-      if (first === undefined) {
-        this.queues.delete(endpointId);
-        continue;
-      }
-      let room = fair.room(first.route, {
-        endpoint: reservedEndpoint.get(endpointId) ?? 0,
-        owner: reservedOwner.get(first.route.ownerId) ?? 0,
-      });
-      if (room <= 0) continue;
-      for (const entry of line.values()) {
-        if (room <= 0 || budget <= 0) break;
-        if (entry.active || entry.wokenAt !== undefined) continue;
-        if (entry.dueAt + wakeTtlMs < now) {
-          // its fallback delay has run out: the job came back by itself (here or elsewhere)
-          this.leave(entry.id);
-          continue;
-        }
-        entry.wokenAt = now;
-        this.woken.set(entry.id, entry);
-        bump(reservedOwner, entry.route.ownerId, 1);
-        room--;
-        budget--;
-        wokenNow++;
-        const { id } = entry;
-        this.options.wake(entry.job).catch(() => {
-          // no longer delayed (taken meanwhile) or Redis unreachable: its fallback delay stands
-          this.leave(id);
-        });
-      }
-      served.push(endpointId);
-    }
-    // round robin: endpoints just served go to the back of the line
-    for (const endpointId of served) {
-      const line = this.queues.get(endpointId);
-      if (line === undefined) continue;
-      this.queues.delete(endpointId);
-      if (line.size > 0) this.queues.set(endpointId, line);
-    }
-    return wokenNow;
-  }
-
-  /** Forgets parked deliveries whose fallback delay ran out long ago (they came back by themselves). */
-  prune(): void {
-    const now = this.options.now();
-    for (const entry of this.byId.values()) {
-      if (!entry.active && entry.wokenAt === undefined && entry.dueAt + this.options.wakeTtlMs < now) this.leave(entry.id);
-    }
-  }
-}
-
-/**
- * How long a parked job waits in the delayed set if nothing wakes it: 1 s, doubling with
- * each park of the same job up to `maxMs`, jittered down by up to half so that parked
- * jobs do not come back together.
- */
-export function fallbackDelayMs(parks: number, maxMs: number, random: () => number = Math.random): number {
-  const base = Math.min(maxMs, 1_000 * 2 ** Math.min(20, Math.max(0, parks - 1)));
-  return Math.round(base * (0.5 + random() / 2));
+export function fallbackDelayMs(maxMs: number, random: () => number = Math.random): number {
+  return Math.round(maxMs * (0.5 + random() / 2));
 }
