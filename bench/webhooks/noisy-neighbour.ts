@@ -3,7 +3,8 @@
  *
  *   node bench/ts-run.mjs bench/webhooks/noisy-neighbour.ts
  *   BENCH_NEIGHBOUR_ENDPOINTS=40 BENCH_HOLD_MS=30000 BENCH_SECONDS=30 ... to change it;
- *   BENCH_NEIGHBOUR_EVERY_MS=0: the neighbour commits one event only (as in the issue's probe)
+ *   BENCH_NEIGHBOUR_EVERY_MS=0: the neighbour commits one event only (as in the issue's probe),
+ *   or BENCH_NEIGHBOUR_BURST events at once; BENCH_HOLD_MS=0: its receiver answers at once
  *
  * One ROLE=worker process with the default settings (20 slots, 10 s attempt timeout and
  * the fair-share defaults). Phase 1: tenant B alone, one event every 500 ms to one
@@ -31,8 +32,9 @@ const NEIGHBOUR_ENDPOINTS = Number(process.env.BENCH_NEIGHBOUR_ENDPOINTS ?? 40);
 const HOLD_MS = Number(process.env.BENCH_HOLD_MS ?? 30_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const B_EVERY_MS = 500;
-/** 0: the neighbour commits a single event (40 deliveries) at the start of the phase. */
+/** 0: the neighbour commits BENCH_NEIGHBOUR_BURST events (each to its 40 endpoints) at the start of the phase instead. */
 const NEIGHBOUR_EVERY_MS = Number(process.env.BENCH_NEIGHBOUR_EVERY_MS ?? 1_000);
+const NEIGHBOUR_BURST = Number(process.env.BENCH_NEIGHBOUR_BURST ?? 1);
 const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
     req.on('end', () => {
       held++;
       peakHeld = Math.max(peakHeld, held);
-      const timer = setTimeout(() => res.writeHead(200).end(), HOLD_MS);
+      const timer = setTimeout(() => res.writeHead(200).end(), HOLD_MS); // 0: at once
       res.on('close', () => {
         clearTimeout(timer);
         held--;
@@ -140,10 +142,14 @@ async function main(): Promise<void> {
       const end = started + SECONDS * 1000;
       const neighbourLoop = (async () => {
         if (!withNeighbour) return;
-        do {
+        if (NEIGHBOUR_EVERY_MS <= 0) {
+          await Promise.all(Array.from({ length: NEIGHBOUR_BURST }, () => emit(neighbour, { n: neighbourEvents++ })));
+          return;
+        }
+        while (performance.now() < end) {
           await emit(neighbour, { n: neighbourEvents++ });
           await sleep(NEIGHBOUR_EVERY_MS);
-        } while (NEIGHBOUR_EVERY_MS > 0 && performance.now() < end);
+        }
       })();
       // let the neighbour's first event take the slots before B's first one
       if (withNeighbour) await sleep(B_EVERY_MS);
@@ -164,7 +170,7 @@ async function main(): Promise<void> {
         .sort((a, b) => a - b);
       const phase = {
         name: withNeighbour
-          ? `with the neighbour (${NEIGHBOUR_ENDPOINTS} endpoints holding ${HOLD_MS / 1000} s, ${neighbourEvents} events)`
+          ? `with the neighbour (${NEIGHBOUR_ENDPOINTS} endpoints ${HOLD_MS > 0 ? `holding ${HOLD_MS / 1000} s` : 'answering at once'}, ${neighbourEvents} events)`
           : 'alone',
         latencies,
         lost: committed.size - latencies.length,

@@ -89,11 +89,22 @@ describe('libs/webhooks fair delivery across worker processes', () => {
     await lines.park(route, 'owner', 'dlv_a', 1);
     await lines.park(route, 'endpoint', 'dlv_c', 3);
     await lines.park({ endpointId: 'we_2', ownerId: 'o1' }, 'endpoint', 'dlv_other', 0);
+    expect(await lines.lines()).toEqual(
+      expect.arrayContaining([
+        { kind: 'endpoint', endpointId: 'we_1', ownerId: 'o1' },
+        { kind: 'owner', ownerId: 'o1' },
+        { kind: 'endpoint', endpointId: 'we_2', ownerId: 'o1' },
+      ]),
+    );
     expect([await lines.next(route), await lines.next(route), await lines.next(route), await lines.next(route)]).toEqual([
       'dlv_a',
       'dlv_b',
       'dlv_c',
       null,
     ]);
+    // emptied lines leave the index; take() pops the oldest of one line
+    expect(await lines.lines()).toEqual([{ kind: 'endpoint', endpointId: 'we_2', ownerId: 'o1' }]);
+    expect(await lines.take({ kind: 'endpoint', endpointId: 'we_2', ownerId: 'o1' }, 5)).toEqual(['dlv_other']);
+    expect(await lines.lines()).toEqual([]);
   });
 });

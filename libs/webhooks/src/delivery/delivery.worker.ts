@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { QueueRegistry, RedisService, ThrottledWarning } from '@app/platform';
 import { DelayedError, Job, type Worker } from 'bullmq';
 import { WebhooksConfig } from '../webhooks.config';
@@ -6,7 +6,7 @@ import { WebhooksMetrics } from '../webhooks.metrics';
 import { type DeliveryJobData, deliveryQueue, type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
 import { type AttemptResult, DeliveryService, type PreparedDelivery } from './delivery.service';
 import { type Blocker, type DeliveryRoute, FairShare, fallbackDelayMs } from './fair-share';
-import { ParkingLines } from './parking-lines';
+import { type Line, ParkingLines } from './parking-lines';
 
 /** Parked ids popped per release at most while looking for one still parked (the others came back by themselves). */
 const WAKE_TRIES = 5;
@@ -16,6 +16,8 @@ const WAKE_TRIES = 5;
  * receiver) — before it is parked; behind slower attempts it is parked at once.
  */
 export const LOCAL_WAIT_MS = 250;
+/** How often each process looks over the lines for deliveries it has room for (a wake that went to another process, a line nobody released into). */
+export const PUMP_EVERY_MS = 500;
 
 /**
  * The BullMQ processor: a thin adapter over DeliveryService. A retry keeps the same job
@@ -29,16 +31,19 @@ export const LOCAL_WAIT_MS = 250;
  * attempts) is not attempted: its job is parked in the delayed set the same way (no
  * attempt counted, its schedule untouched) and its id put in the line of the limit that
  * stopped it (ParkingLines, in Redis). Every release of a slot, in any process, promotes
- * the oldest delivery waiting for that endpoint or owner; if nothing does (Redis lost the
- * line), the job comes back by itself after half to all of WEBHOOK_LOCK_DURATION_MS.
+ * the oldest delivery waiting for that endpoint or owner, and every PUMP_EVERY_MS each
+ * process wakes as many parked deliveries as it has room for; if nothing does (Redis lost
+ * the line), the job comes back by itself after half to all of WEBHOOK_LOCK_DURATION_MS.
  */
 @Injectable()
-export class DeliveryWorker implements OnApplicationBootstrap {
+export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private readonly failures = new ThrottledWarning(this.logger);
   worker: Worker | undefined;
   readonly fair: FairShare;
   readonly lines: ParkingLines;
+  private pumpTimer: NodeJS.Timeout | undefined;
+  private pumping = false;
 
   constructor(
     private readonly queues: QueueRegistry,
@@ -67,6 +72,12 @@ export class DeliveryWorker implements OnApplicationBootstrap {
         maxStalledCount: 5,
       },
     );
+    this.pumpTimer = setInterval(() => this.pump(), PUMP_EVERY_MS);
+    this.pumpTimer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.pumpTimer);
   }
 
   async process(data: DeliveryJobData, job: Job, token?: string): Promise<string> {
@@ -122,24 +133,54 @@ export class DeliveryWorker implements OnApplicationBootstrap {
     }
     // a slot of this process may have freed while the job was being parked, with nobody in line yet
     if (this.fair.room(route) > 0) this.wake(route);
+    // woken for a freed owner slot it cannot use (its endpoint is full): the owner's next one may
+    else if (blocker === 'endpoint' && this.fair.ownerRoom(route.ownerId) > 0)
+      this.wakeLine({ kind: 'owner', ownerId: route.ownerId }, 1);
   }
 
   /** After a release: promotes the oldest delivery waiting for a slot of this endpoint or owner, if any. */
   private wake(route: DeliveryRoute): void {
-    const worker = this.worker;
-    if (worker === undefined) return;
     void (async () => {
       for (let i = 0; i < WAKE_TRIES; i++) {
         const id = await this.lines.next(route);
-        if (id === null) return;
-        try {
-          await new Job(worker, 'deliver', { deliveryId: id }, {}, id).promote();
-          return;
-        } catch {
-          // no longer delayed (it came back by itself) or gone: the next one
-        }
+        if (id === null || (await this.promote(id))) return;
       }
     })().catch((err: unknown) => this.logFailure('wake a parked webhook delivery (it comes back after its fallback delay)', err));
+  }
+
+  /** Promotes up to `count` of the oldest deliveries of one line. */
+  private wakeLine(line: Line, count: number): void {
+    void (async () => {
+      for (const id of await this.lines.take(line, count)) await this.promote(id);
+    })().catch((err: unknown) => this.logFailure('wake a parked webhook delivery (it comes back after its fallback delay)', err));
+  }
+
+  /** Wakes, from every line, as many deliveries as this process has room for now. */
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    void (async () => {
+      for (const line of await this.lines.lines()) {
+        const room = line.kind === 'endpoint' ? this.fair.room(line) : this.fair.ownerRoom(line.ownerId);
+        if (room > 0) for (const id of await this.lines.take(line, room)) await this.promote(id);
+      }
+    })()
+      .catch((err: unknown) => this.logFailure('look over the parked webhook deliveries', err))
+      .finally(() => {
+        this.pumping = false;
+      });
+  }
+
+  /** Moves a parked job from the delayed set to the waiting list; false if it is no longer parked (it came back by itself, or is gone). */
+  private async promote(id: string): Promise<boolean> {
+    const worker = this.worker;
+    if (worker === undefined) return false;
+    try {
+      await new Job(worker, 'deliver', { deliveryId: id }, {}, id).promote();
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private logFailure(what: string, err: unknown): void {

@@ -53,11 +53,11 @@ describe('FairShare.acquire', () => {
     expect(fair.waiting).toBe(1);
     first.release();
     const second = lease(await waiting);
-    // the slot went to the local waiter: nobody parked needs waking
-    expect(wakes).toEqual([]);
+    // the slot went to the local waiter, and one parked delivery is woken to wait next
+    expect(wakes).toEqual([route('e1')]);
     expect(fair.inFlightOf(route('e1'))).toEqual({ endpoint: 1, owner: 1 });
     second.release();
-    expect(wakes).toEqual([route('e1')]);
+    expect(wakes).toEqual([route('e1'), route('e1')]);
   });
 
   it('behind an attempt older than the wait (a slow receiver), or after the wait, says which limit is reached', async () => {
@@ -70,6 +70,21 @@ describe('FairShare.acquire', () => {
     now = 300;
     await expect(fair.acquire(route('e1'), 250)).resolves.toBe('endpoint');
     await expect(fair.acquire(route('e2'), 250)).resolves.toBe('owner');
+
+    // at most the limit waits here; the rest of a burst is parked at once
+    now = 0;
+    const burst = new FairShare(
+      { perEndpoint: 2, perOwner: 9 },
+      () => undefined,
+      () => now,
+    );
+    burst.tryAcquire(route('e1'));
+    burst.tryAcquire(route('e1'));
+    void burst.acquire(route('e1'), 250);
+    void burst.acquire(route('e1'), 250);
+    await expect(burst.acquire(route('e1'), 250)).resolves.toBe('endpoint');
+    expect(burst.waiting).toBe(2);
+    jest.advanceTimersByTime(250);
 
     now = 0;
     const young = new FairShare(

@@ -36,7 +36,7 @@ export class FairShare {
 
   constructor(
     readonly limits: FairShareLimits,
-    /** Called after a release that no local waiter took (the worker wakes the next parked delivery of the route). */
+    /** Called after every release (the worker wakes the next parked delivery of the route). */
     private readonly onRelease: (route: DeliveryRoute) => void = () => undefined,
     private readonly now: () => number = () => performance.now(),
   ) {}
@@ -63,6 +63,11 @@ export class FairShare {
     return Math.max(0, Math.min(this.limits.perEndpoint - used.endpoint, this.limits.perOwner - used.owner));
   }
 
+  /** Free slots of an owner now (0 when none). */
+  ownerRoom(ownerId: string): number {
+    return Math.max(0, this.limits.perOwner - (this.owners.get(ownerId)?.length ?? 0));
+  }
+
   /** Takes a slot for `route`, or says which limit is reached. */
   tryAcquire(route: DeliveryRoute): Lease | Blocker {
     const used = this.inFlightOf(route);
@@ -80,7 +85,9 @@ export class FairShare {
         pull(this.endpoints, route.endpointId, started);
         pull(this.owners, route.ownerId, started);
         this.total--;
-        if (!this.grantWaiter()) this.onRelease(route);
+        this.grantWaiter();
+        // and one parked delivery comes back, to take the slot or wait for the next one here
+        this.onRelease(route);
       },
     };
   }
@@ -88,19 +95,28 @@ export class FairShare {
   /**
    * Takes a slot for `route`, waiting for one in this process up to `maxWaitMs` when the
    * attempts holding the limit are young (a busy, fast receiver: a slot frees within
-   * moments, and waiting here is cheaper than a trip through the delayed set). When they
-   * are older than that (a slow or hanging receiver), or the wait runs out, it says which
-   * limit is reached, without waiting.
+   * moments, and waiting here is cheaper than a trip through the delayed set) and fewer
+   * than the limit already wait for it (the rest of a burst is parked at once, so that the
+   * deliveries of others queued behind it are reached soon). Otherwise — a slow or hanging
+   * receiver, or the wait ran out — it says which limit is reached.
    */
   acquire(route: DeliveryRoute, maxWaitMs: number): Promise<Lease | Blocker> {
     const taken = this.tryAcquire(route);
     if (typeof taken !== 'string' || maxWaitMs <= 0) return Promise.resolve(taken);
-    const holders = taken === 'endpoint' ? this.endpoints.get(route.endpointId) : this.owners.get(route.ownerId);
+    const byEndpoint = taken === 'endpoint';
+    const holders = byEndpoint ? this.endpoints.get(route.endpointId) : this.owners.get(route.ownerId);
     const oldest = holders?.[0];
     if (oldest === undefined || this.now() - oldest > maxWaitMs) return Promise.resolve(taken);
+    const queued = this.waiters.filter((w) =>
+      byEndpoint
+        ? w.blocker === 'endpoint' && w.route.endpointId === route.endpointId
+        : w.blocker === 'owner' && w.route.ownerId === route.ownerId,
+    ).length;
+    if (queued >= (byEndpoint ? this.limits.perEndpoint : this.limits.perOwner)) return Promise.resolve(taken);
     return new Promise((resolve) => {
       const waiter: Waiter = {
         route,
+        blocker: taken,
         grant: (lease) => {
           clearTimeout(timer);
           resolve(lease);
@@ -130,6 +146,7 @@ export class FairShare {
 
 interface Waiter {
   readonly route: DeliveryRoute;
+  readonly blocker: Blocker;
   grant(lease: Lease): void;
 }
 
