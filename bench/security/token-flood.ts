@@ -18,9 +18,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from 'pg';
 import { migrate } from '../../libs/platform/src/database/migrator';
 import { freePort } from '../../scripts/local-infra';
+import { queryAt } from '../../test/support/database';
 
 const FLOOD = Number(process.env.BENCH_FLOOD ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -35,16 +35,6 @@ const log = (line: string): void => {
   process.stdout.write(`[token-flood] ${line}\n`);
 };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function admin(sql: string): Promise<void> {
-  const c = new Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 /** utime + stime of `pid` in milliseconds (Linux). */
 function cpuMs(pid: number): number {
@@ -79,7 +69,7 @@ async function main(): Promise<void> {
   const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
   log(`code under test: ${ROOT} at ${commit}`);
   const dbName = `token_flood_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE "${dbName}"`);
+  await queryAt(adminUrl, `CREATE DATABASE "${dbName}"`);
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
   await migrate(dbUrl.toString(), { dir: join(ROOT, 'prisma', 'migrations') });
@@ -195,7 +185,7 @@ async function main(): Promise<void> {
       child.kill('SIGTERM');
       await exited;
     }
-    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await queryAt(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   }
 }
 

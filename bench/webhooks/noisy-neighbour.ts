@@ -23,10 +23,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { Writable } from 'node:stream';
-import { Client } from 'pg';
 import { createRootLogger, createServiceApp, loadConfig, migrate, PrismaService, runTransaction } from '@app/platform';
 import { WebhookEmitter, WebhookEndpointsService } from '@app/webhooks';
 import { BENCH_EVENT, BENCH_OWNER_TYPE, benchService } from './bench-service';
+import { queryAt } from '../../test/support/database';
 
 const NEIGHBOUR_ENDPOINTS = Number(process.env.BENCH_NEIGHBOUR_ENDPOINTS ?? 40);
 const HOLD_MS = Number(process.env.BENCH_HOLD_MS ?? 30_000);
@@ -37,16 +37,6 @@ const NEIGHBOUR_EVERY_MS = Number(process.env.BENCH_NEIGHBOUR_EVERY_MS ?? 1_000)
 const NEIGHBOUR_BURST = Number(process.env.BENCH_NEIGHBOUR_BURST ?? 1);
 const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function admin(sql: string): Promise<void> {
-  const c = new Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -72,7 +62,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 async function main(): Promise<void> {
   const dbName = `webhooks_nn_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE "${dbName}"`);
+  await queryAt(adminUrl, `CREATE DATABASE "${dbName}"`);
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
   await migrate(dbUrl.toString());
@@ -191,7 +181,7 @@ async function main(): Promise<void> {
       s.closeAllConnections();
       s.close();
     }
-    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await queryAt(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   }
   process.stdout.write(
     `\nmachine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ` +

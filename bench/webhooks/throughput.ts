@@ -16,10 +16,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { Writable } from 'node:stream';
-import { Client } from 'pg';
 import { createRootLogger, createServiceApp, loadConfig, migrate, PrismaService, runTransaction } from '@app/platform';
 import { WebhookEmitter, WebhookEndpointsService } from '@app/webhooks';
 import { BENCH_EVENT, BENCH_OWNER_TYPE, benchService } from './bench-service';
+import { queryAt } from '../../test/support/database';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 3000);
 const PACED_RATE = Number(process.env.BENCH_RATE ?? 100); // events/s of the latency run
@@ -27,16 +27,6 @@ const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 10);
 const EMIT_CONCURRENCY = 16;
 const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function admin(sql: string): Promise<void> {
-  const c = new Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -56,7 +46,7 @@ interface RunResult {
 
 async function main(): Promise<void> {
   const dbName = `webhooks_bench_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE "${dbName}"`);
+  await queryAt(adminUrl, `CREATE DATABASE "${dbName}"`);
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
   await migrate(dbUrl.toString());
@@ -159,7 +149,7 @@ async function main(): Promise<void> {
     await api.close();
     server.closeAllConnections();
     server.close();
-    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await queryAt(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   }
 
   process.stdout.write(
