@@ -4,38 +4,16 @@ import * as oidc from 'openid-client';
 import { startTestApp, type TestApp } from '../support/app';
 import { waitFor } from '../support/wait';
 import { ADMIN, offersProbe } from './auth-probe';
+import { newOAuthClient, type OAuthClientCredentials } from '../support/oauth-clients';
 
 type Offers = TestApp<InstanceType<typeof offersProbe.configClass>>;
-
-interface Client {
-  client_id: string;
-  client_secret: string;
-  partner_id: string;
-}
 
 const form = (fields: Record<string, string>): string => new URLSearchParams(fields).toString();
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const basic = (id: string, secret: string): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
-async function newClient(t: Offers, tier = 'growth'): Promise<Client> {
-  const partner = await t.app.inject({
-    method: 'POST',
-    url: '/admin/v1/partners',
-    headers: ADMIN,
-    payload: { name: 'Acme', tier },
-  });
-  expect(partner.statusCode).toBe(201);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/admin/v1/partners/${partner.json<{ id: string }>().id}/clients`,
-    headers: ADMIN,
-  });
-  expect(res.statusCode).toBe(201);
-  return res.json<Client>();
-}
-
-async function tokenFor(t: Offers, c: Client): Promise<string> {
+async function tokenFor(t: Offers, c: OAuthClientCredentials): Promise<string> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/oauth/token',
@@ -48,10 +26,10 @@ async function tokenFor(t: Offers, c: Client): Promise<string> {
 
 describe('POST /oauth/token (RFC 6749 §4.4) and the partner bearer guard (RFC 6750)', () => {
   let t: Offers;
-  let client: Client;
+  let client: OAuthClientCredentials;
   beforeAll(async () => {
     t = await startTestApp(offersProbe, { OAUTH_CLIENT_CACHE_TTL_MS: '300' });
-    client = await newClient(t);
+    client = await newOAuthClient(t);
   });
   afterAll(async () => {
     await t.close();
@@ -279,7 +257,7 @@ describe('POST /oauth/token (RFC 6749 §4.4) and the partner bearer guard (RFC 6
     });
 
     it("refuses a disabled client's tokens and new token requests", async () => {
-      const other = await newClient(t);
+      const other = await newOAuthClient(t);
       const token = await tokenFor(t, other);
       expect(
         (await t.app.inject({ method: 'GET', url: '/api/v1/whoami', headers: { authorization: `Bearer ${token}` } })).statusCode,
@@ -304,7 +282,7 @@ describe('POST /oauth/token (RFC 6749 §4.4) and the partner bearer guard (RFC 6
     });
 
     it('stops a client disabled through another instance within the cache TTL', async () => {
-      const other = await newClient(t);
+      const other = await newOAuthClient(t);
       const token = await tokenFor(t, other);
       const second = await startTestApp(offersProbe, { OAUTH_CLIENT_CACHE_TTL_MS: '300' }, { db: t.db });
       try {
@@ -361,11 +339,11 @@ describe('POST /oauth/token (RFC 6749 §4.4) and the partner bearer guard (RFC 6
 
 describe('POST /oauth/token: failed client authentications limited per client address', () => {
   let t: Offers;
-  let client: Client;
+  let client: OAuthClientCredentials;
   beforeAll(async () => {
     // the test's requests come from 127.0.0.1: trusted as the proxy that sets X-Forwarded-For
     t = await startTestApp(offersProbe, { OAUTH_TOKEN_FAILURES_PER_MINUTE: '3', TRUST_PROXY: '127.0.0.1' });
-    client = await newClient(t);
+    client = await newOAuthClient(t);
   });
   afterAll(async () => {
     await t.close();

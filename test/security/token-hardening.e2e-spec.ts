@@ -20,6 +20,7 @@ import { SignJWT } from 'jose';
 import { offersService } from '../../apps/offers-api/src/service';
 import { startTestApp, type TestApp } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { newOAuthClient, type OAuthClientCredentials } from '../support/oauth-clients';
 
 jest.setTimeout(120_000);
 
@@ -31,37 +32,17 @@ type Offers = TestApp<InstanceType<typeof offersService.configClass>>;
  */
 const OLD_SOURCE_KEY = { kid: 'dev', secret: 'development-only-signing-key-do-not-use-in-production' };
 
-const ADMIN = { authorization: 'Bearer dev-admin-key' };
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const form = (fields: Record<string, string>): string => new URLSearchParams(fields).toString();
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 const YEAR = 365 * 24 * 3600;
 
-interface Client {
-  client_id: string;
-  client_secret: string;
-  partner_id: string;
-}
-
-async function newClient(t: Offers): Promise<Client> {
-  const partner = await t.app.inject({
-    method: 'POST',
-    url: '/admin/v1/partners',
-    headers: ADMIN,
-    payload: { name: 'Acme', tier: 'enterprise' },
-  });
-  expect(partner.statusCode).toBe(201);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/admin/v1/partners/${partner.json<{ id: string }>().id}/clients`,
-    headers: ADMIN,
-  });
-  expect(res.statusCode).toBe(201);
-  return res.json<Client>();
-}
-
 /** An access token made by hand, as an attacker (or a holder of the key) would. */
-function forge(key: { kid: string; secret: string }, client: Client, times: { iat?: unknown; exp?: unknown }): Promise<string> {
+function forge(
+  key: { kid: string; secret: string },
+  client: OAuthClientCredentials,
+  times: { iat?: unknown; exp?: unknown },
+): Promise<string> {
   const claims: Record<string, unknown> = {
     client_id: client.client_id,
     partner_id: client.partner_id,
@@ -92,13 +73,13 @@ describe('access tokens: no key in the source, bounded lifetime', () => {
   let dataDir: string;
   let db: TestDatabase;
   let dev: Offers;
-  let client: Client;
+  let client: OAuthClientCredentials;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'offers-data-'));
     db = await createTestDatabase();
     // No OAUTH_JWT_KEYS, as in development: the installation's key under DATA_DIR signs.
     dev = await startTestApp(offersService, { DATA_DIR: dataDir }, { db });
-    client = await newClient(dev);
+    client = await newOAuthClient(dev);
   });
   afterAll(async () => {
     await dev?.close();
@@ -211,7 +192,7 @@ describe('access tokens: no key in the source, bounded lifetime', () => {
   });
 });
 
-async function issue(t: Offers, client: Client, address?: string): Promise<string> {
+async function issue(t: Offers, client: OAuthClientCredentials, address?: string): Promise<string> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/oauth/token',
@@ -237,11 +218,11 @@ const total = (counts: Record<string, number>): number => Object.values(counts).
 describe('POST /oauth/token under a flood of failed client authentications', () => {
   const BUDGET = 10;
   let t: Offers;
-  let client: Client;
+  let client: OAuthClientCredentials;
   beforeAll(async () => {
     // The test's requests come from 127.0.0.1, trusted as the proxy that sets X-Forwarded-For.
     t = await startTestApp(offersService, { TRUST_PROXY: '127.0.0.1', OAUTH_TOKEN_FAILURES_PER_MINUTE: String(BUDGET) });
-    client = await newClient(t);
+    client = await newOAuthClient(t);
   });
   afterAll(async () => {
     await t?.close();
@@ -322,7 +303,7 @@ describe('POST /oauth/token under a flood of failed client authentications', () 
       OAUTH_HASH_PER_ADDRESS: '1',
     });
     try {
-      const other = await newClient(small);
+      const other = await newOAuthClient(small);
       const before = await verifications(small);
       const results = await Promise.all(
         Array.from({ length: 60 }, (_, i) =>
