@@ -19,10 +19,10 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client } from 'pg';
 import { migrate } from '@app/platform';
-import { freePort } from '../http/platform';
+import { freePort, stopChild } from '../http/platform';
 import { mulberry32 } from '../../test/support/random';
+import { queryAt } from '../../test/support/database';
 
 const [rowsArg = '5000', dimArg = '128'] = process.argv.slice(3);
 const ROWS = Number(rowsArg);
@@ -57,31 +57,6 @@ async function call(base: string, method: string, path: string, token: string, b
   return { status: res.status, ms, ...(code ? { code } : {}) };
 }
 
-async function sql(url: string, text: string): Promise<void> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
-}
-
-function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve();
-    }, 5000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
 const vector = (rand: () => number): number[] => Array.from({ length: DIM }, () => Math.round((rand() - 0.5) * 1e6) / 1e6);
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const f0 = (x: number): string => x.toFixed(0);
@@ -92,7 +67,7 @@ async function main(): Promise<void> {
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
   let api: ChildProcess | undefined;
-  await sql(adminUrl, `CREATE DATABASE ${dbName}`);
+  await queryAt(adminUrl, `CREATE DATABASE ${dbName}`);
   try {
     await migrate(dbUrl.toString());
     const port = await freePort();
@@ -210,8 +185,8 @@ async function main(): Promise<void> {
         `# service: ${SERVICE_ROOT}; ${ROWS} rows × ${DIM} dimensions, flat table\n${lines.join('\n')}\n`,
     );
   } finally {
-    await stop(api);
-    await sql(adminUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await stopChild(api);
+    await queryAt(adminUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
   }
 }
 

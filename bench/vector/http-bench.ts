@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { migrate } from '@app/platform';
 import { CACHE_DIR, type Dataset } from './datasets';
-import { freePort } from '../http/platform';
+import { freePort, stopChild } from '../http/platform';
+import { queryAt } from '../../test/support/database';
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -50,16 +50,6 @@ const autocannon = createRequire(__filename)('autocannon') as Autocannon;
 const ROOT = join(__dirname, '..', '..');
 const TS_RUN = join(__dirname, '..', 'ts-run.mjs');
 
-async function sql(url: string, text: string): Promise<void> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function http(method: string, url: string, body: unknown, token?: string): Promise<{ status: number; json: unknown }> {
@@ -82,21 +72,6 @@ async function expectOk(method: string, url: string, body: unknown, token?: stri
   const res = await http(method, url, body, token);
   if (res.status >= 300) throw new Error(`${method} ${url} → ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
   return res.json;
-}
-
-function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve();
-    }, 5000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 async function load(url: string, bodies: string[] | null, headers: Record<string, string>, seconds: number): Promise<LoadResult> {
@@ -139,7 +114,7 @@ export async function benchHttp(ds: Dataset, opts: { seconds: number; log: (msg:
 
   let api: ChildProcess | undefined;
   let bare: ChildProcess | undefined;
-  await sql(adminUrl, `CREATE DATABASE ${dbName}`);
+  await queryAt(adminUrl, `CREATE DATABASE ${dbName}`);
   try {
     await migrate(dbUrl.toString());
     opts.log(`HTTP: scratch database ${dbName} migrated`);
@@ -239,8 +214,8 @@ export async function benchHttp(ds: Dataset, opts: { seconds: number; log: (msg:
       ratio: apiLoad.requestsPerSecond / bareLoad.requestsPerSecond,
     };
   } finally {
-    await stop(api);
-    await stop(bare);
-    await sql(adminUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await stopChild(api);
+    await stopChild(bare);
+    await queryAt(adminUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
   }
 }
