@@ -51,12 +51,6 @@ export class RateLimiter {
     return this.counter.refund(key);
   }
 
-  /** Whether one more request fits under `policy` for `key`, without counting it. */
-  async peekKey(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision | undefined> {
-    const window = await this.counter.peek(key, policy.windowSeconds);
-    return window && decision(window, policy, window.count < policy.limit);
-  }
-
   /** Throws the contract's 429 (`rate_limit_error`, `Retry-After`). */
   static exceeded(decision: RateLimitDecision): DomainError {
     return new DomainError('rate_limit_exceeded', `Too many requests. Retry after ${decision.retryAfterSeconds} seconds.`, {
