@@ -38,12 +38,22 @@ module.exports = {
         '<rootDir>/libs/**/*.spec.ts',
         '<rootDir>/scripts/**/*.spec.ts',
         '<rootDir>/test/architecture/**/*.spec.ts',
+        '<rootDir>/test/docs/**/*.spec.ts',
       ],
     },
     {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+    },
+    {
+      // Docs that run: every shell and Node example of README.md and docs/*.md against the
+      // BUILT services (npm run build first), one fresh platform per document.
+      ...common,
+      displayName: 'docs',
+      testMatch: ['<rootDir>/test/docs/**/*.doc-spec.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     },

@@ -42,10 +42,11 @@ export class AllocationsRepository {
     await tx.allocation.createMany({ data: rows.map((r) => ({ ...r })) });
   }
 
+  /** The partner's allocations on the offer, in the order its indications were received (one run writes them all at once). */
   async listForPartner(partnerId: string, offerId: string): Promise<AllocationRecord[]> {
     const rows = await this.prisma.allocation.findMany({
       where: { partnerId, offerId },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      orderBy: [{ createdAt: 'asc' }, { indication: { createdAt: 'asc' } }, { indicationId: 'asc' }],
     });
     return rows.map(toRecord);
   }
