@@ -1,17 +1,68 @@
-import { DomainError, type ErrorCatalog, invalidRequest, type PlatformErrorCode } from '@app/platform';
+import { DomainError, type ErrorCatalog, invalidRequest, type PlatformErrorCode, type PlatformErrorNotes } from '@app/platform';
 
-/** offers-api's own error codes (platform contract: Offers service decisions; docs/errors.md). */
+/**
+ * offers-api's own error codes (platform contract: Offers service decisions), each with its
+ * docs: docs/errors.md is generated from them (`npm run docs:errors`).
+ */
 export const OFFERS_ERRORS = {
-  terms_not_accepted: invalidRequest(400),
-  terms_version_invalid: invalidRequest(400),
-  amount_too_small: invalidRequest(400),
-  offer_not_live: invalidRequest(409),
-  offer_not_closed: invalidRequest(409),
-  offer_not_editable: invalidRequest(409),
-  offer_already_allocated: invalidRequest(409),
+  terms_not_accepted: invalidRequest(400, {
+    when: '`POST /api/v1/offers/{offer_id}/indications` with `terms_accepted` not `true`; `param: terms_accepted`.',
+    fix: 'Have the investor accept the current terms (`GET /api/v1/terms`), then send `terms_accepted: true`.',
+  }),
+  terms_version_invalid: invalidRequest(400, {
+    when: '`POST /api/v1/offers/{offer_id}/indications` whose `terms_version` is not the current terms version: the message and `current_version` name the current one. Also when no terms have been published yet (then without `current_version`). `param: terms_version`.',
+    fix: 'Show the investor the current terms (`GET /api/v1/terms`) and send their `version` as `terms_version`.',
+    fields: ['current_version'],
+  }),
+  amount_too_small: invalidRequest(400, {
+    when: "`POST /api/v1/offers/{offer_id}/indications` whose `amount` (minor units) is below the offer's `minimum_investment` × 100; `minimum_amount` is that minimum in minor units. `param: amount`.",
+    fix: 'Send an `amount` of at least `minimum_amount`.',
+    fields: ['minimum_amount'],
+  }),
+  offer_not_live: invalidRequest(409, {
+    when: '`POST /api/v1/offers/{offer_id}/indications` or `DELETE /api/v1/offers/{offer_id}/indications/{id}` while the offer is not live: upcoming, or closed (also once `closes_at` has passed, before the close job ran). `offer_status` says which. Checked after the terms and the amount.',
+    fix: "Send indications between the offer's `opens_at` and `closes_at`; an indication can be cancelled only until the offer closes.",
+    fields: ['offer_status'],
+  }),
+  offer_not_closed: invalidRequest(409, {
+    when: '`POST /admin/v1/offers/{id}/allocations` on an offer that is upcoming or live.',
+    fix: "Allocate after the offer's `closes_at`, once its `status` is `closed`.",
+  }),
+  offer_not_editable: invalidRequest(409, {
+    when: '`PATCH /admin/v1/offers/{id}` on a closed offer, or on a live offer changing `opens_at`, `price_per_share`, `currency` or `minimum_investment` (`param` names the first: indications were taken against them).',
+    fix: 'While the offer is live, change only `company`, `ticker`, `type`, `shares_offered` and `closes_at`; a closed offer cannot change.',
+  }),
+  offer_already_allocated: invalidRequest(409, {
+    when: '`POST /admin/v1/offers/{id}/allocations` on an offer that has already been allocated (an offer is allocated once).',
+    fix: 'Nothing to redo: the first run stands; partners read it at `GET /api/v1/offers/{offer_id}/allocations`.',
+  }),
 } as const satisfies ErrorCatalog;
 
 export type OffersErrorCode = keyof typeof OFFERS_ERRORS;
+
+/** The platform's codes as offers-api raises them on its own routes (docs only: docs/errors.md). */
+export const OFFERS_PLATFORM_ERROR_NOTES = {
+  invalid_token: {
+    when: "A partner's access token (every `/api/v1` route) that is malformed, not signed by a current key, expired, lacks a claim, claims a lifetime over 3600 s or an `iat` more than 60 s ahead, or whose client has been disabled.",
+    fix: 'Request a new token at `POST /oauth/token` (tokens last 3600 s).',
+  },
+  resource_missing: {
+    when: "An offer outside the partner's distribution agreement is missing like one that does not exist; `GET /api/v1/terms` before any terms are published (no `param`).",
+    fix: 'Ask the operator to add the offer to your agreement, or to publish terms (`POST /admin/v1/terms`).',
+  },
+  resource_already_exists: {
+    when: '`POST /admin/v1/terms` with a `version` already published; `param: version`.',
+    fix: 'Publish the terms under a new `version`.',
+  },
+  parameter_invalid: {
+    when: "Besides the request's shape: an indication's `currency` other than the offer's; an offer whose `closes_at` is not after `opens_at` or whose `minimum_investment` is below `price_per_share`; an allocation with `minimum_allocation_shares` under policy `pro_rata`, or `shares_available` over the offer's `shares_offered`.",
+    fix: 'Correct the field `param` names as the message says.',
+  },
+  parameter_missing: {
+    when: '`POST /admin/v1/offers/{id}/allocations` with policy `min_then_pro_rata` and no `minimum_allocation_shares`.',
+    fix: 'Send `minimum_allocation_shares` with that policy.',
+  },
+} as const satisfies PlatformErrorNotes;
 
 /** A DomainError with one of offers-api's codes or the platform's. */
 export class OffersError extends DomainError<OffersErrorCode | PlatformErrorCode> {}

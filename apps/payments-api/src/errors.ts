@@ -1,15 +1,54 @@
-import { DomainError, type ErrorCatalog, invalidRequest, type PlatformErrorCode } from '@app/platform';
+import { DomainError, type ErrorCatalog, invalidRequest, type PlatformErrorCode, type PlatformErrorNotes } from '@app/platform';
 
-/** payments-api's own error codes (platform contract: Payments service decisions; docs/errors.md). */
+/**
+ * payments-api's own error codes (platform contract: Payments service decisions), each with
+ * its docs: docs/errors.md is generated from them (`npm run docs:errors`).
+ */
 export const PAYMENTS_ERRORS = {
-  card_declined: { status: 402, type: 'card_error' },
-  processing_error: { status: 402, type: 'card_error' },
-  live_mode_not_enabled: { status: 403, type: 'permission_error' },
-  amount_exceeds_refundable: invalidRequest(400),
-  payment_not_refundable: invalidRequest(400),
+  card_declined: {
+    status: 402,
+    type: 'card_error',
+    when: '`POST /v2/payments` whose charge was declined (test mode: `payment_method` `pm_card_declined` or `pm_card_insufficient_funds`). The failed payment is stored: `payment_id` names it, `decline_code` says why (`generic_decline`, `insufficient_funds`). The same `Idempotency-Key` replays this answer.',
+    fix: 'Ask the customer for another payment method and charge again with a new `Idempotency-Key`.',
+    fields: ['decline_code', 'payment_id'],
+  },
+  processing_error: {
+    status: 402,
+    type: 'card_error',
+    when: '`POST /v2/payments` whose charge failed while being processed (test mode: `payment_method` `pm_card_processing_error`). The failed payment is stored: `payment_id` names it (no `decline_code`). The same `Idempotency-Key` replays this answer.',
+    fix: 'Charge again later with a new `Idempotency-Key`.',
+    fields: ['payment_id'],
+  },
+  live_mode_not_enabled: {
+    status: 403,
+    type: 'permission_error',
+    when: '`POST /v2/payments` with a live key (`sk_live_...`) while no live payment processor is configured.',
+    fix: 'Use a test key (`sk_test_...`); live charges need a live payment processor on the server.',
+  },
+  amount_exceeds_refundable: invalidRequest(400, {
+    when: '`POST /v2/refunds` whose `amount` (by default, what is left) is more than what is left to refund on the payment, or a payment already refunded in full; concurrent refunds are checked one at a time. `param: amount`.',
+    fix: "Refund at most the payment's `amount` minus its `amount_refunded` (`GET /v2/payments/{id}`).",
+  }),
+  payment_not_refundable: invalidRequest(400, {
+    when: '`POST /v2/refunds` for a payment whose `status` is not `succeeded` (a failed payment); `param: payment_id`.',
+    fix: 'Refund only succeeded payments.',
+  }),
 } as const satisfies ErrorCatalog;
 
 export type PaymentsErrorCode = keyof typeof PAYMENTS_ERRORS;
+
+/** The platform's codes as payments-api raises them on its own routes (docs only: docs/errors.md). */
+export const PAYMENTS_PLATFORM_ERROR_NOTES = {
+  resource_missing: {
+    status: 400,
+    when: "400, not 404, when an id in the body or query names nothing of the account's: `customer_id` of `POST /v2/payments`, `payment_id` of `POST /v2/refunds`, a list's `starting_after` or `ending_before`; `param` names it. An id in the path that names nothing is 404.",
+    fix: "Send an id of this account's objects.",
+  },
+  parameter_invalid: {
+    when: "Besides the request's shape: in test mode a `payment_method` that is not a test payment method (the message lists them); `created[gte]` or `created[lte]` not a timestamp; `starting_after` with `ending_before`.",
+    fix: 'Correct the field `param` names as the message says.',
+  },
+} as const satisfies PlatformErrorNotes;
 
 /** A DomainError with one of payments-api's codes or the platform's. */
 export class PaymentsError extends DomainError<PaymentsErrorCode | PlatformErrorCode> {}

@@ -1,14 +1,39 @@
-import { DomainError, type ErrorCatalog, invalidRequest, type PlatformErrorCode } from '@app/platform';
+import { DomainError, type ErrorCatalog, invalidRequest, type PlatformErrorCode, type PlatformErrorNotes } from '@app/platform';
 
-/** vector-api's own error codes (docs/errors.md). */
+/** vector-api's own error codes, each with its docs: docs/errors.md is generated from them (`npm run docs:errors`). */
 export const VECTOR_ERRORS = {
   /** An embedding's length differs from its table's dimension. */
-  dimension_mismatch: invalidRequest(400),
+  dimension_mismatch: invalidRequest(400, {
+    when: "`POST /v1/tables/{table}/insert` with embeddings whose length is not the table's dimension (`param` names the first, `rows[i].embedding`; `ids` lists the offending row ids, at most 100; nothing is inserted), or `POST /v1/tables/{table}/query` with a `vector` of another length (`param: vector`). A query vector longer than 4096, the largest dimension, is refused before the table is looked up.",
+    fix: "Send embeddings of the table's `dimension` (`GET /v1/tables/{table}`).",
+    fields: ['ids'],
+  }),
   /** A query filter over one of the size limits of docs/vector.md ("Filters"); `param` says where. */
-  filter_too_complex: invalidRequest(400),
+  filter_too_complex: invalidRequest(400, {
+    when: '`POST /v1/tables/{table}/query` with a `filter` over one of its size limits (keys, values per array and in all, string length, nesting, JSON size: docs/vector.md, "Filters"); `param` names the offending part (`filter.tags.$in`), or `filter` for a total. Checked before anything else reads the filter.',
+    fix: 'Keep the filter within the limits: fewer keys and values, shorter strings, less nesting.',
+  }),
 } as const satisfies ErrorCatalog;
 
 export type VectorErrorCode = keyof typeof VECTOR_ERRORS;
+
+/** The platform's codes as vector-api raises them on its own routes (docs only: docs/errors.md). */
+export const VECTOR_PLATFORM_ERROR_NOTES = {
+  parameter_invalid: {
+    when: "`POST /v1/tables/{table}/insert` with a non-finite number in an embedding, invalid metadata, or an id twice in the batch: `param` names the first offending row's field, `ids` lists the offending row ids (at most 100), nothing is inserted. `POST /v1/tables/{table}/query` with a non-finite number in `vector` or an invalid `filter`.",
+    fix: 'Correct the rows `ids` lists (or the field `param` names) and send the whole batch again.',
+    fields: ['ids'],
+  },
+  resource_already_exists: {
+    when: '`POST /v1/tables` with a `name` already taken (`param: name`); `POST /v1/tables/{table}/insert` with ids already in the table (`param: rows`; `ids` lists them, at most 100; nothing is inserted).',
+    fix: 'Choose another table name; insert only new ids (delete the old rows first to replace them).',
+    fields: ['ids'],
+  },
+  parameter_unknown: {
+    when: 'A `/v1` body, or an insert row, with more keys than the route has fields: answered with the first unknown key before the body is validated.',
+    fix: 'Send only the fields the route takes.',
+  },
+} as const satisfies PlatformErrorNotes;
 
 /** A DomainError with one of vector-api's codes or the platform's. */
 export class VectorError extends DomainError<VectorErrorCode | PlatformErrorCode> {}

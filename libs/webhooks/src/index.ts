@@ -5,5 +5,6 @@ export { WebhookDeliveriesService } from './webhook-deliveries.service';
 export { WebhookEmitter } from './webhook-emitter';
 export { WebhookEndpointsService } from './webhook-endpoints.service';
 export { WebhooksConfig } from './webhooks.config';
+export { WEBHOOKS_ERRORS, type WebhooksErrorCode } from './webhooks.errors';
 export { WebhooksModule, type WebhooksModuleOptions } from './webhooks.module';
 export * from './webhooks.types';

@@ -1,22 +1,27 @@
 import { RawHttpError } from '@app/platform';
-
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_grant' | 'invalid_scope';
+import { OAUTH_TOKEN_ERRORS, type OAuthErrorCode, type OAuthTooManyRequestsCode } from './oauth.errors';
 
 export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 
 /**
- * RFC 6749 §5.2 error response: `{ error, error_description }`, 400, or 401 for
- * `invalid_client` with a `WWW-Authenticate` challenge naming the scheme we accept (Basic).
+ * RFC 6749 §5.2 error response: `{ error, error_description }` with the status of
+ * OAUTH_TOKEN_ERRORS (400, or 401 for `invalid_client`, with a `WWW-Authenticate` challenge
+ * naming the scheme we accept: Basic).
  */
-export function oauthError(error: OAuthErrorCode, description: string, realm: string): RawHttpError {
+export function oauthError(
+  error: Exclude<OAuthErrorCode, OAuthTooManyRequestsCode>,
+  description: string,
+  realm: string,
+): RawHttpError {
+  const status = OAUTH_TOKEN_ERRORS[error].status;
   if (error === 'invalid_client') {
     return new RawHttpError(
-      401,
+      status,
       { error, error_description: description },
       { ...NO_STORE, 'WWW-Authenticate': `Basic realm="${realm}", charset="UTF-8"` },
     );
   }
-  return new RawHttpError(400, { error, error_description: description }, NO_STORE);
+  return new RawHttpError(status, { error, error_description: description }, NO_STORE);
 }
 
 /**
@@ -27,7 +32,8 @@ export function oauthRouteError(error: { status: number; code: string; message: 
   if (error.status >= 500) return undefined;
   const description =
     error.code === 'unsupported_media_type' ? 'The token request must be application/x-www-form-urlencoded.' : error.message;
-  return new RawHttpError(error.status, { error: 'invalid_request', error_description: description }, NO_STORE);
+  const code: OAuthErrorCode = 'invalid_request';
+  return new RawHttpError(error.status, { error: code, error_description: description }, NO_STORE);
 }
 
 /**
@@ -36,13 +42,13 @@ export function oauthRouteError(error: { status: number; code: string; message: 
  * when the process's verification queue is full; always with Retry-After and no-store.
  */
 export function oauthTooManyRequests(
-  error: 'slow_down' | 'temporarily_unavailable',
+  error: OAuthTooManyRequestsCode,
   description: string,
   retryAfterSeconds: number,
   headers: Readonly<Record<string, string>> = {},
 ): RawHttpError {
   return new RawHttpError(
-    429,
+    OAUTH_TOKEN_ERRORS[error].status,
     { error, error_description: description },
     { ...NO_STORE, ...headers, 'Retry-After': String(retryAfterSeconds) },
   );
