@@ -7,6 +7,8 @@ WORKDIR /app
 COPY package.json package-lock.json prisma.config.ts ./
 COPY scripts/prisma-generate.cjs scripts/
 COPY prisma ./prisma
+# the typed clients are npm workspaces of the root package: npm install links them
+COPY clients ./clients
 # postinstall generates the Prisma client into libs/platform/src/database/generated
 RUN npm install --no-audit --no-fund
 COPY . .

@@ -31,7 +31,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.mjs'],
+    // Plain JavaScript (the client packages ship ESM .js beside their hand-written .d.ts).
+    files: ['**/*.mjs', 'clients/*/index.js'],
     ...tseslint.configs.disableTypeChecked,
   },
   prettier,
