@@ -15,7 +15,12 @@ import { NODE_LANGS, codeBlocks } from './support/markdown';
 const root = process.cwd();
 
 function nodeExamples(): Array<{ where: string; code: string }> {
-  const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const documents = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   return documents.flatMap((doc) =>
     codeBlocks(readFileSync(join(root, doc), 'utf8'))
       .filter((b) => NODE_LANGS.has(b.lang) && !b.flags.has('norun'))
