@@ -1,7 +1,6 @@
 import { Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiConsumes,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
@@ -10,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiter, type RateLimitPolicy } from '@app/auth';
-import { clientAddressKey, RawHttpError, RenderErrorsWith } from '@app/platform';
+import { clientAddressKey, FormBody, RawHttpError, RenderErrorsWith } from '@app/platform';
 import { OffersConfig } from '../config';
 
 import { TokenResponseDto } from './dto/token-response.dto';
@@ -41,7 +40,7 @@ export class TokenController {
     description:
       'Form fields grant_type=client_credentials, client_id, client_secret — or the client in HTTP Basic. Returns a Bearer JWT valid for 3600 s.',
   })
-  @ApiConsumes('application/x-www-form-urlencoded')
+  @FormBody()
   @ApiOkResponse({ type: TokenResponseDto, description: 'Cache-Control: no-store' })
   @ApiBadRequestResponse({ description: '{ error: invalid_request | unsupported_grant_type, error_description }' })
   @ApiUnauthorizedResponse({ description: '{ error: invalid_client, error_description } with WWW-Authenticate: Basic' })
