@@ -36,6 +36,16 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const form = (fields: Record<string, string>): string => new URLSearchParams(fields).toString();
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 const YEAR = 365 * 24 * 3600;
+/**
+ * An invalid access token of the right shape (a JWT no key of ours signed): what a forged
+ * token must be indistinguishable from. (A string that is no JWT at all is refused with
+ * what the route takes added: errors-that-teach.e2e-spec.ts.)
+ */
+const NOT_OURS = [
+  Buffer.from('{"alg":"HS256","typ":"at+jwt","kid":"dev"}').toString('base64url'),
+  Buffer.from('{}').toString('base64url'),
+  'A'.repeat(43),
+].join('.');
 
 /** An access token made by hand, as an attacker (or a holder of the key) would. */
 function forge(
@@ -90,7 +100,7 @@ describe('access tokens: no key in the source, bounded lifetime', () => {
   it('refuses a self-made token signed with the key that used to be in the source, like any invalid token', async () => {
     const forged = await forge(OLD_SOURCE_KEY, client, { iat: nowSeconds(), exp: nowSeconds() + 10 * YEAR });
     const sameLifetime = await forge(OLD_SOURCE_KEY, client, { iat: nowSeconds(), exp: nowSeconds() + 3600 });
-    const garbage = await listOffers(dev, 'not.a.jwt');
+    const garbage = await listOffers(dev, NOT_OURS);
     expect(refusal(garbage)).toMatchObject({ status: 401, error: { code: 'invalid_token' } });
     for (const token of [forged, sameLifetime]) {
       const res = await listOffers(dev, token);
@@ -164,7 +174,7 @@ describe('access tokens: no key in the source, bounded lifetime', () => {
     let garbage: unknown;
     beforeAll(async () => {
       t = await startTestApp(offersService, { OAUTH_JWT_KEYS: `${realKey.kid}:${realKey.secret}` }, { db });
-      garbage = refusal(await listOffers(t, 'not.a.jwt'));
+      garbage = refusal(await listOffers(t, NOT_OURS));
     });
     afterAll(async () => {
       await t?.close();

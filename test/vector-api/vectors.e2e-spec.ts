@@ -322,7 +322,7 @@ describe('vector-api vectors (insert, query, delete)', () => {
     it.each<[string, unknown, string, string]>([
       ['a missing ids field', {}, 'ids', 'parameter_missing'],
       ['an empty ids array', { ids: [] }, 'ids', 'parameter_invalid'],
-      ['a non-string id', { ids: [1] }, 'ids', 'parameter_invalid'],
+      ['a non-string id', { ids: [1] }, 'ids[0]', 'parameter_invalid'],
     ])('400 for %s', async (_label, body, param, code) => {
       const res = await call<ErrorRes>('DELETE', `/v1/tables/${flat}/vectors`, body);
       expect(res.status).toBe(400);

@@ -7,6 +7,7 @@ import { OffersDomainModule } from './domain.module';
 import { OFFER_EVENT_TYPES } from './events/offer-events';
 import { WebhookEndpointsController } from './webhook-endpoints/webhook-endpoints.controller';
 import { PARTNER_WEBHOOK_OWNER } from './webhook-endpoints/webhook-owner';
+import { OFFERS_CREDENTIAL_KINDS } from './oauth/credential-kinds';
 import { OAuthModule } from './oauth/oauth.module';
 import { PartnerAuthenticator } from './oauth/partner.authenticator';
 import type { PartnerPrincipal } from './oauth/partner.principal';
@@ -32,7 +33,7 @@ export class OffersAppModule {
     return {
       module: OffersAppModule,
       imports: [
-        PlatformModule.forRoot({ service: 'offers-api', config }),
+        PlatformModule.forRoot({ service: 'offers-api', config, credentialKinds: OFFERS_CREDENTIAL_KINDS }),
         AuthModule.forRoot({
           authenticators: [PartnerAuthenticator],
           rateLimit: {

@@ -2,6 +2,7 @@ import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from './accounts/accounts.module';
+import { PAYMENTS_CREDENTIAL_KINDS } from './accounts/credential-kinds';
 import { PaymentsKeyAuthenticator } from './accounts/payments-key.authenticator';
 import { PaymentsConfig } from './config';
 import { CustomersModule } from './customers/customers.module';
@@ -14,7 +15,7 @@ export class PaymentsAppModule {
     return {
       module: PaymentsAppModule,
       imports: [
-        PlatformModule.forRoot({ service: 'payments-api', config }),
+        PlatformModule.forRoot({ service: 'payments-api', config, credentialKinds: PAYMENTS_CREDENTIAL_KINDS }),
         AuthModule.forRoot({
           authenticators: [PaymentsKeyAuthenticator],
           rateLimit: {

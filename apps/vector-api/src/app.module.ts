@@ -3,6 +3,7 @@ import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { VectorConfig } from './config';
 import { TablesModule } from './tables/tables.module';
+import { VECTOR_CREDENTIAL_KINDS } from './tokens/credential-kinds';
 import { TokensModule } from './tokens/tokens.module';
 import { VectorTokenAuthenticator } from './tokens/vector-token.authenticator';
 
@@ -12,7 +13,7 @@ export class VectorAppModule {
     return {
       module: VectorAppModule,
       imports: [
-        PlatformModule.forRoot({ service: 'vector-api', config }),
+        PlatformModule.forRoot({ service: 'vector-api', config, credentialKinds: VECTOR_CREDENTIAL_KINDS }),
         AuthModule.forRoot({
           authenticators: [VectorTokenAuthenticator],
           rateLimit: {

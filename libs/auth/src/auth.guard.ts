@@ -1,7 +1,7 @@
 import { type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BeforeBodyGuard, bearerToken } from '@app/platform';
+import { BeforeBodyGuard, bearerToken, CredentialKinds, isDomainError } from '@app/platform';
 import { authenticationRequired } from './authenticator';
 import { AuthenticatorRegistry } from './authenticator-registry';
 import type { Principal } from './principal';
@@ -21,7 +21,9 @@ export const RequireKind = (kind: string): MethodDecorator & ClassDecorator => S
  * The one guard for every credential kind: reads `Authorization: Bearer`, asks the app's
  * authenticator of the route's kind for a principal (401 otherwise, RFC 6750), then counts
  * the request against the principal's rate limit (429 over it). Every authenticated
- * response carries the RateLimit headers.
+ * response carries the RateLimit headers. A refused credential of another kind than the
+ * route takes (the admin key, another service's token) gets a 401 saying so
+ * (CredentialKinds), with the authenticator's code and challenge.
  *
  * A BeforeBodyGuard: the platform runs it in the route's preParsing hook, so a request
  * without valid credentials (or over its limit) is refused before its body is read or
@@ -34,6 +36,7 @@ export class AuthGuard extends BeforeBodyGuard {
     private readonly reflector: Reflector,
     private readonly rateLimiter: RateLimiter,
     private readonly authenticators: AuthenticatorRegistry,
+    private readonly kinds: CredentialKinds,
   ) {
     super();
   }
@@ -47,8 +50,14 @@ export class AuthGuard extends BeforeBodyGuard {
     const reply = http.getResponse<FastifyReply>();
 
     const credential = bearerToken(request.headers.authorization);
-    if (credential === undefined) throw authenticationRequired(authenticator.realm);
-    const principal = await authenticator.authenticate(credential);
+    if (credential === undefined) throw authenticationRequired(authenticator.realm, authenticator.wants);
+    let principal: Principal;
+    try {
+      principal = await authenticator.authenticate(credential);
+    } catch (err) {
+      if (!isDomainError(err) || err.status !== 401) throw err;
+      throw this.kinds.explainRefusal(err, credential, { wants: authenticator.wants, kind: authenticator.kind });
+    }
     const key = authenticator.keyOf(principal);
     request.principal = principal;
     request.principalKey = key;

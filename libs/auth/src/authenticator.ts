@@ -11,14 +11,20 @@ export interface Authenticator<P extends Principal = Principal> {
   readonly kind: P['kind'];
   /** The realm of its `WWW-Authenticate` challenges (RFC 6750 §3). */
   readonly realm: string;
+  /**
+   * What its routes take, as a 401 says it when another kind of credential is presented
+   * ("This route takes <wants>; …"): e.g. "an OAuth 2.0 access token from POST /oauth/token".
+   */
+  readonly wants: string;
   authenticate(credential: string): Promise<P>;
   /** A stable string naming the principal: the scope of its rate limit and of its idempotency keys. */
   keyOf(principal: P): string;
 }
 
-/** No credential at all (RFC 6750 §3.1: the challenge without an error code). */
-export function authenticationRequired(realm: string): DomainError {
-  return new DomainError('authentication_required', 'No credentials provided. Send Authorization: Bearer <token>.', {
+/** No credential at all (RFC 6750 §3.1: the challenge without an error code); `wants` says what the route takes. */
+export function authenticationRequired(realm: string, wants: string): DomainError {
+  const message = `No credentials provided. This route takes ${wants}: send it as Authorization: Bearer <token>.`;
+  return new DomainError('authentication_required', message, {
     headers: { 'WWW-Authenticate': `Bearer realm="${realm}"` },
   });
 }

@@ -109,8 +109,10 @@ export async function createServiceApp<C extends PlatformConfig>(
     abortOnError: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
-  // Bodies are JSON (and the form of POST /oauth/token): Fastify's built-in text/plain
-  // parser would hand a string to JSON routes (a 400 at best); without it, 415.
+  // Bodies are JSON (and the form of a @FormBody route, POST /oauth/token): Fastify's
+  // built-in text/plain parser would hand a string to JSON routes (a 400 at best); without
+  // it, 415. Nest's form parser stays for @FormBody routes: every other route refuses a
+  // form (any body but JSON) with 415 before it is read (installRoutePolicies).
   fastify.removeContentTypeParser('text/plain');
   // The platform's JSON parser (duplicate and prototype keys refused). Registered without a
   // parser-level limit, so a route's own @BodyLimit applies, BODY_LIMIT_BYTES otherwise.

@@ -14,6 +14,7 @@ export * from './errors/error-catalog';
 export * from './errors/raw-http-error';
 export * from './errors/route-error-renderer';
 export * from './http/client-address';
+export * from './http/credential-kinds';
 export * from './http/credentials';
 export * from './http/json-body';
 export * from './http/page-limit';

@@ -19,11 +19,14 @@ import { MetricsService } from './metrics/metrics.service';
 import { SERVICE_NAME } from './platform.tokens';
 import { QueueRegistry } from './queue/queue-registry.service';
 import { FixedWindowCounter } from './rate-limit/fixed-window-counter';
+import { CREDENTIAL_KINDS, type CredentialKind, CredentialKinds } from './http/credential-kinds';
 import { RedisService } from './queue/redis.service';
 
 export interface PlatformModuleOptions<C extends PlatformConfig> {
   readonly service: string;
   readonly config: C;
+  /** The bearer credential kinds the app knows (its own and its neighbours'), so a 401 can say what was sent instead of what the route takes. */
+  readonly credentialKinds?: readonly CredentialKind[];
 }
 
 /**
@@ -59,6 +62,8 @@ export class PlatformModule {
         HealthService,
         DatabaseInfoRepository,
         FixedWindowCounter,
+        { provide: CREDENTIAL_KINDS, useValue: options.credentialKinds ?? [] },
+        CredentialKinds,
         AdminGuard,
         { provide: APP_FILTER, useClass: PlatformExceptionFilter },
       ],
@@ -71,6 +76,7 @@ export class PlatformModule {
         MetricsService,
         QueueRegistry,
         FixedWindowCounter,
+        CredentialKinds,
         AdminGuard,
         Clock,
         IdempotencyService,

@@ -13,6 +13,7 @@ import { type PartnerPrincipal, partnerPrincipalKey } from './partner.principal'
 export class PartnerAuthenticator implements Authenticator<PartnerPrincipal> {
   readonly kind = 'partner';
   readonly realm = OAUTH_ISSUER;
+  readonly wants = 'an OAuth 2.0 access token from POST /oauth/token';
 
   constructor(
     private readonly tokens: AccessTokenService,

@@ -2,7 +2,6 @@ import { Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
-  ApiConsumes,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
@@ -11,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiter, type RateLimitPolicy } from '@app/auth';
-import { clientAddressKey, RawHttpError, RenderErrorsWith } from '@app/platform';
+import { clientAddressKey, FormBody, RawHttpError, RenderErrorsWith } from '@app/platform';
 import { OffersConfig } from '../config';
 
 import { TokenRequestDto } from './dto/token-request.dto';
@@ -43,7 +42,7 @@ export class TokenController {
     description:
       'Form fields grant_type=client_credentials, client_id, client_secret — or the client in HTTP Basic. Returns a Bearer JWT valid for 3600 s.',
   })
-  @ApiConsumes('application/x-www-form-urlencoded')
+  @FormBody()
   @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({ type: TokenResponseDto, description: 'Cache-Control: no-store' })
   @ApiBadRequestResponse({ description: '{ error: invalid_request | unsupported_grant_type, error_description }' })

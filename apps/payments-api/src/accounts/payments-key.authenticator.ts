@@ -11,6 +11,7 @@ const REALM = 'payments-api';
 export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrincipal> {
   readonly kind = 'payments_key';
   readonly realm = REALM;
+  readonly wants = 'a secret API key (sk_test_… or sk_live_…)';
   private readonly cache: ApiKeyCache<PaymentsKeyPrincipal>;
 
   constructor(

@@ -17,6 +17,7 @@ const REALM = 'vector-api';
 export class VectorTokenAuthenticator implements Authenticator<VectorTokenPrincipal>, OnModuleInit {
   readonly kind = 'vector_token';
   readonly realm = REALM;
+  readonly wants = 'a vector token (vt_…, created by the operator at POST /admin/v1/tokens)';
   private readonly cache: ApiKeyCache<VectorTokenPrincipal>;
 
   constructor(

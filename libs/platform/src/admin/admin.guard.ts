@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { PlatformConfig } from '../config/platform-config';
 import { DomainError } from '../errors/domain-error';
 import { clientAddressKey } from '../http/client-address';
+import { CredentialKinds } from '../http/credential-kinds';
 import { bearerToken, constantTimeEqual } from '../http/credentials';
 import { BeforeBodyGuard } from '../http/route-policies';
 import { FixedWindowCounter } from '../rate-limit/fixed-window-counter';
@@ -24,6 +25,7 @@ export class AdminGuard extends BeforeBodyGuard {
   constructor(
     private readonly config: PlatformConfig,
     private readonly failures: FixedWindowCounter,
+    private readonly kinds: CredentialKinds,
   ) {
     super();
   }
@@ -51,7 +53,8 @@ export class AdminGuard extends BeforeBodyGuard {
       }
     }
     if (!valid) {
-      throw new DomainError('invalid_api_key', 'Invalid admin API key.', {
+      // an API key or token of the app's declared kinds is named (by its shape, never echoed)
+      throw new DomainError('invalid_api_key', this.kinds.wrongAdminKey(presented) ?? 'Invalid admin API key.', {
         headers: { 'WWW-Authenticate': `${CHALLENGE}, error="invalid_token"` },
       });
     }

@@ -21,7 +21,10 @@ const FASTIFY_CODES: Readonly<Record<string, { code: PlatformErrorCode; message:
     message: "The request body is empty but Content-Type is 'application/json'.",
   },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'body_too_large', message: 'The request body is larger than this service accepts.' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', message: 'Unsupported Content-Type; send application/json.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'unsupported_media_type',
+    message: 'This Content-Type is not supported: send the body as JSON with Content-Type: application/json.',
+  },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'body_invalid', message: 'Content-Length does not match the body.' },
   // Router errors (bootstrap.ts frameworkErrors): no route ran, so no id can exist.
   FST_ERR_BAD_URL: { code: 'parameter_invalid', message: 'The request URL is not valid (malformed percent-encoding).' },

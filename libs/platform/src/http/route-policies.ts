@@ -1,10 +1,12 @@
-import { type CanActivate, type ExecutionContext, RequestMethod, SetMetadata, type Type } from '@nestjs/common';
+import { applyDecorators, type CanActivate, type ExecutionContext, RequestMethod, SetMetadata, type Type } from '@nestjs/common';
 import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ApiConsumes } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { PlatformConfig } from '../config/platform-config';
+import { DomainError } from '../errors/domain-error';
 
 /**
  * Per-route policies applied by Fastify before the body is read, declared with Nest
@@ -15,6 +17,11 @@ import type { PlatformConfig } from '../config/platform-config';
  *   byte of its body is read or parsed, whatever its size. The same guard, when Nest runs
  *   it again in its own pipeline, sees that it already passed and returns at once.
  * - `@BodyLimit(...)` gives one route a body limit other than BODY_LIMIT_BYTES.
+ * - every route takes its body as `application/json` (any parameters: `; charset=utf-8`),
+ *   the media type the platform's JSON parser reads: any other one, or a body without a
+ *   Content-Type, is 415 `unsupported_media_type` before the body is read (after the
+ *   guards: without credentials it is 401 whatever the body). A route marked `@FormBody()`
+ *   (the OAuth token endpoint, RFC 6749) checks its content types itself.
  *
  * Nest keeps route metadata on controllers; Fastify knows routes by method and URL. At
  * startup `installRoutePolicies` reads every controller route's metadata once, keyed by
@@ -34,6 +41,34 @@ export type BodyLimitSetting<C extends PlatformConfig = PlatformConfig> = number
  */
 export function BodyLimit<C extends PlatformConfig>(limit: BodyLimitSetting<C>): MethodDecorator {
   return SetMetadata(BODY_LIMIT, limit);
+}
+
+const FORM_BODY = 'platform:form-body';
+
+/**
+ * The route takes an `application/x-www-form-urlencoded` body (and documents it so): the
+ * platform's JSON-only check of the Content-Type is off there, and the route checks the
+ * content type itself (RFC 6749 token endpoint: JSON is its own `invalid_request`).
+ */
+export function FormBody(): MethodDecorator {
+  return applyDecorators(SetMetadata(FORM_BODY, true), ApiConsumes('application/x-www-form-urlencoded'));
+}
+
+/** The media type of a Content-Type header: lower case, without parameters. */
+const mediaTypeOf = (header: string): string => (header.split(';')[0] ?? '').trim().toLowerCase();
+
+/** A media type worth repeating in a message (`type/subtype` of token characters), not arbitrary header text. */
+const NAMEABLE_TYPE = /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/;
+
+/** 415 for a body of another media type than JSON, naming it when it is a plain `type/subtype`. */
+export function unsupportedMediaType(contentType: string | undefined): DomainError {
+  const fix = 'send the body as JSON with Content-Type: application/json.';
+  if (contentType === undefined) {
+    return new DomainError('unsupported_media_type', `The request has a body but no Content-Type: ${fix}`);
+  }
+  const type = mediaTypeOf(contentType);
+  const named = NAMEABLE_TYPE.test(type) ? `Content-Type ${type}` : 'This Content-Type';
+  return new DomainError('unsupported_media_type', `${named} is not supported: ${fix}`);
 }
 
 /** Any controller method (Nest's route handlers). */
@@ -72,6 +107,7 @@ interface RoutePolicy {
   readonly handler: Handler;
   readonly guards: readonly BeforeBodyGuard[];
   readonly bodyLimit: number | undefined;
+  readonly formBody: boolean;
   readonly name: string;
 }
 
@@ -144,8 +180,9 @@ function collectPolicies(app: NestFastifyApplication, config: PlatformConfig): M
         config,
         name,
       );
-      if (guards.length === 0 && bodyLimit === undefined) continue;
-      const policy: RoutePolicy = { controller, handler, guards, bodyLimit, name };
+      const formBody = Reflect.getMetadata(FORM_BODY, handler) === true;
+      if (guards.length === 0 && bodyLimit === undefined && !formBody) continue;
+      const policy: RoutePolicy = { controller, handler, guards, bodyLimit, formBody, name };
       for (const controllerPath of asArray(Reflect.getMetadata(PATH_METADATA, controller) as Metadata)) {
         for (const methodPath of asArray(Reflect.getMetadata(PATH_METADATA, handler) as Metadata)) {
           policies.set(`${RequestMethod[method]} ${routeUrl(controllerPath, methodPath)}`, policy);
@@ -171,6 +208,23 @@ function beforeBodyHook(policy: RoutePolicy) {
 }
 
 /**
+ * Refuses, before the body is read, a body that is not `application/json`: where Fastify
+ * would read one (not GET or HEAD; a Content-Type, or a Content-Length or
+ * Transfer-Encoding saying a body follows), its media type must be JSON's.
+ */
+function jsonOnly(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const contentType = request.headers['content-type'];
+  const json =
+    request.method === 'GET' ||
+    request.method === 'HEAD' ||
+    (contentType === undefined ? !bodyPending(request) : mediaTypeOf(contentType) === 'application/json');
+  if (json) return Promise.resolve(payload);
+  // the body was not read: close the connection after the answer rather than drain it
+  if (bodyPending(request)) void reply.header('Connection', 'close');
+  return Promise.reject(unsupportedMediaType(contentType));
+}
+
+/**
  * Reads the route policies from the controllers and applies them to the Fastify routes Nest
  * registers in `app.init()`. Call between NestFactory.create and app.init; call the
  * returned function after init: it throws if a policy matched no route.
@@ -181,22 +235,25 @@ export function installRoutePolicies(app: NestFastifyApplication, config: Platfo
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let policy: RoutePolicy | undefined;
     for (const method of methods) {
       // Fastify adds HEAD for every GET route (same policy); @All routes are registered for every method.
       const key = [`${method} ${route.url}`, `ALL ${route.url}`, ...(method === 'HEAD' ? [`GET ${route.url}`] : [])].find((k) =>
         policies.has(k),
       );
-      const policy = key === undefined ? undefined : policies.get(key);
+      policy = key === undefined ? undefined : policies.get(key);
       if (!policy || key === undefined) continue;
       applied.add(key);
-      if (policy.bodyLimit !== undefined) route.bodyLimit = policy.bodyLimit;
-      if (policy.guards.length > 0) {
-        const existing =
-          route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
-        route.preParsing = [beforeBodyHook(policy), ...existing];
-      }
-      return;
+      break;
     }
+    if (policy?.bodyLimit !== undefined) route.bodyLimit = policy.bodyLimit;
+    const existing =
+      route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
+    route.preParsing = [
+      ...(policy && policy.guards.length > 0 ? [beforeBodyHook(policy)] : []),
+      ...(policy?.formBody ? [] : [jsonOnly]),
+      ...existing,
+    ];
   });
   return () => {
     const missing = [...policies.keys()].filter((key) => !applied.has(key));

@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { DomainError } from '../errors/domain-error';
+import { explainInvalid } from './validation-messages';
 
 interface Leaf {
   readonly path: string;
@@ -23,7 +24,13 @@ function firstLeaf(errors: readonly ValidationError[], parent = ''): Leaf | unde
   return undefined;
 }
 
-/** class-validator errors → one `DomainError` naming the offending `param` (Stripe style). */
+/**
+ * class-validator errors → one `DomainError` naming the offending `param` (Stripe style):
+ * the first field in error, depth first; an unknown field is `parameter_unknown`, an absent
+ * (or null) required one `parameter_missing` ("Missing required parameter: x." and nothing
+ * else), any other `parameter_invalid` with one message about the rule it broke
+ * (validation-messages.ts).
+ */
 export function validationErrorToDomain(errors: readonly ValidationError[]): DomainError {
   const leaf = firstLeaf(errors);
   if (!leaf) return new DomainError('body_invalid', 'The request is invalid.');
@@ -32,15 +39,11 @@ export function validationErrorToDomain(errors: readonly ValidationError[]): Dom
   if ('whitelistValidation' in constraints) {
     return new DomainError('parameter_unknown', `Received unknown parameter: ${path}`, { param: path });
   }
-  const messages = Object.values(constraints).map((m) => m.replace(new RegExp(`^${error.property}\\b`), path));
   if (error.value === undefined || error.value === null) {
-    if ('isDefined' in constraints || !('isOptional' in constraints)) {
-      return new DomainError('parameter_missing', `Missing required parameter: ${path}. ${messages[0] ?? ''}`.trim(), {
-        param: path,
-      });
-    }
+    return new DomainError('parameter_missing', `Missing required parameter: ${path}.`, { param: path });
   }
-  return new DomainError('parameter_invalid', messages[0] ?? `${path} is invalid`, { param: path });
+  const problem = explainInvalid(error, path);
+  return new DomainError('parameter_invalid', problem.message, { param: problem.path });
 }
 
 const isPlainObject = (v: unknown): boolean =>
@@ -133,7 +136,8 @@ export class PlatformValidationPipe extends ValidationPipe {
       forbidUnknownValues: true,
       transform: true,
       transformOptions: { enableImplicitConversion: false },
-      validationError: { target: false, value: true },
+      // the target lets validation-messages.ts find each constraint's arguments (never rendered)
+      validationError: { target: true, value: true },
       exceptionFactory: (errors: ValidationError[]) => validationErrorToDomain(errors),
     });
   }

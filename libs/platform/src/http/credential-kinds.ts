@@ -1,0 +1,110 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { PlatformConfig } from '../config/platform-config';
+import { DomainError } from '../errors/domain-error';
+import { constantTimeEqual } from './credentials';
+
+/**
+ * A kind of bearer credential of the deployment, as a caller may present it to a route
+ * that takes another kind (the admin key on a partner route, a token of one service on
+ * another). Each app declares the kinds it knows — its own and its neighbours' — and gives
+ * them to `PlatformModule.forRoot({ credentialKinds })`, so that a 401 can say what the
+ * route takes and what was sent instead, without echoing any of it.
+ */
+export interface CredentialKind {
+  /** How a message names it after "this looks like": `an OAuth 2.0 access token`. */
+  readonly name: string;
+  /** The `@Authenticated(kind)` of this app that accepts it, if any: a refusal of that kind is about the credential itself. */
+  readonly authenticator?: string;
+  /** Whether a credential has this kind's shape (a public prefix, a JWT's form). Never a lookup or a comparison with a secret. */
+  matches(credential: string): boolean;
+}
+
+/** Injection token of the app's credential kinds (PlatformModule.forRoot). */
+export const CREDENTIAL_KINDS = Symbol('CREDENTIAL_KINDS');
+
+/** What an Authenticated route takes, in a sentence: "an OAuth 2.0 access token from POST /oauth/token". */
+export interface RouteCredential {
+  readonly wants: string;
+  /** The route's authenticator kind (`@Authenticated(kind)`). */
+  readonly kind: string;
+}
+
+/** What the admin routes take. */
+export const ADMIN_KEY_WANTED = 'the admin key (ADMIN_API_KEY)';
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `matches` for credentials that start with one of `prefixes` (a public part of the format). */
+export function hasPrefix(...prefixes: string[]): (credential: string) => boolean {
+  const pattern = new RegExp(`^(?:${prefixes.map(escape).join('|')})`);
+  return (credential) => pattern.test(credential);
+}
+
+/**
+ * `matches` for a JWT (RFC 7519 compact form): three base64url segments whose first decodes
+ * to a JSON object naming its `alg`. Only the public header is read.
+ */
+export function looksLikeJwt(credential: string): boolean {
+  const parts = /^([A-Za-z0-9_-]{8,})\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.exec(credential);
+  if (!parts?.[1]) return false;
+  try {
+    const header: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+    return typeof header === 'object' && header !== null && typeof (header as { alg?: unknown }).alg === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Tells what a refused bearer credential was, so the 401 teaches instead of only refusing:
+ * the admin key (by the platform's constant-time comparison with ADMIN_API_KEY), or one of
+ * the kinds the app declared (by shape). The messages name kinds, never any part of the
+ * credential; codes, statuses and headers stay the refusal's own.
+ */
+@Injectable()
+export class CredentialKinds {
+  private readonly kinds: readonly CredentialKind[];
+
+  constructor(
+    private readonly config: PlatformConfig,
+    @Optional() @Inject(CREDENTIAL_KINDS) kinds?: readonly CredentialKind[],
+  ) {
+    this.kinds = kinds ?? [];
+  }
+
+  /** The declared kind whose shape `credential` has, if any. */
+  kindOf(credential: string): CredentialKind | undefined {
+    return this.kinds.find((kind) => kind.matches(credential));
+  }
+
+  /**
+   * `refusal` (an authenticator's 401 on a route taking `route`) re-worded when the
+   * credential is another kind than the route takes: the admin key, or a kind the app
+   * declared; with what the route takes added when its shape is unknown; unchanged when it
+   * has the shape of the route's own kind (then the refusal is about the credential itself:
+   * expired, revoked, unknown).
+   */
+  explainRefusal(refusal: DomainError<string>, credential: string, route: RouteCredential): DomainError<string> {
+    let message: string;
+    if (constantTimeEqual(credential, this.config.ADMIN_API_KEY)) {
+      message = `This route takes ${route.wants}; the admin key works only on /admin/v1 routes.`;
+    } else {
+      const kind = this.kindOf(credential);
+      if (kind?.authenticator === route.kind) return refusal;
+      message = kind
+        ? `This route takes ${route.wants}; this looks like ${kind.name}.`
+        : `${refusal.message.replace(/\.?$/, '.')} This route takes ${route.wants}.`;
+    }
+    return new DomainError<string>(refusal.code, message, {
+      headers: refusal.headers,
+      details: refusal.details,
+      ...(refusal.param === undefined ? {} : { param: refusal.param }),
+    });
+  }
+
+  /** The message of a wrong admin key: what it looks like when its shape is a declared kind. */
+  wrongAdminKey(presented: string): string | undefined {
+    const kind = this.kindOf(presented);
+    return kind && `This route takes ${ADMIN_KEY_WANTED}; this looks like ${kind.name}.`;
+  }
+}
