@@ -80,7 +80,7 @@ export const PLATFORM_ERRORS = {
     fix: 'Send a smaller body; split a batch into several requests.',
   }),
   unsupported_media_type: invalidRequest(415, {
-    when: 'A body whose content type the route does not parse (`text/plain`, XML, multipart, no `Content-Type`).',
+    when: 'A body that is not JSON on a route that takes JSON: a form (`application/x-www-form-urlencoded`, what `curl -d` sends without a JSON `Content-Type`), `text/plain`, XML, multipart, `+json` types, or no `Content-Type`; the message names the type sent. (`POST /oauth/token` takes its form, RFC 6749.)',
     fix: 'Send the body as `application/json` with `Content-Type: application/json`.',
   }),
   // HTTP framing, answered before any route (bootstrap.ts clientError)
