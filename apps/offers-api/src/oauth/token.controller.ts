@@ -1,6 +1,7 @@
 import { Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiBody,
   ApiConsumes,
   ApiOkResponse,
   ApiOperation,
@@ -13,7 +14,7 @@ import { RateLimiter, type RateLimitPolicy } from '@app/auth';
 import { clientAddressKey, RawHttpError, RenderErrorsWith } from '@app/platform';
 import { OffersConfig } from '../config';
 
-import { TokenResponseDto } from './dto/token-response.dto';
+import { TokenRequestDto, TokenResponseDto } from './dto/token-response.dto';
 import { OAuthMetrics } from './oauth.metrics';
 import { NO_STORE, oauthRouteError, oauthTooManyRequests } from './oauth-error';
 import { TokenService, type TokenResponse } from './token.service';
@@ -42,6 +43,7 @@ export class TokenController {
       'Form fields grant_type=client_credentials, client_id, client_secret — or the client in HTTP Basic. Returns a Bearer JWT valid for 3600 s.',
   })
   @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({ type: TokenResponseDto, description: 'Cache-Control: no-store' })
   @ApiBadRequestResponse({ description: '{ error: invalid_request | unsupported_grant_type, error_description }' })
   @ApiUnauthorizedResponse({ description: '{ error: invalid_client, error_description } with WWW-Authenticate: Basic' })

@@ -1,8 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, type ParameterObject, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { PlatformConfig } from '../config/platform-config';
+import { documentedRoutes } from './routes';
 import { serverUrl } from './servers';
+import { applyValidationRules } from './validator-schemas';
 
 export interface OpenApiOptions {
   readonly title: string;
@@ -12,19 +14,42 @@ export interface OpenApiOptions {
   readonly configure?: (builder: DocumentBuilder) => DocumentBuilder;
 }
 
+/** Idempotency-Key is honoured on POST only (IdempotencyInterceptor): not a parameter of a controller's other routes. */
+function dropIdempotencyKeyOutsidePost(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths)) {
+    for (const [method, operation] of Object.entries(item as Record<string, { parameters?: ParameterObject[] }>)) {
+      if (method === 'post' || !operation.parameters) continue;
+      operation.parameters = operation.parameters.filter((p) => !(p.in === 'header' && p.name === 'Idempotency-Key'));
+    }
+  }
+}
+
+/**
+ * The service's OpenAPI document: what @nestjs/swagger reads from the controllers, with the
+ * request schemas completed from the validators (docs/validator-schemas.ts). Boot stops if
+ * they disagree.
+ */
+export function buildOpenApiDocument(app: NestFastifyApplication, options: OpenApiOptions): OpenAPIObject {
+  let builder = new DocumentBuilder()
+    .setTitle(options.title)
+    .setDescription(options.description)
+    .setVersion(options.version)
+    .addSecurity('admin', { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY' });
+  if (options.configure) builder = options.configure(builder);
+  const document = SwaggerModule.createDocument(app, builder.build());
+  const routes = documentedRoutes(app);
+  dropIdempotencyKeyOutsidePost(document);
+  applyValidationRules(document, routes);
+  return document;
+}
+
 /**
  * Serves the OpenAPI UI at `/docs` and the document at `/openapi.json` and `/openapi.yaml`.
  * `servers` is the service's public URL (`*_PUBLIC_URL`), else the origin of the request
  * for the document (docs/servers.ts), so the UI's "Try it out" calls the service it came from.
  */
 export function setupOpenApi(app: NestFastifyApplication, options: OpenApiOptions, config: PlatformConfig): OpenAPIObject {
-  let builder = new DocumentBuilder()
-    .setTitle(options.title)
-    .setDescription(options.description)
-    .setVersion(options.version)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY' }, 'admin');
-  if (options.configure) builder = options.configure(builder);
-  const document = SwaggerModule.createDocument(app, builder.build());
+  const document = buildOpenApiDocument(app, options);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',

@@ -1,10 +1,19 @@
 import { CurrentPrincipal } from '@app/auth';
 import { parseTimestamp } from '@app/platform';
 import { Body, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type DeletedView, WebhookEndpointsService } from '../webhook-endpoints.service';
 import { type RecoveryView, WebhookDeliveriesService } from '../webhook-deliveries.service';
 import type { ListView, WebhookDeliveryView, WebhookEndpointView, WebhookOwner } from '../webhooks.types';
+import {
+  WebhookDeliveryDto,
+  WebhookDeliveryListDto,
+  WebhookEndpointDeletedDto,
+  WebhookEndpointDto,
+  WebhookEndpointListDto,
+  WebhookEndpointWithSecretDto,
+  WebhookRecoveryDto,
+} from './webhook-views.dto';
 import { CreateWebhookEndpointDto, ListWebhookDeliveriesQuery, RecoverWebhookDeliveriesDto } from './webhooks.dto';
 
 /**
@@ -36,24 +45,28 @@ export abstract class WebhookEndpointsRoutes<P> {
 
   @Post()
   @ApiOperation({ summary: 'Register a webhook endpoint; the answer shows its signing secret once' })
+  @ApiCreatedResponse({ type: WebhookEndpointWithSecretDto })
   create(@CurrentPrincipal() p: P, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointView> {
     return this.endpoints.create(this.ownerOf(p), { url: body.url, events: body.events });
   }
 
   @Get()
   @ApiOperation({ summary: 'List webhook endpoints' })
+  @ApiOkResponse({ type: WebhookEndpointListDto })
   list(@CurrentPrincipal() p: P): Promise<ListView<WebhookEndpointView>> {
     return this.endpoints.list(this.ownerOf(p));
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Retrieve a webhook endpoint (without its secret)' })
+  @ApiOkResponse({ type: WebhookEndpointDto })
   get(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<WebhookEndpointView> {
     return this.endpoints.get(this.ownerOf(p), id);
   }
 
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a webhook endpoint and its delivery log' })
+  @ApiOkResponse({ type: WebhookEndpointDeletedDto })
   delete(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<DeletedView> {
     return this.endpoints.delete(this.ownerOf(p), id);
   }
@@ -61,6 +74,7 @@ export abstract class WebhookEndpointsRoutes<P> {
   @Post(':id/rotate-secret')
   @HttpCode(200)
   @ApiOperation({ summary: 'Replace the signing secret; the old one also signs during the grace period' })
+  @ApiOkResponse({ type: WebhookEndpointWithSecretDto })
   rotateSecret(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<WebhookEndpointView> {
     return this.endpoints.rotateSecret(this.ownerOf(p), id);
   }
@@ -68,12 +82,14 @@ export abstract class WebhookEndpointsRoutes<P> {
   @Post(':id/enable')
   @HttpCode(200)
   @ApiOperation({ summary: 'Enable a disabled endpoint again; then recover what it missed' })
+  @ApiOkResponse({ type: WebhookEndpointDto })
   enable(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<WebhookEndpointView> {
     return this.endpoints.enable(this.ownerOf(p), id);
   }
 
   @Get(':id/deliveries')
   @ApiOperation({ summary: 'List deliveries of an endpoint with their attempts, newest first' })
+  @ApiOkResponse({ type: WebhookDeliveryListDto })
   listDeliveries(
     @CurrentPrincipal() p: P,
     @Param('id') id: string,
@@ -89,6 +105,7 @@ export abstract class WebhookEndpointsRoutes<P> {
   @Post(':id/deliveries/:delivery_id/retry')
   @HttpCode(202)
   @ApiOperation({ summary: 'Redeliver one delivery now' })
+  @ApiAcceptedResponse({ type: WebhookDeliveryDto })
   retry(
     @CurrentPrincipal() p: P,
     @Param('id') id: string,
@@ -100,6 +117,7 @@ export abstract class WebhookEndpointsRoutes<P> {
   @Post(':id/recover')
   @HttpCode(202)
   @ApiOperation({ summary: 'Redeliver every failed delivery created since a time' })
+  @ApiAcceptedResponse({ type: WebhookRecoveryDto })
   recover(@CurrentPrincipal() p: P, @Param('id') id: string, @Body() body: RecoverWebhookDeliveriesDto): Promise<RecoveryView> {
     return this.deliveries.recover(this.ownerOf(p), id, parseTimestamp(body.since) as Date); // validated by IsTimestamp
   }
