@@ -1,7 +1,8 @@
 /**
  * What each service's OpenAPI document promises, checked against what the service does:
  * `servers` (the configured public URL, else the request's origin, never a hostile Host),
- * and request schemas that say what the validators enforce. test/platform/openapi.e2e-spec.ts keeps the
+ * request schemas that say what the validators enforce, and every operation's error
+ * responses in the error catalogue's terms. test/platform/openapi.e2e-spec.ts keeps the
  * reviewed copy of the whole document.
  */
 import { DECORATORS } from '@nestjs/swagger';
@@ -33,7 +34,7 @@ import { paymentsService } from '../../apps/payments-api/src/service';
 import { vectorService } from '../../apps/vector-api/src/service';
 import { documentedRoutes } from '../../libs/platform/src/docs/routes';
 import { startTestApp, type TestApp } from '../support/app';
-import type { PlatformConfig, ServiceDefinition } from '@app/platform';
+import { errorSpec, type PlatformConfig, type ServiceDefinition } from '@app/platform';
 
 const services: Array<ServiceDefinition<PlatformConfig>> = [offersService, vectorService, paymentsService].map(
   (s) => s as unknown as ServiceDefinition<PlatformConfig>,
@@ -345,6 +346,41 @@ describe.each(services)('$name OpenAPI document', (definition) => {
     }
     expect(problems).toEqual([]);
     expect(checked).toBeGreaterThan(3);
+  });
+
+  it("lists every operation's error statuses with the catalogue's codes and the error body", () => {
+    const problems: string[] = [];
+    for (const [key, op] of operations(doc)) {
+      const statuses = Object.keys(op.responses).filter((s) => Number(s) >= 400);
+      const must = ['500', '503'];
+      if (op.security?.length) must.push('401', '429');
+      if (op.requestBody?.content['application/json']) must.push('400', '413', '415');
+      if ((op.parameters ?? []).some((p) => p.in === 'path')) must.push('400', '404');
+      for (const status of must) if (!statuses.includes(status)) problems.push(`${key}: no ${status}`);
+      const ownBody = key === 'POST /oauth/token';
+      for (const status of statuses) {
+        const response = op.responses[status];
+        const schema = response.content?.['application/json']?.schema.$ref;
+        if (ownBody && Number(status) < 500) {
+          if (schema !== '#/components/schemas/OAuthErrorDto') problems.push(`${key} ${status}: the RFC 6749 body`);
+          continue;
+        }
+        if (schema !== '#/components/schemas/ErrorBody') problems.push(`${key} ${status}: not the error body`);
+        const codes = [...response.description.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+        if (codes.length === 0) problems.push(`${key} ${status}: no codes in "${response.description}"`);
+        for (const code of codes) {
+          const spec = errorSpec(code);
+          // resource_missing is thrown as 400 for an object named in the body or query (Stripe's convention)
+          const override = code === 'resource_missing' && status === '400';
+          if (!spec) problems.push(`${key} ${status}: ${code} is in no catalogue`);
+          else if (String(spec.status) !== status && !override) problems.push(`${key} ${status}: ${code} is ${spec.status}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    const body = doc.components.schemas.ErrorBody;
+    expect(body?.required).toEqual(['error']);
+    expect(doc.components.schemas.ErrorDetails?.required).toEqual(['type', 'code', 'message', 'request_id']);
   });
 });
 

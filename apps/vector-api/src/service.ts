@@ -15,6 +15,7 @@ export const vectorService: ServiceDefinition<VectorConfig> = {
         scheme: 'bearer',
         description: 'API token from POST /admin/v1/tokens',
       }),
+    credentialErrors: { vector_token: ['invalid_api_key'] },
     title: 'vector-api',
     version: '1.0.0',
     description:

@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, type ParameterObject, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { PlatformConfig } from '../config/platform-config';
+import { addErrorResponses } from './error-responses';
 import { documentedRoutes } from './routes';
 import { serverUrl } from './servers';
 import { applyValidationRules } from './validator-schemas';
@@ -12,7 +13,16 @@ export interface OpenApiOptions {
   readonly version: string;
   /** Extra security schemes the service's own routes use (besides `admin`). */
   readonly configure?: (builder: DocumentBuilder) => DocumentBuilder;
+  /**
+   * The 401 codes each of those schemes' credentials can fail with, besides
+   * `authentication_required` (no credentials), e.g. `{ partner: ['invalid_token'] }`.
+   * Every scheme `configure` declares needs an entry.
+   */
+  readonly credentialErrors?: Readonly<Record<string, readonly string[]>>;
 }
+
+/** The platform's own scheme (AdminOnly) and what its credentials fail with. */
+const ADMIN_CREDENTIAL_ERRORS = { admin: ['invalid_api_key'] } as const;
 
 /** Idempotency-Key is honoured on POST only (IdempotencyInterceptor): not a parameter of a controller's other routes. */
 function dropIdempotencyKeyOutsidePost(document: OpenAPIObject): void {
@@ -26,8 +36,8 @@ function dropIdempotencyKeyOutsidePost(document: OpenAPIObject): void {
 
 /**
  * The service's OpenAPI document: what @nestjs/swagger reads from the controllers, with the
- * request schemas completed from the validators (docs/validator-schemas.ts). Boot stops if
- * they disagree.
+ * request schemas completed from the validators and every operation's error responses
+ * (docs/validator-schemas.ts, docs/error-responses.ts). Boot stops if they disagree.
  */
 export function buildOpenApiDocument(app: NestFastifyApplication, options: OpenApiOptions): OpenAPIObject {
   let builder = new DocumentBuilder()
@@ -40,6 +50,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication, options: OpenA
   const routes = documentedRoutes(app);
   dropIdempotencyKeyOutsidePost(document);
   applyValidationRules(document, routes);
+  addErrorResponses(document, routes, { ...options.credentialErrors, ...ADMIN_CREDENTIAL_ERRORS });
   return document;
 }
 

@@ -4,6 +4,9 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { DiscoveryService, MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import { DECORATORS } from '@nestjs/swagger';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
+import { ROUTE_ERROR_RENDERER } from '../errors/route-error-renderer';
+import { type ApiErrorRef, declaredErrors } from './api-errors';
 
 /** What the OpenAPI document cannot say about one operation, read from its controller. */
 export interface DocumentedRoute {
@@ -11,6 +14,10 @@ export interface DocumentedRoute {
   readonly operationId: string;
   readonly controller: Type;
   readonly methodName: string;
+  /** Codes declared with @ApiErrors on the route and its controller. */
+  readonly errors: readonly ApiErrorRef[];
+  /** The route renders its errors in another standard's body (RenderErrorsWith: POST /oauth/token). */
+  readonly ownErrorBody: boolean;
   /** The class its body is validated as (`@Body()`'s type, or `@ApiBody({ type })` for a body read by a custom pipe). */
   readonly bodyType: Type | undefined;
   /** The class its query string is validated as (`@Query()`'s type). */
@@ -52,10 +59,13 @@ export function documentedRoutes(app: INestApplication): Map<string, DocumentedR
     for (const methodName of scanner.getAllMethodNames(prototype)) {
       const handler = prototype[methodName];
       if (typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
+      const routeConfig = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as Record<string, unknown> | undefined;
       routes.set(`${controller.name}_${methodName}`, {
         operationId: `${controller.name}_${methodName}`,
         controller,
         methodName,
+        errors: declaredErrors(controller, handler),
+        ownErrorBody: typeof routeConfig?.[ROUTE_ERROR_RENDERER] === 'function',
         bodyType: apiBodyType(handler) ?? argType(controller, methodName, RouteParamtypes.BODY),
         queryType: argType(controller, methodName, RouteParamtypes.QUERY),
       });

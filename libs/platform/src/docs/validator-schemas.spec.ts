@@ -62,6 +62,8 @@ const routes = (bodyType: unknown, queryType?: unknown): Map<string, DocumentedR
         operationId: 'C_m',
         controller: class {} as never,
         methodName: 'm',
+        errors: [],
+        ownErrorBody: false,
         bodyType: bodyType as never,
         queryType: queryType as never,
       },

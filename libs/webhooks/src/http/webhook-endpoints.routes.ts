@@ -1,5 +1,5 @@
 import { CurrentPrincipal } from '@app/auth';
-import { parseTimestamp } from '@app/platform';
+import { ApiErrors, parseTimestamp } from '@app/platform';
 import { Body, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type DeletedView, WebhookEndpointsService } from '../webhook-endpoints.service';
@@ -15,6 +15,9 @@ import {
   WebhookRecoveryDto,
 } from './webhook-views.dto';
 import { CreateWebhookEndpointDto, ListWebhookDeliveriesQuery, RecoverWebhookDeliveriesDto } from './webhooks.dto';
+
+const NO_ENDPOINT = { code: 'resource_missing', when: 'no such webhook endpoint of yours' } as const;
+const DISABLED = { code: 'webhook_endpoint_disabled', when: 'the endpoint is disabled: enable it first' } as const;
 
 /**
  * The webhook-endpoint routes, for an app to mount under its own path and authentication.
@@ -46,6 +49,11 @@ export abstract class WebhookEndpointsRoutes<P> {
   @Post()
   @ApiOperation({ summary: 'Register a webhook endpoint; the answer shows its signing secret once' })
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretDto })
+  @ApiErrors(
+    { code: 'webhook_url_invalid', when: 'not http(s), not https in production, or a private address' },
+    { code: 'webhook_endpoint_limit_reached', when: 'the owner has WEBHOOK_MAX_ENDPOINTS_PER_OWNER endpoints' },
+    { code: 'parameter_invalid', when: 'an unknown event type' },
+  )
   create(@CurrentPrincipal() p: P, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointView> {
     return this.endpoints.create(this.ownerOf(p), { url: body.url, events: body.events });
   }
@@ -60,6 +68,7 @@ export abstract class WebhookEndpointsRoutes<P> {
   @Get(':id')
   @ApiOperation({ summary: 'Retrieve a webhook endpoint (without its secret)' })
   @ApiOkResponse({ type: WebhookEndpointDto })
+  @ApiErrors(NO_ENDPOINT)
   get(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<WebhookEndpointView> {
     return this.endpoints.get(this.ownerOf(p), id);
   }
@@ -67,6 +76,7 @@ export abstract class WebhookEndpointsRoutes<P> {
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a webhook endpoint and its delivery log' })
   @ApiOkResponse({ type: WebhookEndpointDeletedDto })
+  @ApiErrors(NO_ENDPOINT)
   delete(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<DeletedView> {
     return this.endpoints.delete(this.ownerOf(p), id);
   }
@@ -75,6 +85,7 @@ export abstract class WebhookEndpointsRoutes<P> {
   @HttpCode(200)
   @ApiOperation({ summary: 'Replace the signing secret; the old one also signs during the grace period' })
   @ApiOkResponse({ type: WebhookEndpointWithSecretDto })
+  @ApiErrors(NO_ENDPOINT)
   rotateSecret(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<WebhookEndpointView> {
     return this.endpoints.rotateSecret(this.ownerOf(p), id);
   }
@@ -83,6 +94,7 @@ export abstract class WebhookEndpointsRoutes<P> {
   @HttpCode(200)
   @ApiOperation({ summary: 'Enable a disabled endpoint again; then recover what it missed' })
   @ApiOkResponse({ type: WebhookEndpointDto })
+  @ApiErrors(NO_ENDPOINT)
   enable(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<WebhookEndpointView> {
     return this.endpoints.enable(this.ownerOf(p), id);
   }
@@ -90,6 +102,7 @@ export abstract class WebhookEndpointsRoutes<P> {
   @Get(':id/deliveries')
   @ApiOperation({ summary: 'List deliveries of an endpoint with their attempts, newest first' })
   @ApiOkResponse({ type: WebhookDeliveryListDto })
+  @ApiErrors(NO_ENDPOINT)
   listDeliveries(
     @CurrentPrincipal() p: P,
     @Param('id') id: string,
@@ -106,6 +119,7 @@ export abstract class WebhookEndpointsRoutes<P> {
   @HttpCode(202)
   @ApiOperation({ summary: 'Redeliver one delivery now' })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto })
+  @ApiErrors({ code: 'resource_missing', when: 'no such webhook endpoint of yours, or no such delivery of it' }, DISABLED)
   retry(
     @CurrentPrincipal() p: P,
     @Param('id') id: string,
@@ -118,6 +132,7 @@ export abstract class WebhookEndpointsRoutes<P> {
   @HttpCode(202)
   @ApiOperation({ summary: 'Redeliver every failed delivery created since a time' })
   @ApiAcceptedResponse({ type: WebhookRecoveryDto })
+  @ApiErrors(NO_ENDPOINT, DISABLED)
   recover(@CurrentPrincipal() p: P, @Param('id') id: string, @Body() body: RecoverWebhookDeliveriesDto): Promise<RecoveryView> {
     return this.deliveries.recover(this.ownerOf(p), id, parseTimestamp(body.since) as Date); // validated by IsTimestamp
   }

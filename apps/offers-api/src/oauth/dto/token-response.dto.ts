@@ -14,3 +14,11 @@ export class TokenResponseDto implements TokenResponse {
   @ApiProperty({ enum: ['Bearer'] }) token_type!: 'Bearer';
   @ApiProperty({ type: 'integer', example: 3600, description: 'Seconds until the token expires' }) expires_in!: number;
 }
+
+/** RFC 6749 §5.2 error response: every error of POST /oauth/token except a 5xx. */
+export class OAuthErrorDto {
+  @ApiProperty({ enum: ['invalid_request', 'invalid_client', 'unsupported_grant_type', 'slow_down', 'temporarily_unavailable'] })
+  error!: string;
+
+  @ApiProperty({ description: 'For people; may change' }) error_description!: string;
+}
