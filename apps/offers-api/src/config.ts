@@ -1,3 +1,4 @@
+import { IsPublicUrl } from '@app/platform';
 import { WebhooksConfig } from '@app/webhooks';
 import { resolve } from 'node:path';
 import { Expose, Type } from 'class-transformer';
@@ -12,6 +13,15 @@ export class OffersConfig extends WebhooksConfig {
   @Min(1)
   @Max(65535)
   OFFERS_PORT: number = 3000;
+
+  /**
+   * The base URL clients reach offers-api at (`https://api.example.com`): the `servers` of its
+   * OpenAPI document. Unset: the origin each request of the document was made to.
+   */
+  @Expose()
+  @IsOptional()
+  @IsPublicUrl()
+  OFFERS_PUBLIC_URL?: string;
 
   /**
    * Access-token signing keys, `kid:secret[,kid:secret]`; the first signs, all verify
@@ -103,6 +113,10 @@ export class OffersConfig extends WebhooksConfig {
 
   get port(): number {
     return this.OFFERS_PORT;
+  }
+
+  override get publicUrl(): string | undefined {
+    return this.OFFERS_PUBLIC_URL;
   }
 
   /**

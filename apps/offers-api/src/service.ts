@@ -14,6 +14,7 @@ export const offersService: ServiceDefinition<OffersConfig> = {
         { type: 'http', scheme: 'bearer', description: 'OAuth 2.0 access token from POST /oauth/token' },
         'partner',
       ),
+    credentialErrors: { partner: ['invalid_token'] },
     title: 'offers-api',
     version: '1.0.0',
     description:

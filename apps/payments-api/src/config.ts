@@ -1,6 +1,7 @@
+import { IsPublicUrl } from '@app/platform';
 import { WebhooksConfig } from '@app/webhooks';
 import { Expose, Type } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
 /** payments-api settings: the platform's and the webhooks' plus its own. Variable names are the environment's. */
 export class PaymentsConfig extends WebhooksConfig {
@@ -11,6 +12,15 @@ export class PaymentsConfig extends WebhooksConfig {
   @Max(65535)
   PAYMENTS_PORT: number = 3002;
 
+  /**
+   * The base URL clients reach payments-api at (`https://api.example.com`): the `servers` of its
+   * OpenAPI document. Unset: the origin each request of the document was made to.
+   */
+  @Expose()
+  @IsOptional()
+  @IsPublicUrl()
+  PAYMENTS_PUBLIC_URL?: string;
+
   /** Requests per minute per API key (the rate-limit policy given to AuthModule). */
   @Expose()
   @Type(() => Number)
@@ -20,5 +30,9 @@ export class PaymentsConfig extends WebhooksConfig {
 
   get port(): number {
     return this.PAYMENTS_PORT;
+  }
+
+  override get publicUrl(): string | undefined {
+    return this.PAYMENTS_PUBLIC_URL;
   }
 }

@@ -10,7 +10,8 @@ export const paymentsService: ServiceDefinition<PaymentsConfig> = {
   errors: PAYMENTS_ERRORS,
   openApi: {
     configure: (builder) =>
-      builder.addBearerAuth({ type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_… key' }, 'payments_key'),
+      builder.addSecurity('payments_key', { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_… key' }),
+    credentialErrors: { payments_key: ['invalid_api_key'] },
     title: 'payments-api',
     version: '1.0.0',
     description: 'Payments API: customers, payments, refunds and webhooks, with test and live keys and idempotent writes.',

@@ -1,6 +1,6 @@
-import { PlatformConfig } from '@app/platform';
+import { IsPublicUrl, PlatformConfig } from '@app/platform';
 import { Expose, Type } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
 /** vector-api settings: the platform's plus its own. Variable names are the environment's. */
 export class VectorConfig extends PlatformConfig {
@@ -10,6 +10,15 @@ export class VectorConfig extends PlatformConfig {
   @Min(1)
   @Max(65535)
   VECTOR_PORT: number = 3001;
+
+  /**
+   * The base URL clients reach vector-api at (`https://api.example.com`): the `servers` of its
+   * OpenAPI document. Unset: the origin each request of the document was made to.
+   */
+  @Expose()
+  @IsOptional()
+  @IsPublicUrl()
+  VECTOR_PUBLIC_URL?: string;
 
   /**
    * Largest body of an insert (`@BodyLimit` on that route): 64 MiB. An insert of 1000 rows ×
@@ -40,5 +49,9 @@ export class VectorConfig extends PlatformConfig {
 
   get port(): number {
     return this.VECTOR_PORT;
+  }
+
+  override get publicUrl(): string | undefined {
+    return this.VECTOR_PUBLIC_URL;
   }
 }

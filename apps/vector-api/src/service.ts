@@ -10,10 +10,12 @@ export const vectorService: ServiceDefinition<VectorConfig> = {
   errors: VECTOR_ERRORS,
   openApi: {
     configure: (builder) =>
-      builder.addBearerAuth(
-        { type: 'http', scheme: 'bearer', description: 'API token from POST /admin/v1/tokens' },
-        'vector_token',
-      ),
+      builder.addSecurity('vector_token', {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'API token from POST /admin/v1/tokens',
+      }),
+    credentialErrors: { vector_token: ['invalid_api_key'] },
     title: 'vector-api',
     version: '1.0.0',
     description:

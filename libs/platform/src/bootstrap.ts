@@ -108,6 +108,21 @@ export async function createServiceApp<C extends PlatformConfig>(
     logger: new PinoNestLogger(pino),
     abortOnError: false,
   });
+  try {
+    await configureApp(app, definition, config);
+  } catch (err) {
+    // a boot that fails here (a route policy, the OpenAPI document) must not leave pools and timers open
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+  return app;
+}
+
+async function configureApp<C extends PlatformConfig>(
+  app: NestFastifyApplication,
+  definition: ServiceDefinition<C>,
+  config: C,
+): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
   // Bodies are JSON (and the form of a @FormBody route, POST /oauth/token): Fastify's
   // built-in text/plain parser would hand a string to JSON routes (a 400 at best); without
@@ -127,11 +142,10 @@ export async function createServiceApp<C extends PlatformConfig>(
   installHooks(fastify, config, app.get(MetricsService));
   const checkRoutePolicies = installRoutePolicies(app, config);
   app.useGlobalPipes(new PlatformValidationPipe());
-  setupOpenApi(app, definition.openApi);
+  setupOpenApi(app, definition.openApi, config);
   await app.init();
   checkRoutePolicies();
   await app.getHttpAdapter().getInstance().ready();
-  return app;
 }
 
 /**

@@ -1,15 +1,8 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
-import {
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
-import { AdminOnly } from '@app/platform';
+import { AdminOnly, ApiErrors } from '@app/platform';
 import { AllocationListDto, AllocationRunDto, AllocationRunResultDto } from './dto/allocation.dto';
 import { AllocationsService } from './allocations.service';
 
@@ -22,7 +15,7 @@ export class AllocationsController {
   @Get()
   @ApiOperation({ summary: 'Allocations of your indications on this offer (empty until the offer is allocated)' })
   @ApiOkResponse({ type: AllocationListDto })
-  @ApiNotFoundResponse({ description: 'No such offer in your agreement' })
+  @ApiErrors({ code: 'resource_missing', when: 'no such offer in your agreement' })
   list(@CurrentPrincipal() partner: PartnerPrincipal, @Param('offer_id') offerId: string): Promise<AllocationListDto> {
     return this.allocations.listForPartner(partner, offerId);
   }
@@ -37,7 +30,13 @@ export class AllocationsAdminController {
   @Post()
   @ApiOperation({ summary: 'Allocate a closed offer (once); fires allocation.confirmed / allocation.scaled per indication' })
   @ApiCreatedResponse({ type: AllocationRunResultDto })
-  @ApiConflictResponse({ description: 'offer_not_closed, offer_already_allocated' })
+  @ApiErrors(
+    'offer_not_closed',
+    'offer_already_allocated',
+    { code: 'resource_missing', when: 'no such offer' },
+    { code: 'parameter_missing', when: 'minimum_allocation_shares, which policy min_then_pro_rata needs' },
+    { code: 'parameter_invalid', when: 'shares_available over shares_offered' },
+  )
   run(@Param('id') id: string, @Body() body: AllocationRunDto): Promise<AllocationRunResultDto> {
     return this.allocations.run(id, body);
   }

@@ -1,16 +1,8 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
-import { Idempotent } from '@app/platform';
+import { ApiErrors, Idempotent } from '@app/platform';
 import { IndicationCreateDto, IndicationDto, IndicationListDto } from './dto/indication.dto';
 import { IndicationsService } from './indications.service';
 
@@ -24,9 +16,14 @@ export class IndicationsController {
   @Idempotent()
   @ApiOperation({ summary: "Submit an investor's indication of interest; fires indication.received" })
   @ApiCreatedResponse({ type: IndicationDto })
-  @ApiBadRequestResponse({ description: 'terms_not_accepted, terms_version_invalid, amount_too_small, parameter_*' })
-  @ApiConflictResponse({ description: 'offer_not_live' })
-  @ApiNotFoundResponse({ description: 'No such offer in your agreement' })
+  @ApiErrors(
+    'terms_not_accepted',
+    'terms_version_invalid',
+    'amount_too_small',
+    'offer_not_live',
+    { code: 'parameter_invalid', when: "a currency other than the offer's" },
+    { code: 'resource_missing', when: 'no such offer in your agreement' },
+  )
   create(
     @CurrentPrincipal() partner: PartnerPrincipal,
     @Param('offer_id') offerId: string,
@@ -38,6 +35,7 @@ export class IndicationsController {
   @Get()
   @ApiOperation({ summary: 'Your indications on this offer' })
   @ApiOkResponse({ type: IndicationListDto })
+  @ApiErrors({ code: 'resource_missing', when: 'no such offer in your agreement' })
   list(@CurrentPrincipal() partner: PartnerPrincipal, @Param('offer_id') offerId: string): Promise<IndicationListDto> {
     return this.indications.list(partner, offerId);
   }
@@ -45,7 +43,10 @@ export class IndicationsController {
   @Delete(':id')
   @ApiOperation({ summary: 'Cancel one of your indications while the offer is live' })
   @ApiOkResponse({ type: IndicationDto })
-  @ApiConflictResponse({ description: 'offer_not_live' })
+  @ApiErrors('offer_not_live', {
+    code: 'resource_missing',
+    when: 'no such offer in your agreement, or no such indication of yours',
+  })
   cancel(
     @CurrentPrincipal() partner: PartnerPrincipal,
     @Param('offer_id') offerId: string,

@@ -1,20 +1,12 @@
 import { Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiter, type RateLimitPolicy } from '@app/auth';
 import { clientAddressKey, FormBody, RawHttpError, RenderErrorsWith } from '@app/platform';
 import { OffersConfig } from '../config';
 
 import { TokenRequestDto } from './dto/token-request.dto';
-import { TokenResponseDto } from './dto/token-response.dto';
+import { OAuthErrorDto, TokenResponseDto } from './dto/token-response.dto';
 import { OAuthMetrics } from './oauth.metrics';
 import { NO_STORE, oauthRouteError, oauthTooManyRequests } from './oauth-error';
 import { TokenService, type TokenResponse } from './token.service';
@@ -45,11 +37,29 @@ export class TokenController {
   @FormBody()
   @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({ type: TokenResponseDto, description: 'Cache-Control: no-store' })
-  @ApiBadRequestResponse({ description: '{ error: invalid_request | unsupported_grant_type, error_description }' })
-  @ApiUnauthorizedResponse({ description: '{ error: invalid_client, error_description } with WWW-Authenticate: Basic' })
-  @ApiTooManyRequestsResponse({
+  @ApiResponse({
+    status: 400,
+    type: OAuthErrorDto,
+    description: 'invalid_request (a missing or repeated field, a body that does not parse), unsupported_grant_type',
+  })
+  @ApiResponse({
+    status: 401,
+    type: OAuthErrorDto,
+    description: 'invalid_client: unknown client, wrong secret or disabled client',
+    headers: { 'WWW-Authenticate': { description: 'Basic realm="…"', schema: { type: 'string' } } },
+  })
+  @ApiResponse({ status: 413, type: OAuthErrorDto, description: 'invalid_request: the body is over the body limit' })
+  @ApiResponse({
+    status: 415,
+    type: OAuthErrorDto,
+    description: 'invalid_request: the body is not application/x-www-form-urlencoded',
+  })
+  @ApiResponse({
+    status: 429,
+    type: OAuthErrorDto,
     description:
-      '{ error: slow_down | temporarily_unavailable, error_description } with Retry-After: slow_down when this address spent its failed client authentications or its share of concurrent secret verifications, temporarily_unavailable when the instance cannot verify a secret in time',
+      'slow_down when this address spent its failed client authentications or its share of concurrent secret verifications, temporarily_unavailable when the instance cannot verify a secret in time',
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } } },
   })
   async token(
     @Req() request: FastifyRequest,

@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '@app/platform';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
 import { OfferDto, OfferListDto, OfferListQueryDto } from './dto/offer.dto';
@@ -21,7 +22,7 @@ export class OffersController {
   @Get(':id')
   @ApiOperation({ summary: 'One offer in your distribution agreement' })
   @ApiOkResponse({ type: OfferDto })
-  @ApiNotFoundResponse({ description: 'No such offer in your agreement' })
+  @ApiErrors({ code: 'resource_missing', when: 'no such offer in your agreement' })
   get(@CurrentPrincipal() partner: PartnerPrincipal, @Param('id') id: string): Promise<OfferDto> {
     return this.offers.get(partner, id);
   }

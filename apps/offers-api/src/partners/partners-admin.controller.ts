@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '@app/platform';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminOnly, ApiErrors } from '@app/platform';
 import { ClientCreatedDto, ClientDto, PartnerCreateDto, PartnerDto } from './dto/partner.dto';
 import { PartnersService } from './partners.service';
 
@@ -20,7 +20,7 @@ export class PartnersAdminController {
 
   @Get(':id')
   @ApiOkResponse({ type: PartnerDto })
-  @ApiNotFoundResponse()
+  @ApiErrors({ code: 'resource_missing', when: 'no such partner' })
   get(@Param('id') id: string): Promise<PartnerDto> {
     return this.partners.getPartner(id);
   }
@@ -28,7 +28,7 @@ export class PartnersAdminController {
   @Post(':id/clients')
   @ApiOperation({ summary: 'Create an OAuth client for the partner; the secret is shown once' })
   @ApiCreatedResponse({ type: ClientCreatedDto })
-  @ApiNotFoundResponse()
+  @ApiErrors({ code: 'resource_missing', when: 'no such partner' })
   createClient(@Param('id') id: string): Promise<ClientCreatedDto> {
     return this.partners.createClient(id);
   }
@@ -36,7 +36,7 @@ export class PartnersAdminController {
   @Delete(':id/clients/:client_id')
   @ApiOperation({ summary: 'Disable a client: new tokens are refused at once, issued tokens within seconds' })
   @ApiOkResponse({ type: ClientDto })
-  @ApiNotFoundResponse()
+  @ApiErrors({ code: 'resource_missing', when: 'no such client of this partner' })
   disableClient(@Param('id') id: string, @Param('client_id') clientId: string): Promise<ClientDto> {
     return this.partners.disableClient(id, clientId);
   }

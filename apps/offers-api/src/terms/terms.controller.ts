@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '@app/auth';
-import { AdminOnly } from '@app/platform';
+import { AdminOnly, ApiErrors } from '@app/platform';
 import { TermsDto, TermsPublishDto } from './dto/terms.dto';
 import { TermsService } from './terms.service';
 
@@ -14,6 +14,7 @@ export class TermsController {
   @Get()
   @ApiOperation({ summary: 'The current terms; send its version as terms_version with every indication' })
   @ApiOkResponse({ type: TermsDto })
+  @ApiErrors({ code: 'resource_missing', when: 'no terms have been published yet' })
   current(): Promise<TermsDto> {
     return this.terms.current();
   }
@@ -28,6 +29,7 @@ export class TermsAdminController {
   @Post()
   @ApiOperation({ summary: 'Publish a new current terms version' })
   @ApiCreatedResponse({ type: TermsDto })
+  @ApiErrors({ code: 'resource_already_exists', when: 'this version exists' })
   publish(@Body() body: TermsPublishDto): Promise<TermsDto> {
     return this.terms.publish(body);
   }

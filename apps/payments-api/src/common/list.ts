@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { PageLimit } from '@app/platform';
+import { type ApiErrorRef, PageLimit } from '@app/platform';
 import { PaymentsError } from '../errors';
 
 /** Stripe-style list parameters: `limit` 1–100 (default 10), `starting_after` / `ending_before` cursors. */
@@ -18,6 +18,12 @@ export class ListQuery {
   @IsString()
   ending_before?: string;
 }
+
+/** What a list's parameters can be refused with besides their schema (resolvePage): `@ApiErrors(...LIST_ERRORS)`. */
+export const LIST_ERRORS: readonly ApiErrorRef[] = [
+  { code: 'resource_missing', status: 400, when: 'starting_after or ending_before names no object of yours' },
+  { code: 'parameter_invalid', when: 'starting_after with ending_before' },
+];
 
 export interface ListEnvelope<T> {
   object: 'list';

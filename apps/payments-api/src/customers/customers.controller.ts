@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
-import { Idempotent } from '@app/platform';
+import { ApiErrors, Idempotent } from '@app/platform';
+import { LIST_ERRORS } from '../common/list';
 import { tenantOf } from '../common/tenant';
 import { CustomersService } from './customers.service';
 import { CustomerCreateDto, CustomerListQuery, CustomerUpdateDto } from './dto/customer.dto';
@@ -25,13 +26,14 @@ export class CustomersController {
   @Get()
   @ApiOperation({ summary: 'List customers, newest first' })
   @ApiOkResponse({ type: CustomerListView })
+  @ApiErrors(...LIST_ERRORS)
   list(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Query() query: CustomerListQuery): Promise<CustomerListView> {
     return this.customers.list(tenantOf(key), query);
   }
 
   @Get(':id')
   @ApiOkResponse({ type: CustomerView })
-  @ApiNotFoundResponse()
+  @ApiErrors({ code: 'resource_missing', when: 'no such customer' })
   retrieve(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Param('id') id: string): Promise<CustomerView> {
     return this.customers.retrieve(tenantOf(key), id);
   }
@@ -40,7 +42,7 @@ export class CustomersController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Update a customer (fields omitted are unchanged)' })
   @ApiOkResponse({ type: CustomerView })
-  @ApiNotFoundResponse()
+  @ApiErrors({ code: 'resource_missing', when: 'no such customer' })
   update(
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @Param('id') id: string,
@@ -52,7 +54,7 @@ export class CustomersController {
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a customer; it can no longer be charged' })
   @ApiOkResponse({ type: DeletedCustomerView })
-  @ApiNotFoundResponse()
+  @ApiErrors({ code: 'resource_missing', when: 'no such customer' })
   delete(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Param('id') id: string): Promise<DeletedCustomerView> {
     return this.customers.delete(tenantOf(key), id);
   }

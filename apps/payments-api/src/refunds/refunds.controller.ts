@@ -1,15 +1,9 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
-import { Idempotent } from '@app/platform';
+import { ApiErrors, Idempotent } from '@app/platform';
+import { LIST_ERRORS } from '../common/list';
 import { tenantOf } from '../common/tenant';
 import { RefundCreateDto, RefundListQuery } from './dto/refund.dto';
 import { RefundListView, RefundView } from './dto/refund.view';
@@ -25,7 +19,11 @@ export class RefundsController {
   @Post()
   @ApiOperation({ summary: 'Refund a payment in full (default) or in part' })
   @ApiCreatedResponse({ type: RefundView })
-  @ApiBadRequestResponse({ description: 'amount_exceeds_refundable, payment_not_refundable, resource_missing (payment_id)' })
+  @ApiErrors(
+    { code: 'amount_exceeds_refundable', when: 'more than what is left to refund' },
+    { code: 'payment_not_refundable', when: 'the payment did not succeed' },
+    { code: 'resource_missing', status: 400, when: 'payment_id names no payment of yours' },
+  )
   create(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Body() dto: RefundCreateDto): Promise<RefundView> {
     return this.refunds.create(tenantOf(key), dto);
   }
@@ -33,13 +31,14 @@ export class RefundsController {
   @Get()
   @ApiOperation({ summary: 'List refunds, newest first (optionally of one payment)' })
   @ApiOkResponse({ type: RefundListView })
+  @ApiErrors(...LIST_ERRORS)
   list(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Query() query: RefundListQuery): Promise<RefundListView> {
     return this.refunds.list(tenantOf(key), query);
   }
 
   @Get(':id')
   @ApiOkResponse({ type: RefundView })
-  @ApiNotFoundResponse()
+  @ApiErrors({ code: 'resource_missing', when: 'no such refund' })
   retrieve(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Param('id') id: string): Promise<RefundView> {
     return this.refunds.retrieve(tenantOf(key), id);
   }

@@ -1,15 +1,7 @@
 import { Authenticated } from '@app/auth';
+import { ApiErrors } from '@app/platform';
 import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CreateTableDto, TableDeletedDto, TableDto, TableListDto } from './dto/table.dto';
 import { KnownFieldsPipe, RawBody } from './raw-body';
 import { TablesService } from './tables.service';
@@ -24,8 +16,7 @@ export class TablesController {
   @ApiOperation({ summary: 'Create a table' })
   @ApiBody({ type: CreateTableDto })
   @ApiCreatedResponse({ type: TableDto })
-  @ApiBadRequestResponse({ description: 'Invalid name, dimension or index' })
-  @ApiConflictResponse({ description: 'A table with this name exists (resource_already_exists)' })
+  @ApiErrors({ code: 'resource_already_exists', when: 'a table with this name exists' })
   create(@RawBody(new KnownFieldsPipe(CreateTableDto, ['name', 'dimension', 'index'])) dto: CreateTableDto): Promise<TableDto> {
     return this.tables.create(dto);
   }
@@ -40,7 +31,7 @@ export class TablesController {
   @Get(':table')
   @ApiOperation({ summary: 'A table with its row count and index status' })
   @ApiOkResponse({ type: TableDto })
-  @ApiNotFoundResponse({ description: 'No such table (resource_missing)' })
+  @ApiErrors({ code: 'resource_missing', when: 'no such table' })
   get(@Param('table') table: string): Promise<TableDto> {
     return this.tables.get(table);
   }
@@ -49,7 +40,7 @@ export class TablesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete a table and all its vectors' })
   @ApiOkResponse({ type: TableDeletedDto })
-  @ApiNotFoundResponse({ description: 'No such table (resource_missing)' })
+  @ApiErrors({ code: 'resource_missing', when: 'no such table' })
   drop(@Param('table') table: string): Promise<TableDeletedDto> {
     return this.tables.drop(table);
   }

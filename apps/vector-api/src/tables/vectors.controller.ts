@@ -1,16 +1,7 @@
 import { Authenticated } from '@app/auth';
-import { BodyLimit } from '@app/platform';
+import { ApiErrors, BodyLimit } from '@app/platform';
 import { Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { VectorConfig } from '../config';
 import { DeletedDto, DeleteVectorsDto, InsertedDto, InsertVectorsDto, QueryDto, QueryResponseDto } from './dto/vectors.dto';
 import { InsertBodyPipe } from './insert-body.pipe';
@@ -20,7 +11,7 @@ import { TablesService } from './tables.service';
 
 @ApiTags('vectors')
 @Authenticated('vector_token')
-@ApiNotFoundResponse({ description: 'No such table (resource_missing)' })
+@ApiErrors({ code: 'resource_missing', when: 'no such table' })
 @Controller('v1/tables/:table')
 export class VectorsController {
   constructor(private readonly tables: TablesService) {}
@@ -30,8 +21,14 @@ export class VectorsController {
   @ApiOperation({ summary: 'Insert up to 1000 vectors, all or nothing; acknowledged after commit' })
   @ApiBody({ type: InsertVectorsDto })
   @ApiCreatedResponse({ type: InsertedDto })
-  @ApiBadRequestResponse({ description: 'Malformed rows or dimension mismatch; error.ids names the offending rows' })
-  @ApiConflictResponse({ description: 'Ids already in the table (resource_already_exists); error.ids names them' })
+  @ApiErrors(
+    { code: 'dimension_mismatch', when: 'embeddings whose length is not the table dimension; error.ids names their rows' },
+    {
+      code: 'parameter_invalid',
+      when: 'non-finite embedding values, invalid metadata or an id twice in the batch; error.ids names the rows',
+    },
+    { code: 'resource_already_exists', when: 'ids already in the table; error.ids names them' },
+  )
   insert(@Param('table') table: string, @RawBody(InsertBodyPipe) dto: InsertVectorsDto): Promise<InsertedDto> {
     return this.tables.insert(table, dto);
   }
@@ -41,9 +38,11 @@ export class VectorsController {
   @ApiOperation({ summary: 'The n most similar vectors, best first, optionally filtered by metadata' })
   @ApiBody({ type: QueryDto })
   @ApiOkResponse({ type: QueryResponseDto })
-  @ApiBadRequestResponse({
-    description: 'Malformed query, filter or dimension mismatch; a filter over the size limits is filter_too_complex',
-  })
+  @ApiErrors(
+    { code: 'dimension_mismatch', when: 'a vector whose length is not the table dimension' },
+    { code: 'filter_too_complex', when: 'a filter over its size limits' },
+    { code: 'parameter_invalid', when: 'a malformed filter or non-finite vector values' },
+  )
   query(@Param('table') table: string, @RawBody(QueryBodyPipe) dto: QueryDto): Promise<QueryResponseDto> {
     return this.tables.query(table, dto);
   }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '@app/platform';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminOnly, ApiErrors } from '@app/platform';
 import { NameDto, VectorTokenCreatedDto, VectorTokenDto, VectorTokenListDto } from './dto/vector-token.dto';
 import { VectorTokensService } from './vector-tokens.service';
 
@@ -27,7 +27,7 @@ export class VectorTokensAdminController {
   @Delete(':id')
   @ApiOperation({ summary: 'Revoke a token, effective immediately' })
   @ApiOkResponse({ type: VectorTokenDto })
-  @ApiNotFoundResponse()
+  @ApiErrors({ code: 'resource_missing', when: 'no such token' })
   revoke(@Param('id') id: string): Promise<VectorTokenDto> {
     return this.tokens.revoke(id);
   }

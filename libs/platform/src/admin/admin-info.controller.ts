@@ -1,16 +1,16 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { PlatformConfig, type ServiceRole } from '../config/platform-config';
 import { DatabaseInfoRepository } from '../database/database-info.repository';
 import { SERVICE_NAME } from '../platform.tokens';
 import { AdminOnly } from './admin.guard';
 
 export class AdminInfoDto {
-  service!: string;
-  role!: ServiceRole;
-  node_env!: string;
-  started_at!: string;
-  migrations!: string[];
+  @ApiProperty({ description: "The service's name" }) service!: string;
+  @ApiProperty({ enum: ['api', 'worker', 'all'] }) role!: ServiceRole;
+  @ApiProperty({ enum: ['development', 'test', 'production'] }) node_env!: string;
+  @ApiProperty({ format: 'date-time' }) started_at!: string;
+  @ApiProperty({ type: [String], description: 'Applied migrations, oldest first' }) migrations!: string[];
 }
 
 /** `GET /admin/v1/info`: what is running here and which migrations the database has. */

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Expose, Type } from 'class-transformer';
-import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 
 export const DEV_ADMIN_API_KEY = 'dev-admin-key';
 
@@ -17,6 +17,40 @@ export const toBoolean = ({ value }: { value: unknown }): unknown => {
 };
 
 /**
+ * A service's public base URL as its clients reach it (`https://api.example.com`, or with the
+ * path prefix a proxy adds, `https://example.com/shop`), normalised: lowercase scheme and
+ * host, no trailing slash. Undefined unless it is http or https with a host and no
+ * credentials, query or fragment. The OpenAPI document's `servers` (docs/openapi.ts).
+ */
+export function parsePublicUrl(value: string): string | undefined {
+  if (value.length > 2048 || /[\s?#\\]/.test(value)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (url.hostname === '' || url.username !== '' || url.password !== '') return undefined;
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * Validates a service's `*_PUBLIC_URL` variable (see parsePublicUrl). An app declares the
+ * variable under its own name, like its port, and returns it from `publicUrl`.
+ */
+export function IsPublicUrl(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isPublicUrl',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parsePublicUrl(value) !== undefined,
+      defaultMessage: (args) =>
+        `${args?.property ?? 'value'} must be an http:// or https:// URL with a host and no credentials, query or fragment (e.g. https://api.example.com)`,
+    },
+  });
+}
+
+/**
  * Settings every service reads. Each app extends this with its own port and limits.
  * Only `loadConfig` reads the environment; everything else gets this object injected.
  * Property names are the environment variable names, so a validation error names the
@@ -25,6 +59,14 @@ export const toBoolean = ({ value }: { value: unknown }): unknown => {
 export abstract class PlatformConfig {
   /** The port this service listens on (from the app's own `*_PORT` variable). */
   abstract get port(): number;
+
+  /**
+   * The service's public base URL (the app's own `*_PUBLIC_URL` variable, validated with
+   * `IsPublicUrl`): the OpenAPI document's `servers`. Undefined: the request's origin.
+   */
+  get publicUrl(): string | undefined {
+    return undefined;
+  }
 
   @Expose()
   @IsIn(['development', 'test', 'production'])

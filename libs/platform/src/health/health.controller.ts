@@ -1,6 +1,20 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { HealthService, type ReadinessReport } from './health.service';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { type CheckState, HealthService, type ReadinessReport } from './health.service';
+
+export class LivenessDto {
+  @ApiProperty({ enum: ['ok'] }) status!: 'ok';
+}
+
+export class ReadinessChecksDto {
+  @ApiProperty({ enum: ['up', 'down'] }) postgres!: CheckState;
+  @ApiProperty({ enum: ['up', 'down'] }) redis!: CheckState;
+}
+
+export class ReadinessDto {
+  @ApiProperty({ enum: ['ok'] }) status!: 'ok';
+  @ApiProperty({ type: ReadinessChecksDto }) checks!: ReadinessChecksDto;
+}
 
 @ApiTags('operations')
 @Controller('health')
@@ -9,14 +23,14 @@ export class HealthController {
 
   @Get('live')
   @ApiOperation({ summary: 'Liveness: the process is up and its event loop answers' })
-  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  @ApiOkResponse({ type: LivenessDto })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer' })
-  @ApiOkResponse({ schema: { example: { status: 'ok', checks: { postgres: 'up', redis: 'up' } } } })
+  @ApiOkResponse({ type: ReadinessDto })
   @ApiServiceUnavailableResponse({ description: 'A dependency is down; error.message names it, error.checks has each result' })
   ready(): Promise<ReadinessReport> {
     return this.health.ready();

@@ -62,6 +62,9 @@ export function parseTimestamp(value: string, options: TimestampOptions = {}): D
   return new Date(ms);
 }
 
+/** The validator's name in class-validator's metadata (the OpenAPI document reads it). */
+export const IS_TIMESTAMP = 'isTimestamp';
+
 /**
  * The one validator of every date input: an ISO 8601 timestamp (or, with `unixSeconds`,
  * Unix seconds) naming a real instant from EARLIEST_TIMESTAMP to LATEST_TIMESTAMP; anything
@@ -76,7 +79,9 @@ export function IsTimestamp(options: TimestampOptions = {}, validationOptions?: 
       : 'an ISO 8601 timestamp';
   return ValidateBy(
     {
-      name: 'isTimestamp',
+      name: IS_TIMESTAMP,
+      // read by the OpenAPI document (docs/validator-schemas.ts): `format: date-time` unless Unix seconds are accepted
+      constraints: [options],
       validator: {
         validate: (value: unknown) => typeof value === 'string' && parseTimestamp(value, options) !== undefined,
         defaultMessage: (args) =>

@@ -4,7 +4,11 @@ import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'cl
 import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from '../webhooks.types';
 
 export class CreateWebhookEndpointDto {
-  @ApiProperty({ example: 'https://partner.example.com/webhooks', description: 'https required in production' })
+  @ApiProperty({
+    format: 'uri',
+    example: 'https://partner.example.com/webhooks',
+    description: 'http or https (https required in production); not a private or metadata address',
+  })
   @IsString()
   @MaxLength(2048)
   url!: string;

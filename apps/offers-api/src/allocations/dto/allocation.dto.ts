@@ -30,16 +30,16 @@ export class AllocationDto {
   @ApiProperty() indication_id!: string;
   @ApiProperty() investor_id!: string;
   @ApiProperty() offer_id!: string;
-  @ApiProperty() shares_allocated!: number;
+  @ApiProperty({ type: 'integer' }) shares_allocated!: number;
   @ApiProperty({ description: 'shares_allocated × price_per_share, decimal, major units' }) amount_allocated!: number;
   @ApiProperty({ enum: CURRENCIES }) currency!: Currency;
-  @ApiProperty() shares_requested!: number;
-  @ApiProperty({ description: 'The indication amount, minor units' }) amount_requested!: number;
-  @ApiProperty({ description: 'amount_requested − amount_allocated, minor units' }) amount_refunded!: number;
+  @ApiProperty({ type: 'integer' }) shares_requested!: number;
+  @ApiProperty({ type: 'integer', description: 'The indication amount, minor units' }) amount_requested!: number;
+  @ApiProperty({ type: 'integer', description: 'amount_requested − amount_allocated, minor units' }) amount_refunded!: number;
   @ApiProperty({ description: 'shares_allocated / shares_requested (1 = filled in full)' }) scaling_factor!: number;
   @ApiProperty({ enum: ALLOCATION_POLICIES, description: 'The allocation method' }) method!: AllocationPolicy;
   @ApiProperty({ enum: ['confirmed', 'scaled'] }) outcome!: 'confirmed' | 'scaled';
-  @ApiProperty() created_at!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
 export const allocationView = (a: AllocationRecord): AllocationDto => ({
@@ -86,14 +86,14 @@ export const allocationEventData = (a: AllocationRecord): AllocationEventData =>
 
 export class AllocationListDto {
   @ApiProperty({ type: [AllocationDto] }) allocations!: AllocationDto[];
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }
 
 export class AllocationRunResultDto {
   @ApiProperty() offer_id!: string;
   @ApiProperty({ enum: ALLOCATION_POLICIES }) policy!: AllocationPolicy;
-  @ApiProperty() shares_available!: number;
-  @ApiProperty() shares_requested!: number;
-  @ApiProperty() shares_allocated!: number;
+  @ApiProperty({ type: 'integer' }) shares_available!: number;
+  @ApiProperty({ type: 'integer' }) shares_requested!: number;
+  @ApiProperty({ type: 'integer' }) shares_allocated!: number;
   @ApiProperty({ type: [AllocationDto] }) allocations!: AllocationDto[];
 }

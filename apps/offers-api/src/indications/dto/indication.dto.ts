@@ -38,11 +38,11 @@ export class IndicationDto {
   @ApiProperty({ example: 'ind_Zq81...' }) id!: string;
   @ApiProperty() offer_id!: string;
   @ApiProperty() investor_id!: string;
-  @ApiProperty({ description: 'Minor units' }) amount!: number;
+  @ApiProperty({ type: 'integer', description: 'Minor units' }) amount!: number;
   @ApiProperty({ enum: CURRENCIES }) currency!: Currency;
   @ApiProperty() terms_version!: string;
   @ApiProperty({ enum: INDICATION_STATUSES }) status!: IndicationStatus;
-  @ApiProperty() created_at!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
 /** An indication as the API answers it (and as indication.received carries it). */
@@ -59,5 +59,5 @@ export const indicationView = (i: IndicationRecord): IndicationDto => ({
 
 export class IndicationListDto {
   @ApiProperty({ type: [IndicationDto] }) indications!: IndicationDto[];
-  @ApiProperty() total!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
 }

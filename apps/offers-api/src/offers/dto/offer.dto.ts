@@ -63,9 +63,9 @@ export class OfferDto {
     description: 'Decimal, major units; an indication amount must be at least this × 100 minor units',
   })
   minimum_investment!: number;
-  @ApiProperty({ example: '2026-12-01T08:00:00.000Z' }) opens_at!: string;
-  @ApiProperty({ example: '2026-12-08T16:30:00.000Z' }) closes_at!: string;
-  @ApiProperty({ example: 40_000_000 }) shares_offered!: number;
+  @ApiProperty({ format: 'date-time', example: '2026-12-01T08:00:00.000Z' }) opens_at!: string;
+  @ApiProperty({ format: 'date-time', example: '2026-12-08T16:30:00.000Z' }) closes_at!: string;
+  @ApiProperty({ type: 'integer', example: 40_000_000 }) shares_offered!: number;
 }
 
 /** An offer as the API answers it (and as offer.* events carry it). */
@@ -87,8 +87,8 @@ export function offerView(o: OfferRecord): OfferDto {
 
 export class OfferListDto {
   @ApiProperty({ type: [OfferDto] }) offers!: OfferDto[];
-  @ApiProperty({ description: 'Offers matching the filter, over all pages' }) total!: number;
-  @ApiProperty({ description: 'The page returned, 1-based' }) page!: number;
+  @ApiProperty({ type: 'integer', description: 'Offers matching the filter, over all pages' }) total!: number;
+  @ApiProperty({ type: 'integer', description: 'The page returned, 1-based' }) page!: number;
 }
 
 /** GET /api/v1/offers query (platform contract: page 1-based, limit default 20, max 100). */
@@ -229,5 +229,5 @@ export class OfferUpdateDto {
 export class AgreementDto {
   @ApiProperty() partner_id!: string;
   @ApiProperty() offer_id!: string;
-  @ApiProperty() created_at!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
 }

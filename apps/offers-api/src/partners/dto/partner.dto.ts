@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsString, Length } from 'class-validator';
 import { TIERS, type Tier } from '../partner-tier';
 import type { ClientRecord, PartnerRecord } from '../partners.repository';
@@ -18,22 +18,22 @@ export class PartnerDto {
   @ApiProperty({ example: 'ptn_3kTMd9Yc2VvR7x1QeL0sZbNa' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ enum: TIERS }) tier!: Tier;
-  @ApiProperty({ example: '2026-11-21T05:00:00.000Z' }) created_at!: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T05:00:00.000Z' }) created_at!: string;
 }
 
 export class ClientCreatedDto {
   @ApiProperty({ example: 'client_Q2w8...' }) client_id!: string;
   @ApiProperty({ description: 'Shown once; stored only as a slow hash.' }) client_secret!: string;
   @ApiProperty() partner_id!: string;
-  @ApiProperty() created_at!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
 export class ClientDto {
   @ApiProperty() client_id!: string;
   @ApiProperty() partner_id!: string;
   @ApiProperty() active!: boolean;
-  @ApiProperty() created_at!: string;
-  @ApiPropertyOptional({ nullable: true, type: String }) disabled_at!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) disabled_at!: string | null;
 }
 
 export function toPartnerDto(p: PartnerRecord): PartnerDto {

@@ -7,7 +7,7 @@ export class TermsDto {
   @ApiProperty({ example: '2026-11-01', description: 'Send this as terms_version with an indication' }) version!: string;
   @ApiProperty({ example: 'Investor terms and conditions' }) title!: string;
   @ApiProperty() body!: string;
-  @ApiProperty({ example: '2026-11-01T09:00:00.000Z' }) published_at!: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-01T09:00:00.000Z' }) published_at!: string;
 }
 
 export const termsView = (t: TermsRecord): TermsDto => ({

@@ -14,5 +14,5 @@ export class PaymentAccountCreatedDto {
   @ApiProperty() name!: string;
   @ApiProperty({ example: 'sk_test_...', description: 'Shown once; stored only as SHA-256.' }) test_key!: string;
   @ApiProperty({ example: 'sk_live_...', description: 'Shown once; stored only as SHA-256.' }) live_key!: string;
-  @ApiProperty() created_at!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
 }

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsOptional, IsString, MaxLength } from 'class-validator';
-import { IsMetadata, type Metadata } from '../../common/metadata';
+import { IsMetadata, METADATA_SCHEMA, type Metadata } from '../../common/metadata';
 import { ListQuery } from '../../common/list';
 
 export class CustomerCreateDto {
@@ -22,7 +22,7 @@ export class CustomerCreateDto {
   @MaxLength(350)
   description?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiPropertyOptional(METADATA_SCHEMA)
   @IsOptional()
   @IsMetadata()
   metadata?: Metadata;

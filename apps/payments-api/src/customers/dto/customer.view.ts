@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import type { Metadata } from '../../common/metadata';
 import type { CustomerRow } from '../customers.repository';
 
@@ -6,12 +6,12 @@ import type { CustomerRow } from '../customers.repository';
 export class CustomerView {
   @ApiProperty({ example: 'cus_Nv0rWm6Qx2...' }) id!: string;
   @ApiProperty({ enum: ['customer'] }) object!: 'customer';
-  @ApiPropertyOptional({ nullable: true, type: String }) email!: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) name!: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) description!: string | null;
+  @ApiProperty({ nullable: true, type: String, format: 'email' }) email!: string | null;
+  @ApiProperty({ nullable: true, type: String }) name!: string | null;
+  @ApiProperty({ nullable: true, type: String }) description!: string | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
   @ApiProperty({ description: 'false for test mode' }) livemode!: boolean;
-  @ApiProperty({ example: '2026-11-21T05:00:00.000Z' }) created!: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T05:00:00.000Z' }) created!: string;
 }
 
 export class DeletedCustomerView {

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsTimestamp } from '@app/platform';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ListQuery } from '../../common/list';
-import { IsMetadata, type Metadata } from '../../common/metadata';
+import { IsMetadata, METADATA_SCHEMA, type Metadata } from '../../common/metadata';
 import { type Currency, MAX_AMOUNT, SUPPORTED_CURRENCIES } from '../../common/money';
 
 export class PaymentCreateDto {
@@ -28,7 +28,7 @@ export class PaymentCreateDto {
   @MaxLength(1000)
   description?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiPropertyOptional(METADATA_SCHEMA)
   @IsOptional()
   @IsMetadata()
   metadata?: Metadata;

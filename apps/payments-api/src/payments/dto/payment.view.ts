@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { SUPPORTED_CURRENCIES } from '../../common/money';
 import type { Metadata } from '../../common/metadata';
 import type { PaymentRow } from '../payments.repository';
 
@@ -7,19 +8,19 @@ export class PaymentView {
   @ApiProperty({ example: 'pay_3MtwBw...' }) id!: string;
   @ApiProperty({ enum: ['payment'] }) object!: 'payment';
   @ApiProperty({ enum: ['succeeded', 'failed'] }) status!: 'succeeded' | 'failed';
-  @ApiProperty({ description: 'minor units' }) amount!: number;
-  @ApiProperty({ example: 'gbp' }) currency!: string;
+  @ApiProperty({ type: 'integer', description: 'minor units' }) amount!: number;
+  @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'gbp' }) currency!: string;
   @ApiProperty() customer_id!: string;
-  @ApiPropertyOptional({ nullable: true, type: String }) description!: string | null;
+  @ApiProperty({ nullable: true, type: String }) description!: string | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
   @ApiProperty({ example: 'pm_card_visa' }) payment_method!: string;
-  @ApiProperty({ description: 'minor units refunded so far' }) amount_refunded!: number;
+  @ApiProperty({ type: 'integer', description: 'minor units refunded so far' }) amount_refunded!: number;
   @ApiProperty({ description: 'true once fully refunded' }) refunded!: boolean;
-  @ApiPropertyOptional({ nullable: true, type: String, example: 'card_declined' }) failure_code!: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, example: 'insufficient_funds' }) decline_code!: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) failure_message!: string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'card_declined' }) failure_code!: string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'insufficient_funds' }) decline_code!: string | null;
+  @ApiProperty({ nullable: true, type: String }) failure_message!: string | null;
   @ApiProperty() livemode!: boolean;
-  @ApiProperty() created!: string;
+  @ApiProperty({ format: 'date-time' }) created!: string;
 }
 
 export class PaymentListView {

@@ -1,4 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { SUPPORTED_CURRENCIES } from '../../common/money';
+import { REFUND_REASONS } from './refund.dto';
 import type { RefundRow } from '../refunds.repository';
 
 /** Response shapes (Stripe-like). Timestamps are ISO 8601 UTC; amounts integers in minor units. */
@@ -6,11 +8,11 @@ export class RefundView {
   @ApiProperty({ example: 're_1Nispe...' }) id!: string;
   @ApiProperty({ enum: ['refund'] }) object!: 'refund';
   @ApiProperty() payment_id!: string;
-  @ApiProperty({ description: 'minor units' }) amount!: number;
-  @ApiProperty() currency!: string;
+  @ApiProperty({ type: 'integer', description: 'minor units' }) amount!: number;
+  @ApiProperty({ enum: SUPPORTED_CURRENCIES }) currency!: string;
   @ApiProperty({ enum: ['succeeded'] }) status!: 'succeeded';
-  @ApiPropertyOptional({ nullable: true, enum: ['duplicate', 'fraudulent', 'requested_by_customer'] }) reason!: string | null;
-  @ApiProperty() created!: string;
+  @ApiProperty({ nullable: true, enum: REFUND_REASONS }) reason!: string | null;
+  @ApiProperty({ format: 'date-time' }) created!: string;
 }
 
 export class RefundListView {

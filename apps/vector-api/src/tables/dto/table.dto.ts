@@ -38,9 +38,9 @@ export class IndexStatusDto {
 
 export class TableDto {
   @ApiProperty() name!: string;
-  @ApiProperty() dimension!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_DIMENSION }) dimension!: number;
   @ApiProperty({ enum: INDEX_KINDS }) index!: IndexKind;
-  @ApiProperty({ description: 'Number of vectors in the table' }) rows!: number;
+  @ApiProperty({ type: 'integer', description: 'Number of vectors in the table' }) rows!: number;
   @ApiProperty({ type: IndexStatusDto }) index_status!: IndexStatusDto;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }

@@ -17,6 +17,7 @@ import {
 import { MAX_FILTER } from '../../engine/filter-limits';
 import { INDEX_KINDS, type IndexKind } from '../../engine/types';
 import type { CollectionHit } from '../../engine/vector-collection';
+import { MAX_DIMENSION } from './table.dto';
 
 export const MAX_ROWS_PER_INSERT = 1000;
 export const MAX_N = 1000;
@@ -41,7 +42,12 @@ export class VectorRowDto {
   id!: string;
 
   /** Checked element by element in the service, so one error can name every offending id. */
-  @ApiProperty({ type: [Number], description: 'Exactly the table dimension; finite numbers' })
+  @ApiProperty({
+    type: [Number],
+    minItems: 1,
+    maxItems: MAX_DIMENSION,
+    description: 'Exactly the table dimension; finite numbers',
+  })
   @IsArray()
   embedding!: unknown[];
 
@@ -62,11 +68,17 @@ export class InsertVectorsDto {
 }
 
 export class InsertedDto {
-  @ApiProperty() inserted!: number;
+  @ApiProperty({ type: 'integer' }) inserted!: number;
 }
 
 export class QueryDto {
-  @ApiProperty({ type: [Number], description: 'Same dimension as the table' })
+  @ApiProperty({
+    type: [Number],
+    minItems: 1,
+    maxItems: MAX_DIMENSION,
+    description:
+      'Exactly the table dimension (longer than the largest dimension: dimension_mismatch before the table is read); finite numbers',
+  })
   @IsArray()
   vector!: unknown[];
 
@@ -79,6 +91,7 @@ export class QueryDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
+    maxProperties: MAX_FILTER.keys,
     description:
       'key → value (equality; contains for array fields) or {$in|$ne|$gt|$gte|$lt|$lte: ...}; all keys must match. ' +
       `At most ${MAX_FILTER.keys} keys, ${MAX_FILTER.valuesPerArray} values per array (${MAX_FILTER.values} in all), ` +
@@ -104,7 +117,7 @@ export class QueryResultItemDto {
 
 export class QueryResponseDto {
   @ApiProperty({ type: [QueryResultItemDto] }) results!: QueryResultItemDto[];
-  @ApiProperty({ description: 'Query execution time in milliseconds (integer)' }) latency_ms!: number;
+  @ApiProperty({ type: 'integer', description: 'Query execution time in milliseconds' }) latency_ms!: number;
 }
 
 /** Query hits, best first, with the query's execution time in whole milliseconds. */
@@ -122,6 +135,6 @@ export class DeleteVectorsDto {
 }
 
 export class DeletedDto {
-  @ApiProperty() deleted!: number;
+  @ApiProperty({ type: 'integer' }) deleted!: number;
   @ApiProperty({ type: [String] }) not_found!: string[];
 }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import type { VectorTokenRecord } from '../vector-tokens.repository';
 
@@ -13,8 +13,8 @@ export class NameDto {
 export class VectorTokenDto {
   @ApiProperty({ example: 'tok_8GfK...' }) id!: string;
   @ApiProperty() name!: string;
-  @ApiProperty() created_at!: string;
-  @ApiPropertyOptional({ nullable: true, type: String }) revoked_at!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) revoked_at!: string | null;
 }
 
 export class VectorTokenCreatedDto extends VectorTokenDto {

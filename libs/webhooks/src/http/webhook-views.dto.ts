@@ -1,0 +1,79 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from '../webhooks.types';
+
+/** The answers of the webhook-endpoint routes (webhooks.types.ts, webhooks.views.ts), as OpenAPI schemas. */
+
+export class WebhookEndpointDto {
+  @ApiProperty({ example: 'we_…' }) id!: string;
+  @ApiProperty({ enum: ['webhook_endpoint'] }) object!: 'webhook_endpoint';
+  @ApiProperty({ example: 'https://partner.example.com/webhooks' }) url!: string;
+  @ApiProperty({ type: [String], description: 'Event types it receives; empty = all' }) events!: string[];
+  @ApiProperty({ enum: ['enabled', 'disabled'] }) status!: 'enabled' | 'disabled';
+  @ApiProperty({ type: String, nullable: true, description: 'Why it was disabled (e.g. the receiver answered 410 Gone)' })
+  disabled_reason!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Since when its deliveries fail' })
+  failing_since!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Until when the rotated-out secret also signs; null outside a grace period',
+  })
+  previous_secret_expires_at!: string | null;
+}
+
+/** An endpoint with its signing secret: the answer of create and rotate-secret only. */
+export class WebhookEndpointWithSecretDto extends WebhookEndpointDto {
+  @ApiProperty({ example: 'whsec_…', description: 'The signing secret; shown only in this answer' }) secret!: string;
+}
+
+export class WebhookEndpointListDto {
+  @ApiProperty({ enum: ['list'] }) object!: 'list';
+  @ApiProperty({ type: [WebhookEndpointDto] }) data!: WebhookEndpointDto[];
+  @ApiProperty() has_more!: boolean;
+}
+
+export class WebhookEndpointDeletedDto {
+  @ApiProperty() id!: string;
+  @ApiProperty({ enum: ['webhook_endpoint'] }) object!: 'webhook_endpoint';
+  @ApiProperty({ enum: [true] }) deleted!: true;
+}
+
+export class WebhookAttemptDto {
+  @ApiProperty({ type: 'integer', nullable: true, description: "The receiver's status; null when it did not answer" })
+  status_code!: number | null;
+  @ApiProperty({ type: 'integer' }) duration_ms!: number;
+  @ApiProperty({ type: String, nullable: true, description: 'Why the attempt failed without a status (timeout, refused, ...)' })
+  error!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The start of the answer body' }) response_excerpt!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class WebhookDeliveryDto {
+  @ApiProperty({ example: 'dlv_…' }) id!: string;
+  @ApiProperty({ enum: ['webhook_delivery'] }) object!: 'webhook_delivery';
+  @ApiProperty() endpoint_id!: string;
+  @ApiProperty({ example: 'evt_…' }) event_id!: string;
+  @ApiProperty({ example: 'offer.opened' }) event!: string;
+  @ApiProperty({ enum: WEBHOOK_DELIVERY_STATUSES }) status!: WebhookDeliveryStatus;
+  @ApiProperty({ type: 'integer' }) attempt_count!: number;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When a pending delivery is tried next' })
+  next_attempt_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_attempt_at!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ type: [WebhookAttemptDto] }) attempts!: WebhookAttemptDto[];
+}
+
+export class WebhookDeliveryListDto {
+  @ApiProperty({ enum: ['list'] }) object!: 'list';
+  @ApiProperty({ type: [WebhookDeliveryDto] }) data!: WebhookDeliveryDto[];
+  @ApiProperty() has_more!: boolean;
+}
+
+export class WebhookRecoveryDto {
+  @ApiProperty({ enum: ['webhook_recovery'] }) object!: 'webhook_recovery';
+  @ApiProperty() endpoint_id!: string;
+  @ApiProperty({ format: 'date-time' }) since!: string;
+  @ApiProperty({ type: 'integer', description: 'Failed deliveries queued again' }) requeued!: number;
+}
