@@ -318,7 +318,18 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
-    AdminInfoDto: Record<string, never>;
+    AdminInfoDto: {
+      /** @description Applied migrations, oldest first */
+      migrations: string[];
+      /** @enum {string} */
+      node_env: 'development' | 'test' | 'production';
+      /** @enum {string} */
+      role: 'api' | 'worker' | 'all';
+      /** @description The service's name */
+      service: string;
+      /** Format: date-time */
+      started_at: string;
+    };
     CreateWebhookEndpointDto: {
       /**
        * @description Event types to receive; omitted or empty = all
@@ -328,15 +339,20 @@ export interface components {
        */
       events?: string[];
       /**
-       * @description https required in production
+       * Format: uri
+       * @description http or https (https required in production); not a private or metadata address
        * @example https://partner.example.com/webhooks
        */
       url: string;
     };
     CustomerCreateDto: {
       description?: string;
-      /** @example jenny@example.com */
+      /**
+       * Format: email
+       * @example jenny@example.com
+       */
       email?: string;
+      /** @description Up to 50 keys of 1 to 40 characters, each with a string of at most 500 characters */
       metadata?: {
         [key: string]: string;
       };
@@ -352,18 +368,26 @@ export interface components {
     };
     CustomerUpdateDto: {
       description?: string;
-      /** @example jenny@example.com */
+      /**
+       * Format: email
+       * @example jenny@example.com
+       */
       email?: string;
+      /** @description Up to 50 keys of 1 to 40 characters, each with a string of at most 500 characters */
       metadata?: {
         [key: string]: string;
       };
       name?: string;
     };
     CustomerView: {
-      /** @example 2026-11-21T05:00:00.000Z */
+      /**
+       * Format: date-time
+       * @example 2026-11-21T05:00:00.000Z
+       */
       created: string;
-      description?: string | null;
-      email?: string | null;
+      description: string | null;
+      /** Format: email */
+      email: string | null;
       /** @example cus_Nv0rWm6Qx2... */
       id: string;
       /** @description false for test mode */
@@ -371,7 +395,7 @@ export interface components {
       metadata: {
         [key: string]: string;
       };
-      name?: string | null;
+      name: string | null;
       /** @enum {string} */
       object: 'customer';
     };
@@ -382,11 +406,50 @@ export interface components {
       /** @enum {string} */
       object: 'customer';
     };
+    /** @description Every error of every route but POST /oauth/token (docs/errors.md). */
+    ErrorBody: {
+      error: components['schemas']['ErrorDetails'];
+    };
+    ErrorDetails: {
+      /**
+       * @description Stable; branch on it, not on the message. The codes of each response are listed with it.
+       * @example parameter_invalid
+       */
+      code: string;
+      /** @description For people; may change */
+      message: string;
+      /** @description The offending field, when there is one; nested fields with dots and indexes (rows[3].embedding) */
+      param?: string;
+      /**
+       * @description The Request-Id response header
+       * @example req_5490ca836ff3fda17d9de354
+       */
+      request_id: string;
+      /**
+       * @description Who must act
+       * @enum {string}
+       */
+      type:
+        | 'invalid_request_error'
+        | 'authentication_error'
+        | 'permission_error'
+        | 'rate_limit_error'
+        | 'idempotency_error'
+        | 'card_error'
+        | 'api_error';
+    } & {
+      [key: string]: unknown;
+    };
+    LivenessDto: {
+      /** @enum {string} */
+      status: 'ok';
+    };
     NameDto: {
       /** @example search-backend */
       name: string;
     };
     PaymentAccountCreatedDto: {
+      /** Format: date-time */
       created_at: string;
       /** @example acct_1Nv0... */
       id: string;
@@ -417,6 +480,7 @@ export interface components {
       /** @example cus_Nv0rWm6Qx2... */
       customer_id: string;
       description?: string;
+      /** @description Up to 50 keys of 1 to 40 characters, each with a string of at most 500 characters */
       metadata?: {
         [key: string]: string;
       };
@@ -439,16 +503,20 @@ export interface components {
       amount: number;
       /** @description minor units refunded so far */
       amount_refunded: number;
+      /** Format: date-time */
       created: string;
-      /** @example gbp */
-      currency: string;
+      /**
+       * @example gbp
+       * @enum {string}
+       */
+      currency: 'usd' | 'eur' | 'gbp' | 'chf' | 'cad' | 'aud' | 'jpy' | 'sek' | 'nok' | 'dkk';
       customer_id: string;
       /** @example insufficient_funds */
-      decline_code?: string | null;
-      description?: string | null;
+      decline_code: string | null;
+      description: string | null;
       /** @example card_declined */
-      failure_code?: string | null;
-      failure_message?: string | null;
+      failure_code: string | null;
+      failure_message: string | null;
       /** @example pay_3MtwBw... */
       id: string;
       livemode: boolean;
@@ -464,8 +532,20 @@ export interface components {
       /** @enum {string} */
       status: 'succeeded' | 'failed';
     };
+    ReadinessChecksDto: {
+      /** @enum {string} */
+      postgres: 'up' | 'down';
+      /** @enum {string} */
+      redis: 'up' | 'down';
+    };
+    ReadinessDto: {
+      checks: components['schemas']['ReadinessChecksDto'];
+      /** @enum {string} */
+      status: 'ok';
+    };
     RecoverWebhookDeliveriesDto: {
       /**
+       * Format: date-time
        * @description Redeliver every failed delivery created at or after this time
        * @example 2026-11-20T00:00:00Z
        */
@@ -490,17 +570,139 @@ export interface components {
     RefundView: {
       /** @description minor units */
       amount: number;
+      /** Format: date-time */
       created: string;
-      currency: string;
+      /** @enum {string} */
+      currency: 'usd' | 'eur' | 'gbp' | 'chf' | 'cad' | 'aud' | 'jpy' | 'sek' | 'nok' | 'dkk';
       /** @example re_1Nispe... */
       id: string;
       /** @enum {string} */
       object: 'refund';
       payment_id: string;
       /** @enum {string|null} */
-      reason?: 'duplicate' | 'fraudulent' | 'requested_by_customer' | null;
+      reason: 'duplicate' | 'fraudulent' | 'requested_by_customer' | null;
       /** @enum {string} */
       status: 'succeeded';
+    };
+    WebhookAttemptDto: {
+      /** Format: date-time */
+      created_at: string;
+      duration_ms: number;
+      /** @description Why the attempt failed without a status (timeout, refused, ...) */
+      error: string | null;
+      /** @description The start of the answer body */
+      response_excerpt: string | null;
+      /** @description The receiver's status; null when it did not answer */
+      status_code: number | null;
+    };
+    WebhookDeliveryDto: {
+      attempt_count: number;
+      attempts: components['schemas']['WebhookAttemptDto'][];
+      /** Format: date-time */
+      created_at: string;
+      endpoint_id: string;
+      /** @example offer.opened */
+      event: string;
+      /** @example evt_… */
+      event_id: string;
+      /** @example dlv_… */
+      id: string;
+      /** Format: date-time */
+      last_attempt_at: string | null;
+      /**
+       * Format: date-time
+       * @description When a pending delivery is tried next
+       */
+      next_attempt_at: string | null;
+      /** @enum {string} */
+      object: 'webhook_delivery';
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed';
+    };
+    WebhookDeliveryListDto: {
+      data: components['schemas']['WebhookDeliveryDto'][];
+      has_more: boolean;
+      /** @enum {string} */
+      object: 'list';
+    };
+    WebhookEndpointDeletedDto: {
+      /** @enum {boolean} */
+      deleted: true;
+      id: string;
+      /** @enum {string} */
+      object: 'webhook_endpoint';
+    };
+    WebhookEndpointDto: {
+      /** Format: date-time */
+      created_at: string;
+      /** @description Why it was disabled (e.g. the receiver answered 410 Gone) */
+      disabled_reason: string | null;
+      /** @description Event types it receives; empty = all */
+      events: string[];
+      /**
+       * Format: date-time
+       * @description Since when its deliveries fail
+       */
+      failing_since: string | null;
+      /** @example we_… */
+      id: string;
+      /** @enum {string} */
+      object: 'webhook_endpoint';
+      /**
+       * Format: date-time
+       * @description Until when the rotated-out secret also signs; null outside a grace period
+       */
+      previous_secret_expires_at: string | null;
+      /** @enum {string} */
+      status: 'enabled' | 'disabled';
+      /** @example https://partner.example.com/webhooks */
+      url: string;
+    };
+    WebhookEndpointListDto: {
+      data: components['schemas']['WebhookEndpointDto'][];
+      has_more: boolean;
+      /** @enum {string} */
+      object: 'list';
+    };
+    WebhookEndpointWithSecretDto: {
+      /** Format: date-time */
+      created_at: string;
+      /** @description Why it was disabled (e.g. the receiver answered 410 Gone) */
+      disabled_reason: string | null;
+      /** @description Event types it receives; empty = all */
+      events: string[];
+      /**
+       * Format: date-time
+       * @description Since when its deliveries fail
+       */
+      failing_since: string | null;
+      /** @example we_… */
+      id: string;
+      /** @enum {string} */
+      object: 'webhook_endpoint';
+      /**
+       * Format: date-time
+       * @description Until when the rotated-out secret also signs; null outside a grace period
+       */
+      previous_secret_expires_at: string | null;
+      /**
+       * @description The signing secret; shown only in this answer
+       * @example whsec_…
+       */
+      secret: string;
+      /** @enum {string} */
+      status: 'enabled' | 'disabled';
+      /** @example https://partner.example.com/webhooks */
+      url: string;
+    };
+    WebhookRecoveryDto: {
+      endpoint_id: string;
+      /** @enum {string} */
+      object: 'webhook_recovery';
+      /** @description Failed deliveries queued again */
+      requeued: number;
+      /** Format: date-time */
+      since: string;
     };
   };
   responses: never;
@@ -532,19 +734,74 @@ export interface operations {
           'application/json': components['schemas']['PaymentAccountCreatedDto'];
         };
       };
-      /** @description Missing or wrong ADMIN_API_KEY */
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After) */
-      429: {
+      /** @description Codes: `body_too_large`. */
+      413: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -565,19 +822,47 @@ export interface operations {
           'application/json': components['schemas']['AdminInfoDto'];
         };
       };
-      /** @description Missing or wrong ADMIN_API_KEY */
+      /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After) */
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
       429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -595,7 +880,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['LivenessDto'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
     };
@@ -614,15 +919,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ReadinessDto'];
         };
       };
-      /** @description A dependency is down; error.message names it, error.checks has each result */
-      503: {
+      /** @description Codes: `internal_error`. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A dependency is down; error.message names it, error.checks has each result. Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -644,6 +962,26 @@ export interface operations {
           'text/plain': string;
         };
       };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   CustomersController_list: {
@@ -657,10 +995,7 @@ export interface operations {
         /** @description Only customers with this exact email */
         email?: string;
       };
-      header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
-        'Idempotency-Key'?: string;
-      };
+      header?: never;
       path?: never;
       cookie?: never;
     };
@@ -674,19 +1009,56 @@ export interface operations {
           'application/json': components['schemas']['CustomerListView'];
         };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; starting_after with ending_before), `parameter_unknown`, `resource_missing` (starting_after or ending_before names no object of yours). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
       429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -714,29 +1086,99 @@ export interface operations {
           'application/json': components['schemas']['CustomerView'];
         };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; an Idempotency-Key over 255 characters), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
   CustomersController_retrieve: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
-        'Idempotency-Key'?: string;
-      };
+      header?: never;
       path: {
         id: string;
       };
@@ -752,25 +1194,65 @@ export interface operations {
           'application/json': components['schemas']['CustomerView'];
         };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
-      401: {
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such customer). */
       404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
       429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -800,35 +1282,108 @@ export interface operations {
           'application/json': components['schemas']['CustomerView'];
         };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
-      401: {
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters), `parameter_unknown`. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such customer). */
       404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
   CustomersController_delete: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
-        'Idempotency-Key'?: string;
-      };
+      header?: never;
       path: {
         id: string;
       };
@@ -844,25 +1399,65 @@ export interface operations {
           'application/json': components['schemas']['DeletedCustomerView'];
         };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
-      401: {
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such customer). */
       404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
       429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -881,10 +1476,7 @@ export interface operations {
         /** @description ISO 8601 timestamp or Unix seconds */
         'created[lte]'?: string;
       };
-      header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
-        'Idempotency-Key'?: string;
-      };
+      header?: never;
       path?: never;
       cookie?: never;
     };
@@ -898,19 +1490,56 @@ export interface operations {
           'application/json': components['schemas']['PaymentListView'];
         };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; starting_after with ending_before), `parameter_unknown`, `resource_missing` (starting_after or ending_before names no object of yours). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
       429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -938,43 +1567,117 @@ export interface operations {
           'application/json': components['schemas']['PaymentView'];
         };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
-      401: {
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; an Idempotency-Key over 255 characters; an unknown test payment_method), `parameter_missing`, `parameter_unknown`, `resource_missing` (customer_id names no customer of yours). */
+      400: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description card_error: the payment was stored as failed (error.payment_id, error.decline_code) */
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description card_error: the payment was stored as failed (error.payment_id, error.decline_code). Codes: `card_declined`, `processing_error`. */
       402: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description live_mode_not_enabled */
+      /** @description Codes: `live_mode_not_enabled` (a live key while no live processor is configured). */
       403: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
   PaymentsController_retrieve: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
-        'Idempotency-Key'?: string;
-      };
+      header?: never;
       path: {
         id: string;
       };
@@ -990,25 +1693,65 @@ export interface operations {
           'application/json': components['schemas']['PaymentView'];
         };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
-      401: {
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such payment). */
       404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
       429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -1023,10 +1766,7 @@ export interface operations {
         /** @description Only refunds of this payment */
         payment_id?: string;
       };
-      header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
-        'Idempotency-Key'?: string;
-      };
+      header?: never;
       path?: never;
       cookie?: never;
     };
@@ -1040,19 +1780,56 @@ export interface operations {
           'application/json': components['schemas']['RefundListView'];
         };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; starting_after with ending_before), `parameter_unknown`, `resource_missing` (starting_after or ending_before names no object of yours). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
       429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -1080,36 +1857,99 @@ export interface operations {
           'application/json': components['schemas']['RefundView'];
         };
       };
-      /** @description amount_exceeds_refundable, payment_not_refundable, resource_missing (payment_id) */
+      /** @description Codes: `amount_exceeds_refundable` (more than what is left to refund), `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; an Idempotency-Key over 255 characters), `parameter_missing`, `parameter_unknown`, `payment_not_refundable` (the payment did not succeed), `resource_missing` (payment_id names no payment of yours). */
       400: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
   RefundsController_retrieve: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
-        'Idempotency-Key'?: string;
-      };
+      header?: never;
       path: {
         id: string;
       };
@@ -1125,25 +1965,65 @@ export interface operations {
           'application/json': components['schemas']['RefundView'];
         };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
-      401: {
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such refund). */
       404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
       429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -1160,21 +2040,51 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['WebhookEndpointListDto'];
+        };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
       429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -1195,21 +2105,87 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['WebhookEndpointWithSecretDto'];
+        };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; an unknown event type), `parameter_missing`, `parameter_unknown`, `webhook_url_invalid` (not http(s), not https in production, or a private address). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `webhook_endpoint_limit_reached` (the owner has WEBHOOK_MAX_ENDPOINTS_PER_OWNER endpoints). */
+      409: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -1228,21 +2204,69 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['WebhookEndpointDto'];
+        };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `resource_missing` (no such webhook endpoint of yours). */
+      404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -1261,21 +2285,69 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['WebhookEndpointDeletedDto'];
+        };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `resource_missing` (no such webhook endpoint of yours). */
+      404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -1299,21 +2371,69 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryListDto'];
+        };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; a path parameter with a malformed percent-encoding), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `resource_missing` (no such webhook endpoint of yours). */
+      404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -1333,21 +2453,78 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryDto'];
+        };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `resource_missing` (no such webhook endpoint of yours, or no such delivery of it). */
+      404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `webhook_endpoint_disabled` (the endpoint is disabled: enable it first). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -1366,21 +2543,69 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['WebhookEndpointDto'];
+        };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `resource_missing` (no such webhook endpoint of yours). */
+      404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -1403,21 +2628,96 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['WebhookRecoveryDto'];
+        };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `resource_missing` (no such webhook endpoint of yours). */
+      404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `webhook_endpoint_disabled` (the endpoint is disabled: enable it first). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };
@@ -1436,21 +2736,69 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['WebhookEndpointWithSecretDto'];
+        };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer) */
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
       401: {
         headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
-      429: {
+      /** @description Codes: `resource_missing` (no such webhook endpoint of yours). */
+      404: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
     };
   };

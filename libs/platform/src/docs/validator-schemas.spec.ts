@@ -130,7 +130,13 @@ describe('applyValidationRules', () => {
     const created = { in: 'query', name: 'created[gte]', required: false, schema: { type: 'string' } };
     applyValidationRules(document({}, [limit, created]), routes(undefined, Query));
     expect(limit).toEqual({ in: 'query', name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100 } });
-    expect(created.schema).toEqual({ type: 'string', anyOf: [{ format: 'date-time' }, { pattern: '^[0-9]{1,12}$' }] });
+    expect(created.schema).toEqual({
+      type: 'string',
+      anyOf: [
+        { type: 'string', format: 'date-time' },
+        { type: 'string', pattern: '^[0-9]{1,12}$' },
+      ],
+    });
   });
 
   it('stops the boot when the document and the validators name different fields', () => {

@@ -103,7 +103,12 @@ export function keywordsOfRule(m: ValidationMetadata): Schema {
     case IS_TIMESTAMP:
       // an ISO 8601 time, or (unixSeconds) Unix seconds as well
       return (c[0] as TimestampOptions | undefined)?.unixSeconds
-        ? { anyOf: [{ format: 'date-time' }, { pattern: '^[0-9]{1,12}$' }] }
+        ? {
+            anyOf: [
+              { type: 'string', format: 'date-time' },
+              { type: 'string', pattern: '^[0-9]{1,12}$' },
+            ],
+          }
         : { format: 'date-time' };
     default:
       return {};
