@@ -479,11 +479,17 @@ describe('errors that teach', () => {
     const VECTOR_WANT = 'This route takes a vector token (vt_…, created by the operator at POST /admin/v1/tokens)';
     const PAYMENTS_WANT = 'This route takes a secret API key (sk_test_… or sk_live_…)';
     const ADMIN_WANT = 'This route takes the admin key (ADMIN_API_KEY)';
+    const ADMIN_ELSEWHERE = ' (the admin key works only on /admin/v1 routes).';
 
     it('offers-api /api/v1: the admin key, a client secret and other services’ keys are named', async () => {
       const url = '/api/v1/offers';
+      // The admin key gets the words any unknown credential gets: a different answer would let
+      // anyone test admin key guesses here, outside the admin routes' failure limit.
       expect(await refusal(offers, url, 'dev-admin-key', 'invalid_token')).toBe(
-        `${OFFERS_WANT}; the admin key works only on /admin/v1 routes.`,
+        `The access token is invalid. ${OFFERS_WANT}${ADMIN_ELSEWHERE}`,
+      );
+      expect(await refusal(offers, url, 'dev-admin-kez', 'invalid_token')).toBe(
+        await refusal(offers, url, 'dev-admin-key', 'invalid_token'),
       );
       expect(await refusal(offers, url, issued.clientSecret, 'invalid_token')).toBe(
         `${OFFERS_WANT}; this looks like an OAuth client secret (cs_…), which POST /oauth/token exchanges, with its client_id, for an access token.`,
@@ -498,7 +504,9 @@ describe('errors that teach', () => {
       expect(await refusal(offers, url, `${issued.accessToken.slice(0, -4)}AAAA`, 'invalid_token')).toBe(
         'The access token is invalid.',
       );
-      expect(await refusal(offers, url, 'junk', 'invalid_token')).toBe(`The access token is invalid. ${OFFERS_WANT}.`);
+      expect(await refusal(offers, url, 'junk', 'invalid_token')).toBe(
+        `The access token is invalid. ${OFFERS_WANT}${ADMIN_ELSEWHERE}`,
+      );
       // the challenge is the authenticator's own (RFC 6750)
       const res = await get(offers, url, 'dev-admin-key');
       expect(res.headers['www-authenticate']).toBe(
@@ -513,7 +521,10 @@ describe('errors that teach', () => {
     it('vector-api /v1: the admin key and other services’ credentials are named', async () => {
       const url = '/v1/tables';
       expect(await refusal(vector, url, 'dev-admin-key', 'invalid_api_key')).toBe(
-        `${VECTOR_WANT}; the admin key works only on /admin/v1 routes.`,
+        `Invalid API key provided. ${VECTOR_WANT}${ADMIN_ELSEWHERE}`,
+      );
+      expect(await refusal(vector, url, 'dev-admin-kez', 'invalid_api_key')).toBe(
+        await refusal(vector, url, 'dev-admin-key', 'invalid_api_key'),
       );
       expect(await refusal(vector, url, issued.accessToken, 'invalid_api_key')).toBe(
         `${VECTOR_WANT}; this looks like an offers-api OAuth 2.0 access token.`,
@@ -537,12 +548,17 @@ describe('errors that teach', () => {
         `${PAYMENTS_WANT}; this looks like an offers-api OAuth 2.0 access token.`,
       );
       expect(await refusal(payments, url, 'dev-admin-key', 'invalid_api_key')).toBe(
-        `${PAYMENTS_WANT}; the admin key works only on /admin/v1 routes.`,
+        `Invalid API key provided. ${PAYMENTS_WANT}${ADMIN_ELSEWHERE}`,
+      );
+      expect(await refusal(payments, url, 'dev-admin-kez', 'invalid_api_key')).toBe(
+        await refusal(payments, url, 'dev-admin-key', 'invalid_api_key'),
       );
       expect(await refusal(payments, url, 'sk_test_unknownKey0000000000000000', 'invalid_api_key')).toBe(
         'Invalid API key provided.',
       );
-      expect(await refusal(payments, url, 'junk', 'invalid_api_key')).toBe(`Invalid API key provided. ${PAYMENTS_WANT}.`);
+      expect(await refusal(payments, url, 'junk', 'invalid_api_key')).toBe(
+        `Invalid API key provided. ${PAYMENTS_WANT}${ADMIN_ELSEWHERE}`,
+      );
     });
 
     it('/admin/v1 on every service: an API key or token says the route takes the admin key', async () => {

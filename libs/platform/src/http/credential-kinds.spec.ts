@@ -1,4 +1,3 @@
-import type { PlatformConfig } from '../config/platform-config';
 import { DomainError } from '../errors/domain-error';
 import { CredentialKinds, hasPrefix, looksLikeJwt } from './credential-kinds';
 
@@ -24,7 +23,7 @@ describe('credential shapes', () => {
 });
 
 describe('CredentialKinds.explainRefusal', () => {
-  const kinds = new CredentialKinds({ ADMIN_API_KEY: 'the-admin-key' } as PlatformConfig, [
+  const kinds = new CredentialKinds([
     { name: 'a key of ours', authenticator: 'ours', matches: hasPrefix('k_') },
     { name: 'a token of the neighbour', matches: hasPrefix('n_') },
   ]);
@@ -33,11 +32,14 @@ describe('CredentialKinds.explainRefusal', () => {
     headers: { 'WWW-Authenticate': 'Bearer realm="x", error="invalid_token"' },
   });
 
-  it('names the admin key, found by comparison with ADMIN_API_KEY, keeping code and challenge', () => {
+  it('says what the route takes, and where the admin key works, keeping code and challenge; the same words for the admin key and any other guess', () => {
     const error = kinds.explainRefusal(refusal, 'the-admin-key', route);
-    expect(error.message).toBe('This route takes a key of ours (k_…); the admin key works only on /admin/v1 routes.');
+    expect(error.message).toBe(
+      'Invalid API key provided. This route takes a key of ours (k_…) (the admin key works only on /admin/v1 routes).',
+    );
     expect(error.code).toBe('invalid_api_key');
     expect(error.headers).toEqual(refusal.headers);
+    expect(kinds.explainRefusal(refusal, 'the-admin-kez', route).message).toBe(error.message);
   });
 
   it('names another declared kind', () => {
@@ -49,7 +51,7 @@ describe('CredentialKinds.explainRefusal', () => {
   it("keeps the authenticator's refusal for its own kind, and adds what the route takes for an unknown shape", () => {
     expect(kinds.explainRefusal(refusal, 'k_revoked', route)).toBe(refusal);
     expect(kinds.explainRefusal(refusal, 'whatever', route).message).toBe(
-      'Invalid API key provided. This route takes a key of ours (k_…).',
+      'Invalid API key provided. This route takes a key of ours (k_…) (the admin key works only on /admin/v1 routes).',
     );
   });
 

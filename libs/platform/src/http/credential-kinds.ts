@@ -1,7 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { PlatformConfig } from '../config/platform-config';
 import { DomainError } from '../errors/domain-error';
-import { constantTimeEqual } from './credentials';
 
 /**
  * A kind of bearer credential of the deployment, as a caller may present it to a route
@@ -56,19 +54,19 @@ export function looksLikeJwt(credential: string): boolean {
 }
 
 /**
- * Tells what a refused bearer credential was, so the 401 teaches instead of only refusing:
- * the admin key (by the platform's constant-time comparison with ADMIN_API_KEY), or one of
- * the kinds the app declared (by shape). The messages name kinds, never any part of the
+ * Re-words an authenticator's 401 when the credential is of another kind than the route
+ * takes: a kind the app declared (by shape), or — for any credential of no known shape —
+ * what the route takes, and that the admin key works only on /admin/v1 routes. The admin
+ * key is never compared with on these routes: an answer that changed when a guess equals
+ * ADMIN_API_KEY would let anyone test guesses outside the admin routes' failure limit
+ * (ADMIN_AUTH_FAILURES_PER_MINUTE). The messages name kinds, never any part of the
  * credential; codes, statuses and headers stay the refusal's own.
  */
 @Injectable()
 export class CredentialKinds {
   private readonly kinds: readonly CredentialKind[];
 
-  constructor(
-    private readonly config: PlatformConfig,
-    @Optional() @Inject(CREDENTIAL_KINDS) kinds?: readonly CredentialKind[],
-  ) {
+  constructor(@Optional() @Inject(CREDENTIAL_KINDS) kinds?: readonly CredentialKind[]) {
     this.kinds = kinds ?? [];
   }
 
@@ -78,25 +76,20 @@ export class CredentialKinds {
   }
 
   /**
-   * `refusal` (an authenticator's 401 on a route taking `route`) re-worded when the
-   * credential is another kind than the route takes: the admin key, or a kind the app
-   * declared; with what the route takes added when its shape is unknown; unchanged when it
-   * has the shape of the route's own kind (then the refusal is about the credential itself:
-   * expired, revoked, unknown).
+   * `refusal` (an authenticator's 401 on a route taking `route`) re-worded: unchanged when the
+   * credential has the shape of the route's own kind (the refusal is then about the
+   * credential itself: expired, revoked, unknown); naming the kind it looks like when it has
+   * another declared kind's shape; otherwise (the admin key, a typo, anything) with what the
+   * route takes added — the same words whatever the credential was.
    */
   explainRefusal<Code extends string>(refusal: DomainError<Code>, credential: string, route: RouteCredential): DomainError<Code> {
     // The refusal's own code, re-raised with a clearer message (typed, so the catalogue check trusts it).
     const code: Code = refusal.code;
-    let message: string;
-    if (constantTimeEqual(credential, this.config.ADMIN_API_KEY)) {
-      message = `This route takes ${route.wants}; the admin key works only on /admin/v1 routes.`;
-    } else {
-      const kind = this.kindOf(credential);
-      if (kind?.authenticator === route.kind) return refusal;
-      message = kind
-        ? `This route takes ${route.wants}; this looks like ${kind.name}.`
-        : `${refusal.message.replace(/\.?$/, '.')} This route takes ${route.wants}.`;
-    }
+    const kind = this.kindOf(credential);
+    if (kind?.authenticator === route.kind) return refusal;
+    const message = kind
+      ? `This route takes ${route.wants}; this looks like ${kind.name}.`
+      : `${refusal.message.replace(/\.?$/, '.')} This route takes ${route.wants} (the admin key works only on /admin/v1 routes).`;
     return new DomainError<Code>(code, message, {
       headers: refusal.headers,
       details: refusal.details,
