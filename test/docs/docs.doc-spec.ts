@@ -6,7 +6,8 @@
  * block that fails, prints something the doc does not show, or prints other than the doc
  * shows fails the test. Conventions: docs/architecture.md, "Docs that run".
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BlockResult, DocSession } from './support/doc-session';
 import { type DocPlatform, startDocPlatform } from './support/doc-platform';
@@ -48,20 +49,31 @@ describe.each(withSteps)('$doc', ({ doc, steps }) => {
   let platform: DocPlatform;
   let session: DocSession;
   let broken: string | undefined;
+  const readers: string[] = [];
 
   beforeAll(async () => {
     const work = join(root, '.data', 'doc-tests', doc.replace(/[/.]/g, '_'));
     platform = await startDocPlatform(join(work, 'service-data'));
-    session = new DocSession(join(work, 'reader'), {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: join(work, 'reader'),
+    // The reader works outside the repository, with a plain PATH (npm test adds
+    // node_modules/.bin), so an example can use only what the doc installs; PLATFORM_DIR is
+    // the reader's checkout of the platform, as the guides say.
+    const reader = mkdtempSync(join(tmpdir(), `doc-reader-${doc.replace(/[/.]/g, '_')}-`));
+    readers.push(reader);
+    session = new DocSession(reader, {
+      PATH: (process.env.PATH ?? '/usr/bin:/bin')
+        .split(':')
+        .filter((dir) => !dir.includes('node_modules'))
+        .join(':'),
+      HOME: reader,
       LANG: 'C.UTF-8',
+      PLATFORM_DIR: root,
     });
   }, 60_000);
 
   afterAll(async () => {
     session?.close();
     await platform?.stop();
+    for (const dir of readers.splice(0)) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   it.each(steps.map((step, i) => ({ step, name: `${i + 1}. line ${step.block.line} (${step.kind})` })))(

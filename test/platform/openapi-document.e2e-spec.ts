@@ -268,6 +268,13 @@ describe.each(services)('$name OpenAPI document', (definition) => {
       const ui = await t.app.inject({ method: 'GET', url: '/docs/swagger-ui-init.js', headers: host });
       expect(ui.statusCode).toBe(200);
       expect(ui.body).toMatch(/"servers": \[\s*\{\s*"url": "http:\/\/api\.example\.test:8443"\s*\}\s*\]/);
+      // they depend on the Host: no shared cache may hand one client's copy to another
+      for (const res of [json, yaml, ui]) {
+        expect([res.headers.vary, res.headers['cache-control']]).toEqual([
+          'Host, X-Forwarded-Host, X-Forwarded-Proto',
+          'no-store',
+        ]);
+      }
     });
 
     it('never reflects a hostile Host: the listen address instead', async () => {

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, type ParameterObject, SwaggerModule } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformConfig } from '../config/platform-config';
 import { addErrorResponses } from './error-responses';
 import { documentedRoutes } from './routes';
@@ -64,10 +64,13 @@ export function setupOpenApi(app: NestFastifyApplication, options: OpenApiOption
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
-    patchDocumentOnRequest: (request, _reply, doc) => ({
-      ...doc,
-      servers: [{ url: serverUrl(request as FastifyRequest, config) }],
-    }),
+    patchDocumentOnRequest: (request, reply, doc) => {
+      // Without a configured public URL the document (and the UI's init script) depends on the
+      // request's Host: a shared cache must not hand one client's copy to another.
+      if (config.publicUrl === undefined)
+        (reply as FastifyReply).header('Vary', 'Host, X-Forwarded-Host, X-Forwarded-Proto').header('Cache-Control', 'no-store');
+      return { ...doc, servers: [{ url: serverUrl(request as FastifyRequest, config) }] };
+    },
   });
   return document;
 }
