@@ -559,6 +559,15 @@ describe('errors that teach', () => {
       expect(await refusal(payments, url, 'junk', 'invalid_api_key')).toBe(
         `Invalid API key provided. ${PAYMENTS_WANT}${ADMIN_ELSEWHERE}`,
       );
+      // Stripe's clients send the key with HTTP Basic: the scheme is named, its value never
+      const basic = Buffer.from(`${issued.secretKey}:`).toString('base64');
+      const res = await payments.app.inject({ method: 'GET', url, headers: { authorization: `Basic ${basic}` } });
+      const error = errorOf(res, 401);
+      expect([error.code, error.message]).toEqual([
+        'authentication_required',
+        `The Authorization header uses the Basic scheme. ${PAYMENTS_WANT}: send it as Authorization: Bearer <token>.`,
+      ]);
+      expect(res.body).not.toContain(basic.slice(4, 20));
     });
 
     it('/admin/v1 on every service: an API key or token says the route takes the admin key', async () => {

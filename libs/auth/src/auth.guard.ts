@@ -50,7 +50,8 @@ export class AuthGuard extends BeforeBodyGuard {
     const reply = http.getResponse<FastifyReply>();
 
     const credential = bearerToken(request.headers.authorization);
-    if (credential === undefined) throw authenticationRequired(authenticator.realm, authenticator.wants);
+    if (credential === undefined)
+      throw authenticationRequired(authenticator.realm, authenticator.wants, request.headers.authorization);
     let principal: Principal;
     try {
       principal = await authenticator.authenticate(credential);

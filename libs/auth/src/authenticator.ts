@@ -21,9 +21,20 @@ export interface Authenticator<P extends Principal = Principal> {
   keyOf(principal: P): string;
 }
 
-/** No credential at all (RFC 6750 §3.1: the challenge without an error code); `wants` says what the route takes. */
-export function authenticationRequired(realm: string, wants: string): DomainError {
-  const message = `No credentials provided. This route takes ${wants}: send it as Authorization: Bearer <token>.`;
+/**
+ * No Bearer credential (RFC 6750 §3.1: the challenge without an error code); `wants` says what
+ * the route takes. `authorization` is the header as sent: when it uses another scheme (Basic,
+ * as Stripe's clients send keys), the message names that scheme, never its value.
+ */
+export function authenticationRequired(realm: string, wants: string, authorization?: string): DomainError {
+  const scheme = /^\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,31})(?:\s|$)/.exec(authorization ?? '')?.[1];
+  const sent =
+    scheme === undefined
+      ? 'No credentials provided.'
+      : /^bearer$/i.test(scheme)
+        ? 'The Authorization header is not a valid Bearer credential.'
+        : `The Authorization header uses the ${scheme} scheme.`;
+  const message = `${sent} This route takes ${wants}: send it as Authorization: Bearer <token>.`;
   return new DomainError('authentication_required', message, {
     headers: { 'WWW-Authenticate': `Bearer realm="${realm}"` },
   });
