@@ -238,6 +238,9 @@ describe('offers-api: indications', () => {
     });
     expect(late.statusCode).toBe(409);
     expect(late.json<ErrorJson>().error.code).toBe('offer_not_live');
+    expect(late.json<ErrorJson>().error.message).toBe(
+      `Offer ${short.id} is closed; indications are cancelled only while it is live.`,
+    );
   });
 
   describe('Idempotency-Key', () => {

@@ -43,7 +43,7 @@ export class IndicationsService {
       }
       const termsVersion = checkTermsVersion(dto.terms_version, offer.currentTerms);
       checkAmount(offer, dto);
-      checkLive(offer, this.clock.nowMs());
+      checkLive(offer, this.clock.nowMs(), 'accepted');
       const indication = await this.repository.create(tx, partner.partnerId, {
         id: newId('ind'),
         offerId: offer.id,
@@ -74,7 +74,7 @@ export class IndicationsService {
       const indication = await this.repository.find(tx, partner.partnerId, offerId, indicationId);
       if (!indication) throw new NotFoundError('indication', indicationId);
       if (indication.status === 'cancelled') return indicationView(indication);
-      checkLive(offer, this.clock.nowMs());
+      checkLive(offer, this.clock.nowMs(), 'cancelled');
       await this.repository.cancel(tx, partner.partnerId, indicationId, this.clock.now());
       const after = await this.repository.find(tx, partner.partnerId, offerId, indicationId);
       return indicationView(after ?? indication);
@@ -86,10 +86,14 @@ export class IndicationsService {
  * Live by status and by the clock (a close job a few ms late must not let one through).
  * `offer`: its status and close time as read under the row lock.
  */
-function checkLive(offer: { readonly id: string; readonly status: OfferStatus; readonly closesAt: Date }, now: number): void {
+function checkLive(
+  offer: { readonly id: string; readonly status: OfferStatus; readonly closesAt: Date },
+  now: number,
+  what: 'accepted' | 'cancelled',
+): void {
   if (offer.status !== 'live' || now >= offer.closesAt.getTime()) {
     const status = offer.status === 'live' ? 'closed' : offer.status;
-    throw new OffersError('offer_not_live', `Offer ${offer.id} is ${status}; indications are accepted only while it is live.`, {
+    throw new OffersError('offer_not_live', `Offer ${offer.id} is ${status}; indications are ${what} only while it is live.`, {
       details: { offer_status: status },
     });
   }
