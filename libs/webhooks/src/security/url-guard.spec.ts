@@ -42,7 +42,8 @@ describe('checkUrl', () => {
   it('requires https in production and an http(s) URL everywhere', () => {
     expect(checkUrlShape('http://example.com/hook', strict)).toEqual({ ok: false, reason: 'url must use https' });
     expect(checkUrlShape('http://example.com/hook', dev).ok).toBe(true);
-    expect(checkUrlShape('ftp://example.com/hook', dev).ok).toBe(false);
+    expect(checkUrlShape('ftp://example.com/hook', dev)).toEqual({ ok: false, reason: 'url must be an http or https URL' });
+    expect(checkUrlShape('ftp://example.com/hook', strict)).toEqual({ ok: false, reason: 'url must be an https URL' });
     expect(checkUrlShape('not a url', dev).ok).toBe(false);
     expect(checkUrlShape('https://user:pw@example.com/', dev).ok).toBe(false);
   });

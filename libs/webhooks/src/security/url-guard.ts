@@ -115,7 +115,8 @@ export function checkUrlShape(raw: string, policy: UrlPolicy): UrlProblem {
     return { ok: false, reason: 'url must be an absolute http(s) URL' };
   }
   if (raw.length > 2048) return { ok: false, reason: 'url must be at most 2048 characters' };
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: 'url must be an https URL' };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { ok: false, reason: policy.requireHttps ? 'url must be an https URL' : 'url must be an http or https URL' };
   if (policy.requireHttps && url.protocol !== 'https:') return { ok: false, reason: 'url must use https' };
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'url must not contain credentials' };
   if (url.hostname === '') return { ok: false, reason: 'url must have a host' };
