@@ -10,7 +10,6 @@ import { plainToInstance } from 'class-transformer';
 import {
   ARRAY_MAX_SIZE,
   ARRAY_MIN_SIZE,
-  getMetadataStorage,
   IS_ARRAY,
   IS_BOOLEAN,
   IS_EMAIL,
@@ -33,6 +32,7 @@ import { offersService } from '../../apps/offers-api/src/service';
 import { paymentsService } from '../../apps/payments-api/src/service';
 import { vectorService } from '../../apps/vector-api/src/service';
 import { documentedRoutes } from '../../libs/platform/src/docs/routes';
+import { type ValidationMetadata, validationMetadataOf } from '../../libs/platform/src/http/validation-metadata';
 import { startTestApp, type TestApp } from '../support/app';
 import { errorSpec, type PlatformConfig, type ServiceDefinition } from '@app/platform';
 
@@ -87,16 +87,6 @@ function operations(doc: Document): Array<[string, Operation]> {
 const resolve = (doc: Document, schema: Schema | undefined): Schema | undefined =>
   schema?.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema;
 
-type Rule = ReturnType<ReturnType<typeof getMetadataStorage>['getTargetValidationMetadatas']>[number];
-
-function rulesByProperty(type: new () => unknown): Map<string, Rule[]> {
-  const byProperty = new Map<string, Rule[]>();
-  for (const rule of getMetadataStorage().getTargetValidationMetadatas(type, '', true, false)) {
-    byProperty.set(rule.propertyName, [...(byProperty.get(rule.propertyName) ?? []), rule]);
-  }
-  return byProperty;
-}
-
 /** The class an @ApiProperty({ type }) of `type.property` names (a nested request object). */
 function nestedClass(type: new () => unknown, property: string): (new () => unknown) | undefined {
   const options = Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, type.prototype as object, property) as
@@ -124,7 +114,7 @@ function propertyProblems(
   where: string,
   type: new () => unknown,
   property: string,
-  rules: Rule[],
+  rules: ValidationMetadata[],
   schema: Schema,
   required: boolean,
 ): string[] {
@@ -223,7 +213,7 @@ function propertyProblems(
 /** Disagreements between a request class (and the classes nested in it) and its documented schema. */
 function classProblems(doc: Document, where: string, type: new () => unknown, schema: Schema | undefined): string[] {
   if (!schema) return [`${where}: no schema`];
-  const rules = rulesByProperty(type);
+  const rules = validationMetadataOf(type);
   const documented = Object.keys(schema.properties ?? {}).sort();
   const problems: string[] = [];
   if (JSON.stringify(documented) !== JSON.stringify([...rules.keys()].sort())) {
@@ -338,7 +328,7 @@ describe.each(services)('$name OpenAPI document', (definition) => {
           problems.push(`${key}: query parameters without a validated class`);
           continue;
         }
-        const rules = rulesByProperty(route.queryType);
+        const rules = validationMetadataOf(route.queryType);
         const names = query.map((p) => p.name).sort();
         if (JSON.stringify(names) !== JSON.stringify([...rules.keys()].sort())) {
           problems.push(`${key}: documents query ${names.join(', ')} but validates ${[...rules.keys()].sort().join(', ')}`);

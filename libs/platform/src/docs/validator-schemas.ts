@@ -4,7 +4,6 @@ import type { ParameterObject, ReferenceObject, SchemaObject } from '@nestjs/swa
 import {
   ARRAY_MAX_SIZE,
   ARRAY_MIN_SIZE,
-  getMetadataStorage,
   IS_ARRAY,
   IS_BOOLEAN,
   IS_EMAIL,
@@ -24,6 +23,7 @@ import {
   MIN_LENGTH,
 } from 'class-validator';
 import { IS_TIMESTAMP, type TimestampOptions } from '../http/timestamp';
+import { type ValidationMetadata, validationMetadataOf } from '../http/validation-metadata';
 import type { DocumentedRoute } from './routes';
 
 /**
@@ -38,23 +38,11 @@ import type { DocumentedRoute } from './routes';
 
 type Schema = SchemaObject & Record<string, unknown>;
 
-/** One rule of class-validator's metadata storage (the type is not exported). */
-export type ValidationMetadata = ReturnType<ReturnType<typeof getMetadataStorage>['getTargetValidationMetadatas']>[number];
-
 /** The rules of one validated property: JSON Schema keywords for the value and, for `{ each: true }` rules, for its items. */
 export interface PropertyRules {
   readonly optional: boolean;
   readonly keywords: Schema;
   readonly items: Schema;
-}
-
-/** class-validator's metadata of a class (its own and inherited), by property. */
-export function validationMetadataOf(type: Type): Map<string, ValidationMetadata[]> {
-  const byProperty = new Map<string, ValidationMetadata[]>();
-  for (const m of getMetadataStorage().getTargetValidationMetadatas(type, '', true, false)) {
-    byProperty.set(m.propertyName, [...(byProperty.get(m.propertyName) ?? []), m]);
-  }
-  return byProperty;
 }
 
 /** The JSON Schema keywords one class-validator rule stands for ({} for a rule JSON Schema cannot express). */
@@ -166,7 +154,7 @@ function nestedTypes(type: Type): Type[] {
     let t = options?.type;
     // a lazy `type: () => Dto` (an arrow function: no prototype)
     if (typeof t === 'function' && !('prototype' in t && t.prototype)) t = (t as () => unknown)();
-    if (typeof t === 'function' && getMetadataStorage().getTargetValidationMetadatas(t, '', true, false).length > 0) {
+    if (typeof t === 'function' && validationMetadataOf(t as Type).size > 0) {
       found.push(t as Type);
     }
   }

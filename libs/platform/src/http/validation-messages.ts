@@ -1,6 +1,5 @@
-import { getMetadataStorage, type ValidationArguments, type ValidationError } from 'class-validator';
-
-type ValidationMetadata = ReturnType<ReturnType<typeof getMetadataStorage>['getTargetValidationMetadatas']>[number];
+import type { ValidationArguments, ValidationError } from 'class-validator';
+import { type ValidationMetadata, validationMetadataOf } from './validation-metadata';
 
 /**
  * One message per invalid field, about the rule it actually broke, worded for the caller
@@ -106,8 +105,7 @@ function platformMessage(name: string, path: string, value: unknown, args: reado
 function metadataOf(target: object | undefined, property: string): Map<string, ValidationMetadata> {
   const byName = new Map<string, ValidationMetadata>();
   if (!target || typeof target !== 'object') return byName;
-  for (const metadata of getMetadataStorage().getTargetValidationMetadatas(target.constructor, '', true, false)) {
-    if (metadata.propertyName !== property) continue;
+  for (const metadata of validationMetadataOf(target.constructor as new () => unknown).get(property) ?? []) {
     // (the constraint's name is the key class-validator reports it under; nested validation has none)
     const name = metadata.name ?? metadata.type;
     if (!byName.has(name)) byName.set(name, metadata);
