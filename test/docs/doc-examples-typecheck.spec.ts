@@ -7,21 +7,15 @@
  * misspelt optional field is not an error; in TypeScript, as test/clients shows, it is.) Not
  * strict: examples read `process.env` without guards, as a reader's script would.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { NODE_LANGS, codeBlocks } from './support/markdown';
+import { NODE_LANGS, codeBlocks, documentsUnder } from './support/markdown';
 
 const root = process.cwd();
 
 function nodeExamples(): Array<{ where: string; code: string }> {
-  const documents = [
-    'README.md',
-    ...readdirSync(join(root, 'docs'))
-      .filter((f) => f.endsWith('.md'))
-      .map((f) => `docs/${f}`),
-  ];
-  return documents.flatMap((doc) =>
+  return documentsUnder(root).flatMap((doc) =>
     codeBlocks(readFileSync(join(root, doc), 'utf8'))
       .filter((b) => NODE_LANGS.has(b.lang) && !b.flags.has('norun'))
       .map((b) => ({ where: `${doc}:${b.line}`, code: b.code })),

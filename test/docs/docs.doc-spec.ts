@@ -6,22 +6,16 @@
  * block that fails, prints something the doc does not show, or prints other than the doc
  * shows fails the test. Conventions: docs/architecture.md, "Docs that run".
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BlockResult, DocSession } from './support/doc-session';
 import { type DocPlatform, startDocPlatform } from './support/doc-platform';
 import { outputDifference } from './support/expected-output';
-import { type Step, stepsOf } from './support/markdown';
+import { documentsUnder, type Step, stepsOf } from './support/markdown';
 
 const root = process.cwd();
-const documents = [
-  'README.md',
-  ...readdirSync(join(root, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => `docs/${f}`),
-];
+const documents = documentsUnder(root);
 // DOC_TEST_ONLY=docs/offers.md runs one document (while writing it).
 const only = process.env.DOC_TEST_ONLY;
 const withSteps = documents

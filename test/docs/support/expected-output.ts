@@ -17,8 +17,11 @@
 const ANY = '\u0000…any';
 const REST = '\u0000…rest';
 
-const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
-const ID = /^([a-z]+(?:_[a-z]+)*?)_([A-Za-z0-9]{12,})$/;
+/** An ISO 8601 UTC time, and an id (lowercase prefix, `_`, 12+ letters or digits): whole values here, words in text output. */
+const TIME_PATTERN = String.raw`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z`;
+const ID_PATTERN = String.raw`([a-z]+(?:_[a-z]+)*?)_[A-Za-z0-9]{12,}`;
+const TIME = new RegExp(`^${TIME_PATTERN}$`);
+const ID = new RegExp(`^${ID_PATTERN}$`);
 
 /** Splits concatenated JSON texts (`{…}{…}`, `{…}\n[…]`) into values. */
 export function parseJsonSequence(text: string): unknown[] {
@@ -150,8 +153,8 @@ export function jsonDifference(shown: unknown, actual: unknown, path = '$'): str
 
 function maskText(line: string): string {
   return line
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, '<time>')
-    .replace(/\b([a-z]+(?:_[a-z]+)*?)_[A-Za-z0-9]{12,}\b/g, '$1_<id>')
+    .replace(new RegExp(TIME_PATTERN, 'g'), '<time>')
+    .replace(new RegExp(String.raw`\b${ID_PATTERN}\b`, 'g'), '$1_<id>')
     .trimEnd();
 }
 

@@ -9,6 +9,18 @@
  * - `output`: what the closest runnable block before it prints (ids, secrets and times masked);
  * - `norun`: shown, not run (it starts the platform itself, or is a fragment).
  */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The documents whose examples run: README.md, then docs/*.md by name (repository paths). */
+export function documentsUnder(root: string): string[] {
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`);
+  return ['README.md', ...docs];
+}
+
 export interface CodeBlock {
   /** 1-based line of the opening fence. */
   readonly line: number;
