@@ -34,15 +34,15 @@ async function main(): Promise<void> {
   const plain = Array.from({ length: queries.length / dim }, (_, i) => Array.from(queries.subarray(i * dim, (i + 1) * dim)));
   let done = 0;
   const start = performance.now();
-  while (performance.now() - start < 2000) collection.query(plain[done++ % plain.length], 10);
+  while (performance.now() - start < 2000) await collection.query(plain[done++ % plain.length], 10);
   const engineQps = done / ((performance.now() - start) / 1000);
 
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
-  app.post('/query', (request, reply) => {
+  app.post('/query', async (request, reply) => {
     const body = request.body as { vector?: unknown; n?: unknown };
     if (!Array.isArray(body.vector) || typeof body.n !== 'number') return reply.code(400).send({ error: 'bad request' });
     const t = performance.now();
-    const { hits } = collection.query(body.vector as number[], body.n);
+    const { hits } = await collection.query(body.vector as number[], body.n);
     return reply.send({ results: hits, latency_ms: Math.round(performance.now() - t) });
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

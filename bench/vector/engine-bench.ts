@@ -15,7 +15,7 @@ import { createScanKernel } from '../../apps/vector-api/src/engine/simd/scan-ker
 import { VectorCollection } from '../../apps/vector-api/src/engine/vector-collection';
 import { VectorStore } from '../../apps/vector-api/src/engine/vector-store';
 import { CACHE_DIR, type Dataset, K } from './datasets';
-import { type Labels, memory, query, type QueryRun, runQueries, timed } from './measure';
+import { type Labels, memory, query, type QueryRun, runQueries, runQueriesAsync, timed } from './measure';
 
 const { HierarchicalNSW } = hnswlib;
 const { Index: UsearchIndex, MetricKind, ScalarKind, exactSearch: usearchExact } = usearch;
@@ -131,8 +131,8 @@ export async function benchDataset(ds: Dataset, opts: EngineBenchOptions): Promi
   result.builds.push({
     method: 'store (ours, shared)',
     seconds: storeBuild.seconds,
-    bytesPerVector: (store.data.byteLength + store.kernel.bytes) / rows + 1,
-    note: 'two copies: the scan kernel block (rows padded to 4 floats) + a Float32Array for single-row reads, + 1 state byte',
+    bytesPerVector: store.bytes / rows,
+    note: 'one copy: the scan kernel block (rows padded to 4 floats), + 1 state byte and the 8-byte seq of each label',
   });
 
   await section(result, 'exact scans', () => {
@@ -248,7 +248,7 @@ export async function benchDataset(ds: Dataset, opts: EngineBenchOptions): Promi
       method: 'hnsw (ours)',
       seconds: ours.seconds,
       bytesPerVector: (after.rss - before.rss) / rows,
-      note: `hnswlib-node M ${m}, efConstruction ${efConstruction}, built in event-loop slices (RSS Δ)`,
+      note: `hnswlib-node M ${m}, efConstruction ${efConstruction}, built in its worker thread (RSS Δ)`,
     });
 
     before = memory();
@@ -277,7 +277,11 @@ export async function benchDataset(ds: Dataset, opts: EngineBenchOptions): Promi
       let bestOurs: QueryRun | undefined;
       let bestRaw: QueryRun | undefined;
       for (let round = 0; round < ROUNDS; round++) {
-        const o = runQueries(ds, (qi) => labelsOf(hnsw.search(query(ds, qi), K, undefined, effort)), budget / ROUNDS);
+        const o = await runQueriesAsync(
+          ds,
+          async (qi) => labelsOf(await hnsw.search(query(ds, qi), K, undefined, effort)),
+          budget / ROUNDS,
+        );
         g.setEf(ef);
         const r = runQueries(ds, (qi) => g.searchKnn(plain[qi], K).neighbors, budget / ROUNDS);
         bestOurs = bestOurs ? faster(bestOurs, o) : o;
@@ -348,8 +352,8 @@ export async function benchDataset(ds: Dataset, opts: EngineBenchOptions): Promi
     }
   });
 
-  await section(result, 'filtered 1%', () => {
-    result.filtered = benchFiltered(ds, result, budget);
+  await section(result, 'filtered 1%', async () => {
+    result.filtered = await benchFiltered(ds, result, budget);
   });
 
   return result;
@@ -385,7 +389,7 @@ function timedSync<T>(fn: () => T): { value: T; seconds: number } {
  * 1 % selectivity: every row gets metadata `{ bucket: row % 100 }`; query i filters on
  * bucket i % 100. Exactness is checked against a brute force over the matching rows.
  */
-function benchFiltered(ds: Dataset, result: DatasetResult, budget: number): FilteredResult {
+async function benchFiltered(ds: Dataset, result: DatasetResult, budget: number): Promise<FilteredResult> {
   const { dim, rows } = ds;
   const buckets = 100;
   const collection = new VectorCollection(dim, 'flat');
@@ -421,10 +425,10 @@ function benchFiltered(ds: Dataset, result: DatasetResult, budget: number): Filt
   const check = (results: Labels[]): boolean => results.every((labels, qi) => truth[qi].every((r, i) => labels[i] === r));
 
   const collected: Labels[] = [];
-  const collectionRun = runQueries(
+  const collectionRun = await runQueriesAsync(
     ds,
-    (qi) => {
-      const { hits } = collection.query(query(ds, qi), K, filters[qi % buckets]);
+    async (qi) => {
+      const { hits } = await collection.query(query(ds, qi), K, filters[qi % buckets]);
       const labels = hits.map((h) => Number(h.id));
       collected[qi] = labels;
       return labels;

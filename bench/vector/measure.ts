@@ -50,6 +50,28 @@ export function runQueries(ds: Dataset, search: (qi: number) => Labels, budgetMs
   return { queries: n, qps: n / (elapsed / 1000), recall: recall / n, msPerQuery: elapsed / n };
 }
 
+/** runQueries for a search that answers asynchronously (our hnsw: its graph lives in a worker thread). */
+export async function runQueriesAsync(
+  ds: Dataset,
+  search: (qi: number) => Promise<Labels>,
+  budgetMs = 1500,
+  minQueries = 20,
+): Promise<QueryRun> {
+  const warm = Math.min(10, ds.queryCount);
+  for (let qi = 0; qi < warm; qi++) await search(ds.queryCount - 1 - qi);
+  const results: Labels[] = [];
+  const start = performance.now();
+  for (let qi = 0; qi < ds.queryCount; qi++) {
+    results.push(await search(qi));
+    if (((qi & 7) === 7 || qi < minQueries) && qi + 1 >= minQueries && performance.now() - start > budgetMs) break;
+  }
+  const elapsed = performance.now() - start;
+  let recall = 0;
+  results.forEach((labels, qi) => (recall += recallOf(ds, qi, labels)));
+  const n = results.length;
+  return { queries: n, qps: n / (elapsed / 1000), recall: recall / n, msPerQuery: elapsed / n };
+}
+
 export interface MemorySample {
   readonly rss: number;
   readonly js: number;

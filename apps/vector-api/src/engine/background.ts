@@ -56,26 +56,39 @@ export function yieldToEventLoop(): Promise<void> {
 }
 
 /**
- * Long synchronous work written as a generator that yields at checkpoints (each well under
- * a millisecond apart). `runToEnd` ignores the checkpoints; `runSliced` gives the event
- * loop a turn whenever `sliceMs` of work has run since the last one, so requests of other
- * callers are answered meanwhile instead of waiting for the whole of it.
+ * Long work written as a generator that yields at checkpoints (each well under a
+ * millisecond apart), or yields a promise to wait for (an index worker's answer: its value
+ * is sent back into the generator, see `awaiting`). `runSliced` gives the event loop a
+ * turn whenever `sliceMs` of work has run since the last one, so requests of other callers
+ * are answered meanwhile instead of waiting for the whole of it.
  */
-export type Steps<T> = Generator<void, T, void>;
+export type Steps<T> = Generator<void | Promise<unknown>, T, unknown>;
 
+/** Inside Steps: `const value = yield* awaiting(promise)`. */
+export function* awaiting<T>(promise: Promise<T>): Steps<T> {
+  return (yield promise) as T;
+}
+
+/** Runs steps that never wait (yielding a promise there is a programming error). */
 export function runToEnd<T>(steps: Steps<T>): T {
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
+    if (r.value instanceof Promise) throw new Error('these steps wait for a promise: run them with runSliced');
   }
 }
 
 export async function runSliced<T>(steps: Steps<T>, sliceMs: number): Promise<T> {
   let sliceEnd = performance.now() + sliceMs;
+  let sent: unknown;
   for (;;) {
-    const r = steps.next();
+    const r = steps.next(sent);
+    sent = undefined;
     if (r.done) return r.value;
-    if (performance.now() >= sliceEnd) {
+    if (r.value instanceof Promise) {
+      sent = await r.value;
+      sliceEnd = performance.now() + sliceMs;
+    } else if (performance.now() >= sliceEnd) {
       await yieldToEventLoop();
       sliceEnd = performance.now() + sliceMs;
     }

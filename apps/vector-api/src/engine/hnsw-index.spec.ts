@@ -1,86 +1,170 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { clusteredVectors } from '../../../../test/support/random';
 import { recallAt } from '../../../../test/support/search-reference';
 import { exactSearch } from './exact';
 import { HnswIndex } from './hnsw-index';
+import type { Hit } from './types';
 import { toNormalized, VectorStore } from './vector-store';
 
 const DIM = 32;
 
-describe('hnsw (hnswlib-node)', () => {
+describe('hnsw (hnswlib-node in a worker thread)', () => {
   const { vectors } = clusteredVectors(21, 4100, DIM, 40);
   const queries = vectors.slice(4000).map((q) => toNormalized(q));
+  const open: HnswIndex[] = [];
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hnsw-spec-'));
+  });
+  afterEach(() => {
+    for (const index of open.splice(0)) index.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  function build(count: number, options = {}): { store: VectorStore; index: HnswIndex } {
+  function storeOf(count: number): VectorStore {
     const store = new VectorStore(DIM);
-    vectors.slice(0, count).forEach((v, label) => store.put(label, toNormalized(v)));
-    return { store, index: new HnswIndex(store, options) };
+    vectors.slice(0, count).forEach((v, label) => store.put(label, toNormalized(v), 1));
+    return store;
   }
 
-  it('answers exactly (null) while building in time slices, then reaches recall@10 ≥ 0.95', async () => {
-    const { store, index } = build(4000, { sliceMs: 5 });
-    expect(index.status().state).toBe('building');
+  function indexOf(store: VectorStore, options = {}, seed?: ConstructorParameters<typeof HnswIndex>[3]): HnswIndex {
+    const index = new HnswIndex(store, options, (err) => {
+      throw err;
+    }, seed);
+    open.push(index);
+    return index;
+  }
+
+  async function labels(answer: Promise<Hit[]> | null): Promise<number[]> {
+    if (answer === null) throw new Error('the index did not answer');
+    return (await answer).map((h) => h.label);
+  }
+
+  function recall(store: VectorStore, index: HnswIndex): Promise<number> {
+    return Promise.all(
+      queries.map(async (q) => recallAt(exactSearch(store, q, 10).map((h) => h.label), await labels(index.search(q, 10)))),
+    ).then((r) => r.reduce((a, b) => a + b, 0) / r.length);
+  }
+
+  it('reports building with the pending count and progress, answers exactly (null) meanwhile, then reaches recall@10 ≥ 0.95', async () => {
+    const store = storeOf(4000);
+    const index = indexOf(store, { maxBacklog: 100 });
+    const building = index.status();
+    expect(building.state).toBe('building');
+    expect(building.details.pending).toBe(4000);
+    expect(building.details.progress).toBe(0);
     expect(index.search(queries[0], 10)).toBeNull();
     await index.idle();
-    expect(index.status()).toMatchObject({ state: 'ready', details: { points: 4000, m: 16, ef_construction: 200 } });
-    let recall = 0;
-    for (const q of queries) {
-      const hits = index.search(q, 10) ?? [];
-      recall += recallAt(
-        exactSearch(store, q, 10).map((h) => h.label),
-        hits.map((h) => h.label),
-      );
-    }
-    expect(recall / queries.length).toBeGreaterThanOrEqual(0.95);
-    index.close();
+    expect(index.status()).toMatchObject({
+      state: 'ready',
+      details: { points: 4000, pending: 0, progress: 1, m: 16, ef_construction: 200 },
+    });
+    expect(await recall(store, index)).toBeGreaterThanOrEqual(0.95);
   });
 
-  it('grows capacity ahead of inserts, sees pending inserts at once, and drains them into the graph', async () => {
-    const { store, index } = build(1000);
+  it('sees inserted rows at once (scanned exactly until the worker has them), then drains them into the graph', async () => {
+    const store = storeOf(1000);
+    const index = indexOf(store);
     await index.idle();
-    const before = index.status().details.capacity;
-    const labels: number[] = [];
+    const added: number[] = [];
     for (let l = 1000; l < 3000; l++) {
-      store.put(l, toNormalized(vectors[l]));
-      labels.push(l);
+      store.put(l, toNormalized(vectors[l]), 2);
+      added.push(l);
     }
-    index.add(labels);
-    expect(index.search(store.vector(2999), 1)?.[0]?.label).toBe(2999); // still pending: scanned exactly
+    index.add(added);
+    expect(index.status()).toMatchObject({ state: 'building', details: { pending: 2000 } });
+    expect((await labels(index.search(store.vector(2999).slice(), 1)))[0]).toBe(2999);
     await index.idle();
-    const status = index.status();
-    expect(status.details.points).toBe(3000);
-    expect(status.details.pending).toBe(0);
-    expect(status.details.capacity).toBeGreaterThan(before);
-    expect(index.search(store.vector(2999), 1)?.[0]?.label).toBe(2999);
-    index.close();
+    expect(index.status().details).toMatchObject({ points: 3000, pending: 0 });
+    expect(index.status().details.capacity).toBeGreaterThanOrEqual(3000);
+    expect((await labels(index.search(store.vector(2999).slice(), 1)))[0]).toBe(2999);
   });
 
-  it('never returns deleted rows and rebuilds once tombstones pass the threshold', async () => {
-    const { store, index } = build(2000, { rebuildTombstoneRatio: 0.2 });
+  it('never returns deleted rows, and a label written again reuses its graph slot', async () => {
+    const store = storeOf(2000);
+    const index = indexOf(store);
     await index.idle();
     const q = queries[1];
-    const first = (index.search(q, 10) ?? []).map((h) => h.label);
-    for (const l of first) store.delete(l);
+    const first = await labels(index.search(q, 10));
+    for (const l of first) store.delete(l, 3);
     index.remove(first);
-    const second = (index.search(q, 10) ?? []).map((h) => h.label);
+    const second = await labels(index.search(q, 10));
     expect(second).toHaveLength(10);
     expect(second.some((l) => first.includes(l))).toBe(false);
-    expect(index.status().details.tombstones).toBe(10);
-
-    const many = store.aliveLabels().slice(0, 500);
-    for (const l of many) store.delete(l);
-    index.remove(many); // 510 / 2000 > 0.2 → background rebuild
-    expect(index.status().details.rebuilding).toBe(1);
-    expect((index.search(q, 10) ?? []).some((h) => many.includes(h.label) || first.includes(h.label))).toBe(false);
     await index.idle();
-    expect(index.status().details).toMatchObject({ tombstones: 0, points: 1490, rebuilding: 0 });
-    expect((index.search(q, 10) ?? []).map((h) => h.label)).toEqual(exactSearch(store, q, 10).map((h) => h.label));
-    index.close();
+    // The freed labels come back holding other vectors (as the database hands freed labels
+    // to new rows): the graph updates those points in place instead of growing.
+    const before = index.status().details;
+    first.forEach((l, i) => store.put(l, toNormalized(vectors[3000 + i]), 4));
+    index.add(first);
+    await index.idle();
+    const after = index.status().details;
+    expect(after.points).toBe(2000);
+    expect(after.capacity).toBe(before.capacity);
+    expect(after.tombstones).toBe(0);
+    expect((await labels(index.search(toNormalized(vectors[3000]), 1)))[0]).toBe(first[0]);
   });
 
   it('sets ef to at least k (large n returns n results)', async () => {
-    const { index } = build(1500);
+    const store = storeOf(1500);
+    const index = indexOf(store);
     await index.idle();
-    expect(index.search(queries[2], 1000)).toHaveLength(1000);
-    index.close();
+    expect(await labels(index.search(queries[2], 1000))).toHaveLength(1000);
+  });
+
+  it('applies a filter inside the graph search (bitmap) and rescores exactly', async () => {
+    const store = storeOf(3000);
+    const index = indexOf(store);
+    await index.idle();
+    const bitmap = new Uint8Array(store.size);
+    for (let l = 0; l < store.size; l += 2) bitmap[l] = 1;
+    const accept = (l: number): boolean => bitmap[l] === 1;
+    const hits = (await index.search(queries[3], 10, accept, 1, bitmap.slice())) ?? [];
+    expect(hits).toHaveLength(10);
+    expect(hits.every((h) => h.label % 2 === 0)).toBe(true);
+    for (const h of hits) expect(h.score).toBeCloseTo(store.dot(h.label, queries[3]), 6);
+  });
+
+  it('writes its graph without stopping searches, and a new index seeded from the file holds the same graph', async () => {
+    const store = storeOf(3000);
+    const index = indexOf(store);
+    await index.idle();
+    const path = join(dir, 'graph.bin');
+    const writing = index.writeGraph(path);
+    // Rows changed while the file is written are listed as dirty for the loader.
+    store.put(3000, toNormalized(vectors[3000]), 5);
+    index.add([3000]);
+    const during = await labels(index.search(queries[4], 10));
+    const file = await writing;
+    expect(during).toHaveLength(10);
+    expect(file.counts.points).toBe(3000);
+    expect(file.dirty).toContain(3000);
+    const expected = await labels(index.search(queries[4], 10));
+
+    const loaded = indexOf(store, {}, { graphPath: path, inGraph: file.inGraph, dirty: file.dirty });
+    expect(loaded.status().details.from_snapshot).toBe(1);
+    await loaded.idle();
+    expect(loaded.status().details).toMatchObject({ points: 3001, pending: 0 });
+    expect(await labels(loaded.search(queries[4], 10))).toEqual(expected);
+    expect(await recall(store, loaded)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('a seed whose file lacks rows of the store, or holds deleted ones, is brought up to date', async () => {
+    const store = storeOf(2000);
+    const index = indexOf(store);
+    await index.idle();
+    const path = join(dir, 'older.bin');
+    const file = await index.writeGraph(path);
+    for (let l = 2000; l < 2500; l++) store.put(l, toNormalized(vectors[l]), 6);
+    const gone = [0, 1, 2, 3];
+    for (const l of gone) store.delete(l, 6);
+    const loaded = indexOf(store, {}, { graphPath: path, inGraph: file.inGraph, dirty: [] });
+    await loaded.idle();
+    expect(loaded.status().details).toMatchObject({ points: 2496, pending: 0, tombstones: 4 });
+    const hits = await labels(loaded.search(toNormalized(vectors[0]), 20));
+    expect(hits.some((l) => gone.includes(l))).toBe(false);
+    expect((await labels(loaded.search(toNormalized(vectors[2400]), 1)))[0]).toBe(2400);
   });
 });

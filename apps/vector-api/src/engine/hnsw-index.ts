@@ -1,242 +1,384 @@
-import hnswlib from 'hnswlib-node';
-import { performance } from 'node:perf_hooks';
-import { yieldToEventLoop } from './background';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { exactSearchLabels, rescore } from './exact';
+import {
+  type HnswWorkerCounts,
+  type HnswWorkerData,
+  type HnswWorkerReply,
+  type HnswWorkerRequest,
+  hnswWorkerMain,
+} from './hnsw-worker';
 import { compareHits, type Hit, type IndexStatus, type LabelFilter, type VectorIndex } from './types';
 import type { VectorStore } from './vector-store';
-
-// hnswlib-node is CommonJS whose exports a static analyser cannot see; take them from the default.
-const { HierarchicalNSW } = hnswlib;
-type Graph = InstanceType<typeof HierarchicalNSW>;
 
 export interface HnswOptions {
   readonly m: number;
   readonly efConstruction: number;
   /** Lowest ef of any search; the effective ef is max(k, efSearch) × effort. */
   readonly efSearch: number;
-  /** Rebuild when marked-deleted points exceed this fraction of the graph. */
-  readonly rebuildTombstoneRatio: number;
-  /** Longest stretch of graph work before yielding to the event loop. */
+  /** Longest stretch of graph insertion in the worker before it looks at its messages. */
   readonly sliceMs: number;
   readonly seed: number;
+  /** Rows sent to the worker per message, and how many such batches may be in flight. */
+  readonly batchRows: number;
+  readonly batchesInFlight: number;
+  /**
+   * Rows not yet in the graph that a query still answers through the graph (merging an exact
+   * scan of them); above max(this, 10 % of the rows) it scans the whole table exactly.
+   */
+  readonly maxBacklog: number;
 }
 
 export const DEFAULT_HNSW_OPTIONS: HnswOptions = {
   m: 16,
   efConstruction: 200,
   efSearch: 100,
-  rebuildTombstoneRatio: 0.2,
-  sliceMs: 8,
+  sliceMs: 4,
   seed: 100,
+  batchRows: 256,
+  batchesInFlight: 4,
+  maxBacklog: 20_000,
 };
 
-interface GraphState {
-  readonly graph: Graph;
-  /** 1 when the label is a point of this graph (marked deleted or not). */
-  inGraph: Uint8Array;
-  points: number;
-  tombstones: number;
+/** A graph to start from instead of an empty one (a snapshot's hnswlib file and label states). */
+export interface HnswSeed {
+  readonly graphPath: string;
+  readonly inGraph: Uint8Array;
+  /** Labels whose graph point may be older than the store's row (written while the snapshot was taken). */
+  readonly dirty: readonly number[];
+}
+
+/** What a snapshot of the graph consists of (see HnswIndex.writeGraph). */
+export interface HnswGraphFile {
+  readonly inGraph: Uint8Array;
+  readonly counts: HnswWorkerCounts;
+  /** Labels added or deleted in the store but not (yet known to be) applied to the written graph. */
+  readonly dirty: number[];
+}
+
+const workerSource = `(${hnswWorkerMain.toString()})();`;
+
+/** Where hnswlib-node lives, for the worker's require (the service's own resolution). */
+function hnswlibPath(): string {
+  const from = process.argv[1] ?? join(process.cwd(), 'index.js');
+  try {
+    return createRequire(from).resolve('hnswlib-node');
+  } catch {
+    return createRequire(join(process.cwd(), 'index.js')).resolve('hnswlib-node');
+  }
+}
+let resolvedHnswlib: string | undefined;
+
+interface Waiter<T> {
+  resolve(value: T): void;
+  reject(err: Error): void;
 }
 
 /**
- * `hnsw` over hnswlib-node in cosine space. hnswlib calls block the event loop, so points
- * are added in chunks between event-loop turns: a new graph is built in the background
- * (queries are answered exactly meanwhile), and inserted rows wait in `pending`, which
- * queries scan exactly and merge, until a chunk adds them. Deletes are markDelete; past
- * `rebuildTombstoneRatio` a fresh graph is built in the background and swapped in.
+ * `hnsw` over hnswlib-node, in a worker thread of its own (hnsw-worker.ts): the event loop
+ * only copies rows into messages and posts searches, so graph building never delays a
+ * request. Rows reach the graph in batches, a few in flight at a time; until a batch is
+ * done its rows are in `pending`/`inFlight`, which queries scan exactly and merge, so a
+ * query always sees every row. A query is answered by the graph once the backlog is small
+ * (below `maxBacklog` and 10 % of the table), otherwise by an exact scan (`search` → null).
+ * Deletes mark the graph's point deleted; a reused label updates its old point in place.
  */
 export class HnswIndex implements VectorIndex {
   readonly kind = 'hnsw' as const;
-  private current: GraphState | undefined;
-  private building: GraphState | undefined;
-  private pending = new Set<number>();
-  private worker: Promise<void> | undefined;
-  private closed = false;
   private readonly options: HnswOptions;
+  private readonly worker: Worker;
+  private readonly waiting = new Int32Array(new SharedArrayBuffer(4));
+  private ready = false;
+  private closed = false;
+  private counts: HnswWorkerCounts = { points: 0, deleted: 0, capacity: 0 };
+  /** Labels to send, in order. */
+  private readonly pending = new Set<number>();
+  /** Batches sent and not yet done, with their labels. */
+  private readonly inFlight = new Map<number, Uint32Array>();
+  private inFlightRows = 0;
+  private nextBatch = 1;
+  private nextId = 1;
+  private readonly searches = new Map<number, Waiter<Uint32Array>>();
+  private readonly writes = new Map<number, Waiter<HnswGraphFile>>();
+  private readonly idleWaiters: Array<() => void> = [];
+  private readonly fromSnapshot: boolean;
+  /** Labels whose add or delete happened while a snapshot was being written (dirty for it). */
+  private touchedDuringWrite: Set<number> | undefined;
 
   constructor(
     private readonly store: VectorStore,
     options: Partial<HnswOptions> = {},
     private readonly onError: (err: unknown) => void = () => undefined,
+    seed?: HnswSeed,
   ) {
     this.options = { ...DEFAULT_HNSW_OPTIONS, ...options };
-    this.startBuild();
-  }
-
-  private newGraph(capacity: number): GraphState {
-    const graph = new HierarchicalNSW('cosine', this.store.dim);
-    graph.initIndex({
-      maxElements: Math.max(1024, capacity),
+    resolvedHnswlib ??= hnswlibPath();
+    const data: HnswWorkerData = {
+      hnswlibPath: resolvedHnswlib,
+      dim: store.dim,
       m: this.options.m,
       efConstruction: this.options.efConstruction,
-      randomSeed: this.options.seed,
-      allowReplaceDeleted: false,
+      seed: this.options.seed,
+      capacity: Math.ceil(store.alive * 1.1) + 1024,
+      sliceMs: this.options.sliceMs,
+      waiting: this.waiting,
+      ...(seed ? { graphPath: seed.graphPath, inGraph: seed.inGraph } : {}),
+    };
+    this.fromSnapshot = seed !== undefined;
+    this.worker = new Worker(workerSource, { eval: true, workerData: data });
+    this.worker.unref();
+    this.worker.on('message', (msg: HnswWorkerReply) => {
+      this.onReply(msg);
+      this.holdWhileWaited();
     });
-    return { graph, inGraph: new Uint8Array(Math.max(1024, this.store.size)), points: 0, tombstones: 0 };
-  }
-
-  private addPoint(g: GraphState, label: number): void {
-    if (label < g.inGraph.length && g.inGraph[label] !== 0) return;
-    // Capacity grows ahead of inserts (doubling), never one point at a time.
-    if (g.points + 1 > g.graph.getMaxElements()) g.graph.resizeIndex(g.graph.getMaxElements() * 2);
-    // hnswlib wants a plain Array; this copy happens once per insert, never per query.
-    g.graph.addPoint(Array.from(this.store.vector(label)), label);
-    if (label >= g.inGraph.length) {
-      const grown = new Uint8Array(Math.max(label + 1, g.inGraph.length * 2));
-      grown.set(g.inGraph);
-      g.inGraph = grown;
+    this.worker.on('error', (err) => this.fail(err));
+    this.worker.on('exit', (code) => {
+      if (!this.closed) this.fail(new Error(`hnsw worker exited with code ${code}`));
+    });
+    // Every live row the graph does not hold (or may hold an older version of) is queued.
+    const inGraph = seed?.inGraph;
+    const dirty = new Set(seed?.dirty ?? []);
+    const removed: number[] = [];
+    for (let label = 0; label < store.size; label++) {
+      const there = inGraph !== undefined && label < inGraph.length ? inGraph[label] : 0;
+      if (store.isAlive(label)) {
+        if (there !== 1 || dirty.has(label)) this.pending.add(label);
+      } else if (there === 1) {
+        removed.push(label);
+      }
     }
-    g.inGraph[label] = 1;
-    g.points++;
+    if (removed.length > 0) this.post({ t: 'remove', labels: Uint32Array.from(removed) });
   }
 
-  private startBuild(): void {
+  private post(msg: HnswWorkerRequest, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(msg, transfer);
+    this.holdWhileWaited();
+  }
+
+  /** The worker keeps the process alive only while someone awaits it (a search, a write, idle()). */
+  private holdWhileWaited(): void {
     if (this.closed) return;
-    this.building = this.newGraph(this.store.alive * 2);
-    this.kick();
+    if (this.searches.size > 0 || this.writes.size > 0 || this.idleWaiters.length > 0) this.worker.ref();
+    else this.worker.unref();
   }
 
-  /** Ensures the background loop runs (build first, then draining pending inserts). */
-  private kick(): void {
-    if (this.worker || this.closed) return;
-    this.worker = this.work()
-      .catch((err: unknown) => this.onError(err))
-      .finally(() => {
-        this.worker = undefined;
-        if (!this.closed && (this.building || this.pending.size > 0)) this.kick();
-      });
+  private fail(err: unknown): void {
+    if (this.closed) return;
+    this.onError(err);
+    const error = err instanceof Error ? err : new Error(String(err));
+    for (const w of this.searches.values()) w.reject(error);
+    this.searches.clear();
+    for (const w of this.writes.values()) w.reject(error);
+    this.writes.clear();
+    this.ready = false;
   }
 
-  private async work(): Promise<void> {
-    const { sliceMs } = this.options;
-    let sliceEnd = performance.now() + sliceMs;
-    const building = this.building;
-    if (building) {
-      for (let label = 0; label < this.store.size; label++) {
-        if (this.closed) return;
-        if (!this.store.isAlive(label)) continue;
-        this.addPoint(building, label);
-        if (performance.now() >= sliceEnd) {
-          await yieldToEventLoop();
-          sliceEnd = performance.now() + sliceMs;
+  private onReply(msg: HnswWorkerReply): void {
+    switch (msg.t) {
+      case 'ready':
+        this.ready = true;
+        this.counts = msg;
+        this.pump();
+        break;
+      case 'done': {
+        this.counts = msg;
+        const labels = this.inFlight.get(msg.batch);
+        if (labels) {
+          this.inFlight.delete(msg.batch);
+          this.inFlightRows -= labels.length;
         }
+        this.pump();
+        break;
       }
-      // Swap: rows deleted while building are marked, pending rows now in the graph leave pending.
-      for (let label = 0; label < building.inGraph.length; label++) {
-        if (building.inGraph[label] === 1 && !this.store.isAlive(label)) {
-          building.graph.markDelete(label);
-          building.inGraph[label] = 2;
-          building.tombstones++;
+      case 'result': {
+        const w = this.searches.get(msg.id);
+        this.searches.delete(msg.id);
+        if (!w) break;
+        if (msg.labels) w.resolve(msg.labels);
+        else w.reject(new Error(msg.error ?? 'hnsw search failed'));
+        break;
+      }
+      case 'written': {
+        const w = this.writes.get(msg.id);
+        this.writes.delete(msg.id);
+        this.counts = msg;
+        const touched = this.touchedDuringWrite ?? new Set<number>();
+        this.touchedDuringWrite = undefined;
+        if (!w) break;
+        if (!msg.inGraph) {
+          w.reject(new Error(msg.error ?? 'hnsw graph write failed'));
+          break;
         }
+        // Rows still on their way to the graph, or changed while it was written, are not in
+        // the file as the store has them: the loader re-adds (or deletes) them.
+        const dirty = new Set<number>(touched);
+        for (const l of this.pending) dirty.add(l);
+        for (const labels of this.inFlight.values()) for (const l of labels) dirty.add(l);
+        w.resolve({ inGraph: msg.inGraph, counts: msg, dirty: [...dirty] });
+        this.pump();
+        break;
       }
-      for (const label of this.pending)
-        if (label < building.inGraph.length && building.inGraph[label] !== 0) this.pending.delete(label);
-      this.current = building;
-      this.lastEf = -1; // a new graph starts at hnswlib's default ef
-      this.building = undefined;
+      case 'failed':
+        this.fail(new Error(msg.error));
+        break;
     }
-    const current = this.current;
-    if (!current) return;
-    while (this.pending.size > 0 && !this.building && !this.closed) {
-      sliceEnd = performance.now() + sliceMs;
+  }
+
+  /** Sends pending rows to the worker, a few batches ahead of it. */
+  private pump(): void {
+    if (!this.ready || this.closed) return;
+    const { batchRows, batchesInFlight } = this.options;
+    const dim = this.store.dim;
+    while (this.inFlight.size < batchesInFlight && this.pending.size > 0) {
+      const labels: number[] = [];
       for (const label of this.pending) {
         this.pending.delete(label);
-        if (this.store.isAlive(label)) this.addPoint(current, label);
-        if (performance.now() >= sliceEnd) break;
+        if (this.store.isAlive(label)) labels.push(label);
+        if (labels.length >= batchRows) break;
       }
-      await yieldToEventLoop();
+      if (labels.length === 0) continue;
+      const vectors = new Float32Array(labels.length * dim);
+      for (let i = 0; i < labels.length; i++) vectors.set(this.store.vector(labels[i]), i * dim);
+      const batch = this.nextBatch++;
+      const sent = Uint32Array.from(labels);
+      this.inFlight.set(batch, sent);
+      this.inFlightRows += sent.length;
+      this.post({ t: 'add', batch, labels: Uint32Array.from(sent), vectors }, [vectors.buffer]);
+    }
+    if (this.inFlight.size === 0 && this.pending.size === 0) {
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
   }
 
   add(labels: readonly number[]): void {
-    for (const label of labels) this.pending.add(label);
-    this.kick();
+    for (const label of labels) {
+      // Re-queued at the end: a label written again goes after its earlier batch.
+      this.pending.delete(label);
+      this.pending.add(label);
+      this.touchedDuringWrite?.add(label);
+    }
+    this.pump();
   }
 
   remove(labels: readonly number[]): void {
     for (const label of labels) {
       this.pending.delete(label);
-      const g = this.current;
-      if (g && label < g.inGraph.length && g.inGraph[label] === 1) {
-        g.graph.markDelete(label);
-        g.inGraph[label] = 2;
-        g.tombstones++;
-      }
+      this.touchedDuringWrite?.add(label);
     }
-    const g = this.current;
-    if (g && !this.building && g.points > 0 && g.tombstones / g.points > this.options.rebuildTombstoneRatio) this.startBuild();
+    if (labels.length > 0 && !this.closed) this.post({ t: 'remove', labels: Uint32Array.from(labels) });
   }
 
-  /** hnswlib-node only takes plain Arrays: one reused buffer instead of Array.from per query. */
-  private readonly queryBuffer: number[] = [];
-  private lastEf = -1;
-
-  private plainQuery(query: Float32Array): number[] {
-    const q = this.queryBuffer;
-    q.length = query.length;
-    for (let i = 0; i < query.length; i++) q[i] = query[i] ?? 0;
-    return q;
+  /** Rows the graph does not hold yet. */
+  private backlog(): number {
+    return this.pending.size + this.inFlightRows;
   }
 
-  search(query: Float32Array, k: number, accept?: LabelFilter, effort = 1): Hit[] | null {
-    const g = this.current;
-    if (!g) return null;
-    const live = g.points - g.tombstones;
-    const hits: Hit[] = [];
-    if (live > 0) {
-      const ef = Math.min(Math.max(k, this.options.efSearch) * effort, Math.max(live, k));
-      const efInt = Math.ceil(ef);
-      if (efInt !== this.lastEf) {
-        g.graph.setEf(efInt);
-        this.lastEf = efInt;
+  search(query: Float32Array, k: number, accept?: LabelFilter, effort = 1, bitmap?: Uint8Array): Promise<Hit[]> | null {
+    if (!this.ready || this.closed) return null;
+    const backlog = this.backlog();
+    if (backlog > Math.max(this.options.maxBacklog, this.store.alive * 0.1) && backlog > this.store.alive * 0.01) return null;
+    const live = this.counts.points - this.counts.deleted;
+    const ef = Math.ceil(Math.min(Math.max(k, this.options.efSearch) * effort, Math.max(live, k)));
+    // The rows not in the graph yet are scanned here while the worker searches the graph.
+    const extra: Hit[] =
+      backlog === 0 ? [] : exactSearchLabels(this.store, query, k, this.backlogLabels(accept));
+    const asked = live > 0 ? this.ask(query, k, ef, bitmap) : Promise.resolve(new Uint32Array(0));
+    return asked.then((labels) => {
+      const hits: Hit[] = [];
+      rescore(this.store, query, labels, hits);
+      const seen = new Set<number>();
+      const out: Hit[] = [];
+      for (const h of [...hits, ...extra].sort(compareHits)) {
+        if (seen.has(h.label) || (accept && !accept(h.label))) continue;
+        seen.add(h.label);
+        out.push(h);
+        if (out.length === k) break;
       }
-      const q = this.plainQuery(query);
-      const res = accept ? g.graph.searchKnn(q, Math.min(k, live), accept) : g.graph.searchKnn(q, Math.min(k, live));
-      // Scores are recomputed exactly from our own vectors (hnswlib's are float distances).
-      rescore(this.store, query, res.neighbors, hits);
-    }
-    if (this.pending.size > 0) {
-      const extra = exactSearchLabels(this.store, query, k, accept ? [...this.pending].filter(accept) : this.pending);
-      hits.push(...extra);
-    }
-    return hits.sort(compareHits).slice(0, k);
+      return out;
+    });
+  }
+
+  private backlogLabels(accept?: LabelFilter): number[] {
+    const out: number[] = [];
+    for (const l of this.pending) if (!accept || accept(l)) out.push(l);
+    for (const labels of this.inFlight.values()) for (const l of labels) if (!accept || accept(l)) out.push(l);
+    return out;
+  }
+
+  private ask(query: Float32Array, k: number, ef: number, bitmap?: Uint8Array): Promise<Uint32Array> {
+    const id = this.nextId++;
+    const q = Float32Array.from(query);
+    return new Promise<Uint32Array>((resolve, reject) => {
+      this.searches.set(id, { resolve, reject });
+      Atomics.add(this.waiting, 0, 1);
+      const transfer: ArrayBuffer[] = [q.buffer];
+      if (bitmap) transfer.push(bitmap.buffer as ArrayBuffer);
+      this.post({ t: 'search', id, query: q, k, ef, ...(bitmap ? { bitmap } : {}) }, transfer);
+    });
   }
 
   exhaustive(effort: number): boolean {
-    const g = this.current;
-    if (!g) return true;
-    return Math.max(1, this.options.efSearch) * effort >= g.points;
+    return Math.max(1, this.options.efSearch) * effort >= this.counts.points;
   }
 
-  /** Resolves when the background build and insert drain have finished (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.worker) await this.worker;
+  /**
+   * Writes the graph to `path` (hnswlib's own format) without stopping queries: the worker
+   * holds back adds and deletes until the file is complete. Changes made meanwhile are
+   * listed in `dirty` so that a loader applies them again.
+   */
+  writeGraph(path: string): Promise<HnswGraphFile> {
+    if (!this.ready || this.closed) return Promise.reject(new Error('hnsw graph is not ready'));
+    const id = this.nextId++;
+    this.touchedDuringWrite = new Set();
+    return new Promise<HnswGraphFile>((resolve, reject) => {
+      this.writes.set(id, { resolve, reject });
+      this.post({ t: 'write', id, path });
+    });
+  }
+
+  /** Resolves when every row the index was given is in the graph (tests, benchmarks). */
+  idle(): Promise<void> {
+    if (this.closed || (this.ready && this.backlog() === 0)) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.idleWaiters.push(resolve);
+      this.holdWhileWaited();
+    });
   }
 
   status(): IndexStatus {
-    const g = this.current;
+    const backlog = this.backlog();
+    const { points, deleted, capacity } = this.counts;
+    const rows = this.store.alive;
+    const indexed = Math.max(0, Math.min(rows, rows - backlog));
     return {
       kind: 'hnsw',
-      state: g ? 'ready' : 'building',
+      state: this.ready && backlog === 0 ? 'ready' : 'building',
       details: {
-        rows: this.store.alive,
+        rows,
         m: this.options.m,
         ef_construction: this.options.efConstruction,
         ef_search: this.options.efSearch,
-        points: g?.points ?? 0,
-        tombstones: g?.tombstones ?? 0,
-        pending: this.pending.size,
-        capacity: g?.graph.getMaxElements() ?? 0,
-        rebuilding: g && this.building ? 1 : 0,
+        points: points - deleted,
+        tombstones: deleted,
+        pending: backlog,
+        progress: rows === 0 ? 1 : Math.floor((indexed / rows) * 1000) / 1000,
+        capacity,
+        from_snapshot: this.fromSnapshot ? 1 : 0,
       },
     };
   }
 
   close(): void {
+    if (this.closed) return;
     this.closed = true;
-    this.current = undefined;
-    this.lastEf = -1;
-    this.building = undefined;
+    const err = new Error('index closed');
+    for (const w of this.searches.values()) w.reject(err);
+    for (const w of this.writes.values()) w.reject(err);
+    this.searches.clear();
+    this.writes.clear();
     this.pending.clear();
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+    void this.worker.terminate();
   }
 }

@@ -21,9 +21,10 @@ export type IndexState = 'ready' | 'building' | 'exact';
 export interface IndexStatus {
   readonly kind: IndexKind;
   /**
-   * `ready`: answers from its own structure; `building`: a (re)build runs in the background
-   * and queries are answered exactly meanwhile; `exact`: the table is small, so the index
-   * deliberately answers exactly.
+   * `ready`: holds every row and answers from its own structure; `building`: rows are still
+   * on their way into it (details.pending of them, details.progress as a fraction) and
+   * queries scan those exactly (or the whole table, early in a build); `exact`: the table
+   * is small, so the index deliberately answers exactly.
    */
   readonly state: IndexState;
   readonly details: Readonly<Record<string, number>>;
@@ -33,14 +34,21 @@ export interface IndexStatus {
  * One interface for flat, ivf and hnsw. Vectors live in the shared VectorStore; an index
  * only keeps its own structure over labels. `search` returns `null` when the index cannot
  * answer (still building, or the table is below its size threshold): the planner then
- * answers exactly. `effort` ≥ 1 widens the search (more lists, larger ef) when a filter
+ * answers exactly; hnsw answers asynchronously (its graph lives in a worker thread). `effort` ≥ 1 widens the search (more lists, larger ef) when a filter
  * leaves too few results.
  */
 export interface VectorIndex {
   readonly kind: IndexKind;
   add(labels: readonly number[]): void;
   remove(labels: readonly number[]): void;
-  search(query: Float32Array, k: number, accept?: LabelFilter, effort?: number): Hit[] | null;
+  /** `bitmap` (byte per label, 1 = accepted) is `accept` as data, for an index that searches in another thread. */
+  search(
+    query: Float32Array,
+    k: number,
+    accept?: LabelFilter,
+    effort?: number,
+    bitmap?: Uint8Array,
+  ): Hit[] | null | Promise<Hit[] | null>;
   /** True when `search` at this effort already examined every row (widening cannot help). */
   exhaustive(effort: number): boolean;
   status(): IndexStatus;

@@ -36,19 +36,19 @@ describe('VectorCollection planner', () => {
       expect(c.status().state).toBe('ready');
     });
 
-    it('1 % selectivity: exactly the best matching rows (exact scan of the matches)', () => {
+    it('1 % selectivity: exactly the best matching rows (exact scan of the matches)', async () => {
       for (const q of queries) {
-        const { hits, plan } = c.query(q, 10, parseFilter({ rare: true }));
+        const { hits, plan } = await c.query(q, 10, parseFilter({ rare: true }));
         expect(plan.path).toBe('exact');
         expect(hits.map((h) => h.id)).toEqual(bruteForce(data, q, 10, (i) => i % 100 === 7).map((i) => `v${i}`));
         expect(hits.every((h) => h.metadata.rare === true)).toBe(true);
       }
     });
 
-    it('50 % selectivity through the index: exactly min(n, matches) rows, all matching, the best ones (exact for flat, recall@10 ≥ 0.95 otherwise)', () => {
+    it('50 % selectivity through the index: exactly min(n, matches) rows, all matching, the best ones (exact for flat, recall@10 ≥ 0.95 otherwise)', async () => {
       let recall = 0;
       for (const q of queries) {
-        const { hits, plan } = c.query(q, 10, parseFilter({ parity: 'even' }));
+        const { hits, plan } = await c.query(q, 10, parseFilter({ parity: 'even' }));
         expect(plan.path).toBe(kind === 'flat' ? 'exact' : 'index');
         expect(hits).toHaveLength(10);
         expect(hits.every((h) => h.metadata.parity === 'even')).toBe(true);
@@ -62,9 +62,9 @@ describe('VectorCollection planner', () => {
       expect(recall / queries.length).toBeGreaterThanOrEqual(0.95);
     });
 
-    it('returns all matching rows when fewer than n match, ordered by exact score', () => {
+    it('returns all matching rows when fewer than n match, ordered by exact score', async () => {
       const q = queries[0];
-      const { hits } = c.query(q, 1000, parseFilter({ n: { $gte: 100, $lt: 160 }, tags: 't0' }));
+      const { hits } = await c.query(q, 1000, parseFilter({ n: { $gte: 100, $lt: 160 }, tags: 't0' }));
       expect(hits.map((h) => h.id)).toEqual(
         bruteForce(data, q, 1000, (i) => i >= 100 && i < 160 && i % 3 === 0).map((i) => `v${i}`),
       );
@@ -72,10 +72,10 @@ describe('VectorCollection planner', () => {
         expect((hits[i - 1] as { score: number }).score).toBeGreaterThanOrEqual((hits[i] as { score: number }).score);
     });
 
-    it('unfiltered recall@10 ≥ 0.95 and scores clamped to [0, 1]', () => {
+    it('unfiltered recall@10 ≥ 0.95 and scores clamped to [0, 1]', async () => {
       let recall = 0;
       for (const q of queries) {
-        const { hits } = c.query(q, 10);
+        const { hits } = await c.query(q, 10);
         expect(hits).toHaveLength(10);
         for (const h of hits) {
           expect(h.score).toBeGreaterThanOrEqual(0);
@@ -89,10 +89,10 @@ describe('VectorCollection planner', () => {
       expect(recall / queries.length).toBeGreaterThanOrEqual(0.95);
     });
 
-    it('per-query index override answers (exactly while that index builds)', () => {
+    it('per-query index override answers (exactly while that index builds)', async () => {
       for (const other of INDEX_KINDS) {
         const q = queries[3];
-        const { hits } = c.query(q, 5, undefined, other);
+        const { hits } = await c.query(q, 5, undefined, other);
         expect(hits).toHaveLength(5);
       }
     });
@@ -101,15 +101,15 @@ describe('VectorCollection planner', () => {
   it('never returns deleted ids, and replaying inserts or deletes changes nothing', async () => {
     const c = await loaded('hnsw');
     const q = queries[4];
-    const first = c.query(q, 20).hits.map((h) => h.id);
+    const first = (await c.query(q, 20)).hits.map((h) => h.id);
     const labels = first.map((id) => c.labelOf(id) as number);
     expect(c.deleteLabels(labels)).toBe(20);
     expect(c.deleteLabels(labels)).toBe(0);
     expect(c.insert(rows.filter((r) => labels.includes(r.label)))).toBe(0); // deleted labels never come back
     for (const kind of INDEX_KINDS) {
-      const ids = c.query(q, 50, undefined, kind).hits.map((h) => h.id);
+      const ids = (await c.query(q, 50, undefined, kind)).hits.map((h) => h.id);
       expect(ids.some((id) => first.includes(id))).toBe(false);
-      const filtered = c.query(q, 50, parseFilter({ parity: { $in: ['even', 'odd'] } }), kind).hits.map((h) => h.id);
+      const filtered = (await c.query(q, 50, parseFilter({ parity: { $in: ['even', 'odd'] } }), kind)).hits.map((h) => h.id);
       expect(filtered.some((id) => first.includes(id))).toBe(false);
     }
     expect(c.size).toBe(COUNT - 20);
@@ -117,14 +117,14 @@ describe('VectorCollection planner', () => {
     c.close();
   });
 
-  it('a re-inserted id under a newer label replaces the older one', () => {
+  it('a re-inserted id under a newer label replaces the older one', async () => {
     const c = new VectorCollection(2, 'flat');
     c.insert([{ id: 'a', label: 0, embedding: [1, 0] }]);
     c.insert([{ id: 'a', label: 5, embedding: [0, 1] }]);
     expect(c.size).toBe(1);
-    expect(c.query([0, 1], 5).hits).toEqual([{ id: 'a', score: 1, metadata: {} }]);
+    expect((await c.query([0, 1], 5)).hits).toEqual([{ id: 'a', score: 1, metadata: {} }]);
     c.insert([{ id: 'a', label: 3, embedding: [1, 1] }]); // stale: ignored
-    expect(c.query([0, 1], 5).hits.map((h) => h.id)).toEqual(['a']);
+    expect((await c.query([0, 1], 5)).hits.map((h) => h.id)).toEqual(['a']);
   });
 
   it('answers exactly while hnsw is still adding rows in the background', async () => {
@@ -132,7 +132,7 @@ describe('VectorCollection planner', () => {
     c.insert(rows);
     expect(c.status().details.pending).toBeGreaterThan(3000); // nothing blocked: rows wait for chunks
     const q = queries[5];
-    expect(c.query(q, 10).hits.map((h) => h.id)).toEqual(bruteForce(data, q, 10).map((i) => `v${i}`));
+    expect((await c.query(q, 10)).hits.map((h) => h.id)).toEqual(bruteForce(data, q, 10).map((i) => `v${i}`));
     await c.idle();
     expect(c.status().details).toMatchObject({ pending: 0, points: COUNT });
     c.close();
@@ -153,13 +153,13 @@ describe('VectorCollection planner', () => {
       ['unfiltered', undefined],
       ['1 % selective (exact scan of the matches)', { rare: true }],
       ['50 % selective (through the index)', { parity: 'even' }],
-    ])('%s: same ids in the same order, same scores, same plan', (_name, filter) => {
+    ])('%s: same ids in the same order, same scores, same plan', async (_name, filter) => {
       expect(simd.store.simd).toBe(true);
       expect(js.store.simd).toBe(false);
       for (const q of queries) {
         const f = filter === undefined ? undefined : parseFilter(filter);
-        const a = simd.query(q, 10, f);
-        const b = js.query(q, 10, f);
+        const a = await simd.query(q, 10, f);
+        const b = await js.query(q, 10, f);
         expect(a.plan).toEqual(b.plan);
         expect(a.hits.map((h) => h.id)).toEqual(b.hits.map((h) => h.id));
         a.hits.forEach((h, i) => expect(Math.abs(h.score - (b.hits[i]?.score ?? NaN))).toBeLessThan(1e-5));
@@ -187,7 +187,7 @@ describe('VectorCollection.querySliced', () => {
       const f = filter === undefined ? undefined : parseFilter(filter);
       for (const q of queries.slice(0, 10)) {
         const sliced = await c.querySliced(q, 50, f);
-        expect(sliced).toEqual(c.query(q, 50, f));
+        expect(sliced).toEqual(await c.query(q, 50, f));
       }
     });
   });
@@ -234,11 +234,11 @@ describe('VectorCollection.querySliced', () => {
       const filter = parseFilter(conditions);
       const [sliced, turns] = await withTurns(() => c.querySliced(q, 20, filter));
       expect(turns).toBeGreaterThan(10);
-      expect(sliced).toEqual(c.query(q, 20, filter));
+      expect(sliced).toEqual(await c.query(q, 20, filter));
     });
 
     it('never answers a row deleted while the query waited, and still answers n rows', async () => {
-      const best = c.query(q, 5).hits.map((h) => h.id);
+      const best = (await c.query(q, 5)).hits.map((h) => h.id);
       expect([...best].sort()).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
       const [{ hits }, turns] = await withTurns(
         () => c.querySliced(q, 20),
@@ -250,7 +250,7 @@ describe('VectorCollection.querySliced', () => {
       expect(turns).toBeGreaterThan(3);
       expect(hits).toHaveLength(20);
       expect(hits.map((h) => h.id).filter((id) => best.includes(id))).toEqual([]);
-      expect(hits).toEqual(c.query(q, 20).hits);
+      expect(hits).toEqual((await c.query(q, 20)).hits);
     });
   });
 });

@@ -1,4 +1,4 @@
-import { runSliced, runToEnd, type Steps } from './background';
+import { awaiting, runSliced, type Steps } from './background';
 import { exactSearchLabelsSteps, exactSearchSteps } from './exact';
 import { FlatIndex } from './flat-index';
 import { type Filter, type FilterRows, type Metadata, MetadataIndex } from './filter';
@@ -127,30 +127,45 @@ export class VectorCollection {
   }
 
   /**
-   * Adds rows. Idempotent per label: a label that is present or was ever deleted is
-   * skipped (labels are never reused), so replaying a change log is safe.
+   * Adds rows as written by change `seq` of the table's log (0: order unknown, only empty
+   * labels are written). A label holding a write at least as new is left alone (a replay),
+   * an older live row at the label is replaced (the label was freed and reused by changes
+   * applied out of order), so applying the log in any order, twice, converges.
    */
-  insert(rows: readonly CollectionRow[]): number {
+  insert(rows: readonly CollectionRow[], seq = 0): number {
     const added: number[] = [];
+    const replaced: number[] = [];
     for (const row of rows) {
       const previous = this.labelsById.get(row.id);
       // The same id under another label: one of the two was deleted by a change not yet
-      // applied here. Labels grow with every insert, so the newer label wins.
-      if (previous !== undefined && previous > row.label) continue;
-      if (!this.store.put(row.label, toNormalized(row.embedding))) continue;
-      if (previous !== undefined && previous !== row.label) this.removeLabel(previous);
+      // applied here. The newer write wins (without seqs: the larger label).
+      if (previous !== undefined && previous !== row.label) {
+        if (seq === 0 ? previous > row.label : this.store.seq(previous) > seq) continue;
+      }
+      const wasAlive = this.store.isAlive(row.label);
+      const oldId = wasAlive ? this.ids[row.label] : undefined;
+      const oldMetadata = wasAlive ? this.metadata[row.label] : undefined;
+      if (!this.store.put(row.label, toNormalized(row.embedding), seq)) continue;
+      if (wasAlive) {
+        this.metaIndex.remove(row.label, oldMetadata);
+        if (oldId !== undefined && oldId !== row.id && this.labelsById.get(oldId) === row.label) this.labelsById.delete(oldId);
+        replaced.push(row.label);
+      }
+      // The older label keeps its seq: the delete that freed it must still apply when it comes.
+      if (previous !== undefined && previous !== row.label) this.removeLabel(previous, 0, true);
       this.labelsById.set(row.id, row.label);
       this.ids[row.label] = row.id;
       this.metadata[row.label] = row.metadata;
       this.metaIndex.add(row.label, row.metadata);
       added.push(row.label);
     }
+    if (replaced.length > 0) for (const index of this.indexes.values()) index.remove(replaced);
     if (added.length > 0) for (const index of this.indexes.values()) index.add(added);
     return added.length;
   }
 
-  private removeLabel(label: number): boolean {
-    if (!this.store.delete(label)) return false;
+  private removeLabel(label: number, seq: number, keepSeq = false): boolean {
+    if (!this.store.delete(label, seq, keepSeq)) return false;
     const id = this.ids[label];
     if (id !== undefined && this.labelsById.get(id) === label) this.labelsById.delete(id);
     this.metaIndex.remove(label, this.metadata[label]);
@@ -160,10 +175,10 @@ export class VectorCollection {
     return true;
   }
 
-  /** Deletes rows by label (idempotent). Returns how many were present. */
-  deleteLabels(labels: readonly number[]): number {
+  /** Deletes rows by label as change `seq` did (idempotent). Returns how many were present. */
+  deleteLabels(labels: readonly number[], seq = 0): number {
     let n = 0;
-    for (const label of labels) if (this.removeLabel(label)) n++;
+    for (const label of labels) if (this.removeLabel(label, seq)) n++;
     return n;
   }
 
@@ -176,15 +191,15 @@ export class VectorCollection {
     return this.metaIndex.evaluate(filter, this.rows);
   }
 
-  /** A query in one go (tests, benchmarks); the service uses querySliced. */
-  query(
+  /** A query in one go, never yielding to the event loop (tests, benchmarks); the service uses querySliced. */
+  async query(
     vector: ArrayLike<number>,
     n: number,
     filter?: Filter,
     indexKind: IndexKind = this.defaultIndex,
-  ): { hits: CollectionHit[]; plan: QueryPlan } {
-    const { hits, plan } = runToEnd(this.plan(toNormalized(vector), n, filter, indexKind));
-    return { plan, hits: this.toCollectionHits(hits) };
+  ): Promise<{ hits: CollectionHit[]; plan: QueryPlan }> {
+    const { hits, plan } = await runSliced(this.plan(toNormalized(vector), n, filter, indexKind), Number.POSITIVE_INFINITY);
+    return { plan, hits: this.toCollectionHits(hits.filter((h) => this.ids[h.label] !== undefined)) };
   }
 
   /**
@@ -246,15 +261,19 @@ export class VectorCollection {
 
     const index = this.index(kind);
     let accept: ((label: number) => boolean) | undefined;
+    let bitmap: Uint8Array | undefined;
     if (matched) {
-      const bitmap = new Uint8Array(this.store.size);
-      for (const l of matched) bitmap[l] = 1;
-      accept = (label) => bitmap[label] === 1;
+      const bits = new Uint8Array(this.store.size);
+      for (const l of matched) bits[l] = 1;
+      accept = (label) => bits[label] === 1;
+      bitmap = bits;
     }
     // Search, widening (×4 effort) until `want` results come back or the index has looked
     // at everything; then fall back to an exact scan, so the count is never short.
     for (let effort = 1; ; effort *= 4) {
-      const hits = index.search(q, want, accept, effort);
+      // The hnsw worker gets its own copy of the bitmap (moved to its thread, not shared).
+      const answer = index.search(q, want, accept, effort, index.kind === 'hnsw' ? bitmap?.slice() : undefined);
+      const hits = answer instanceof Promise ? yield* awaiting(answer) : answer;
       if (hits === null) break;
       if (hits.length >= want) return { hits, plan: { index: kind, path: 'index', effort } };
       if (index.exhaustive(effort)) break;

@@ -1,6 +1,6 @@
 import { createScanKernel, type ScanKernel } from './simd';
 
-/** Slot states of a label. A label is never reused once deleted (labels only grow). */
+/** Slot states of a label. A deleted label may be written again (labels are reused). */
 export const SlotState = { Empty: 0, Alive: 1, Deleted: 2 } as const;
 
 /** In-place L2 normalisation; a zero vector stays zero (its cosine with anything is 0). */
@@ -29,21 +29,20 @@ export interface VectorStoreOptions {
 /**
  * Every row's L2-normalised vector, addressed by label, so a dot product is the cosine.
  *
- * Two copies of each row are kept:
- * - `kernel`: the scan kernel's block (WebAssembly memory, or its JS fallback's buffer),
- *   row `label` = kernel row `label`. Exact scans run there: flat at memory bandwidth,
- *   the planner's scan of a filter's rows, rows not yet in an index (ivf keeps its lists
- *   in a kernel of its own, see ivf-index.ts).
- * - `data`: a contiguous Float32Array (row `label` at [label·dim, (label+1)·dim)) for
- *   reading single vectors: index builds (hnswlib wants an Array per point, ivf training
- *   copies rows to a worker) and the few exact rescorings of hnsw hits.
- * The kernel's `row()` view is invalidated when any kernel's memory grows, and reads
- * happen while other kernels (ivf lists, centroids) are being written, so single reads
- * use this second copy. Both are written only here, so they cannot diverge.
+ * One copy of each vector: the scan kernel's block (WebAssembly memory, or its JS
+ * fallback's buffer), row `label` = kernel row `label`. Exact scans run there, and single
+ * vectors are read from it through short-lived views (`vector()`: use it at once, a later
+ * write that grows the kernel replaces its memory). The index workers get copies of the
+ * rows they add, which they keep in their own structure (hnswlib's graph).
+ *
+ * Each label also keeps the change-log seq that last wrote it (`seqOf`): a write carrying
+ * an older seq than the label's is stale and ignored. So changes may be applied in any
+ * order (a local commit before a remote one it follows, a snapshot's rows before the log
+ * after it), labels can be reused after a delete, and the end state is the log's.
  */
 export class VectorStore {
-  data: Float32Array;
   state: Uint8Array;
+  seqOf: Float64Array;
   readonly kernel: ScanKernel;
   /** One past the largest label ever stored. */
   size = 0;
@@ -56,8 +55,8 @@ export class VectorStore {
     initialCapacity = 1024,
     options: VectorStoreOptions = {},
   ) {
-    this.data = new Float32Array(initialCapacity * dim);
     this.state = new Uint8Array(initialCapacity);
+    this.seqOf = new Float64Array(initialCapacity);
     this.kernel = createScanKernel(dim, initialCapacity, { simd: options.simd ?? true });
     this.zeros = new Float32Array(dim);
   }
@@ -71,49 +70,88 @@ export class VectorStore {
     return this.state.length;
   }
 
+  /** Bytes held for vectors and per-label state. */
+  get bytes(): number {
+    return this.kernel.bytes + this.state.byteLength + this.seqOf.byteLength;
+  }
+
   private grow(minCapacity: number): void {
     let cap = Math.max(this.capacity, 16);
-    while (cap < minCapacity) cap *= 2;
-    const data = new Float32Array(cap * this.dim);
-    data.set(this.data.subarray(0, this.size * this.dim));
+    while (cap < minCapacity) cap = Math.ceil(cap * 1.5);
     const state = new Uint8Array(cap);
     state.set(this.state.subarray(0, this.size));
-    this.data = data;
+    const seqOf = new Float64Array(cap);
+    seqOf.set(this.seqOf.subarray(0, this.size));
     this.state = state;
+    this.seqOf = seqOf;
+  }
+
+  /** Makes room for labels below `labels` at once (bulk loads). */
+  reserve(labels: number): void {
+    if (labels > this.capacity) this.grow(labels);
   }
 
   isAlive(label: number): boolean {
     return label < this.size && this.state[label] === SlotState.Alive;
   }
 
-  /** Stores an already normalised vector. Returns false if the label was ever used. */
-  put(label: number, normalized: Float32Array): boolean {
-    if (label < this.size && this.state[label] !== SlotState.Empty) return false;
+  /** The seq that last wrote the label (0: never written). */
+  seq(label: number): number {
+    return label < this.size ? this.seqOf[label] : 0;
+  }
+
+  /**
+   * Stores an already normalised vector as written by change `seq` (0 = unknown order,
+   * accepted only over an empty slot). Returns false when the label holds a write at
+   * least as new (stale replay), or seq 0 meets a used slot.
+   */
+  put(label: number, normalized: Float32Array, seq = 0): boolean {
+    if (label < this.size && this.state[label] !== SlotState.Empty && (seq === 0 || seq <= this.seqOf[label])) return false;
     if (normalized.length !== this.dim) throw new RangeError(`vector has ${normalized.length} dimensions, expected ${this.dim}`);
     if (label >= this.capacity) this.grow(label + 1);
-    this.data.set(normalized, label * this.dim);
     this.kernel.set(label, normalized);
+    if (this.state[label] !== SlotState.Alive) this.alive++;
     this.state[label] = SlotState.Alive;
+    this.seqOf[label] = seq;
     if (label >= this.size) this.size = label + 1;
-    this.alive++;
     return true;
   }
 
-  delete(label: number): boolean {
-    if (!this.isAlive(label)) return false;
+  /**
+   * Deletes the row as change `seq` did; false when it is not alive or holds a newer write.
+   * `keepSeq` leaves the label's seq as it was (a row removed because its id moved to a
+   * newer label: the delete that freed it has not been applied yet, and must still apply).
+   */
+  delete(label: number, seq = 0, keepSeq = false): boolean {
+    if (this.isAlive(label) && (seq === 0 || seq > this.seqOf[label])) {
+      this.state[label] = SlotState.Deleted;
+      if (!keepSeq) this.seqOf[label] = seq;
+      this.kernel.set(label, this.zeros);
+      this.alive--;
+      return true;
+    }
+    // A delete newer than what a dead slot holds still records its seq, so an older insert
+    // replayed later (the log after a snapshot, a slow poll) cannot bring the row back.
+    if (!this.isAlive(label) && seq > this.seq(label)) this.tombstone(label, seq);
+    return false;
+  }
+
+  /** Marks a label that holds no row as deleted by change `seq`. */
+  private tombstone(label: number, seq: number): void {
+    if (label >= this.capacity) this.grow(label + 1);
     this.state[label] = SlotState.Deleted;
-    this.data.fill(0, label * this.dim, (label + 1) * this.dim);
-    this.kernel.set(label, this.zeros);
-    this.alive--;
-    return true;
+    this.seqOf[label] = seq;
+    if (label >= this.size) this.size = label + 1;
+    if (this.kernel.size <= label) this.kernel.set(label, this.zeros);
   }
 
+  /** A view of the row's vector in the kernel: read it at once (see the class comment). */
   vector(label: number): Float32Array {
-    return this.data.subarray(label * this.dim, (label + 1) * this.dim);
+    return this.kernel.row(label);
   }
 
   dot(label: number, q: Float32Array): number {
-    return dotAt(this.data, label * this.dim, q, this.dim);
+    return dotAt(this.kernel.row(label), 0, q, this.dim);
   }
 
   /** Labels of live rows, ascending. */
