@@ -81,7 +81,7 @@ describe('ivf', () => {
     add(1200, 2000); // < 2× → assigned, no retraining
     await index.idle();
     expect(index.status().details.trained_rows).toBe(1200);
-    const q = store.vector(1500);
+    const q = store.vector(1500).slice(); // a copy: the view is only valid until the store grows
     expect(index.search(q, 1)?.[0]?.label).toBe(1500);
     add(2000, 2600); // ≥ 2× the training size → retrain
     await index.idle();

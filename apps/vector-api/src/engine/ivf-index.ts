@@ -69,10 +69,15 @@ interface ListLayout {
   readonly rowLabels: Int32Array;
 }
 
-/** Copies the live rows of each list into one kernel, list after list. */
-function layOut(store: VectorStore, lists: ReadonlyArray<ArrayLike<number>>): ListLayout {
+/**
+ * Copies the live rows of each list into one kernel, list after list. With `listed`, only
+ * rows whose entry is current (1; 2 = the label was deleted, and maybe written again,
+ * since it was listed) are kept.
+ */
+function layOut(store: VectorStore, lists: ReadonlyArray<ArrayLike<number>>, listed?: Uint8Array): ListLayout {
+  const current = (label: number): boolean => store.isAlive(label) && (listed === undefined || listed[label] === 1);
   let total = 0;
-  for (const list of lists) for (let i = 0; i < list.length; i++) if (store.isAlive(list[i])) total++;
+  for (const list of lists) for (let i = 0; i < list.length; i++) if (current(list[i])) total++;
   const kernel = createScanKernel(store.dim, Math.max(1, total), { simd: store.simd });
   const start = new Int32Array(lists.length + 1);
   const rowLabels = new Int32Array(total);
@@ -81,7 +86,7 @@ function layOut(store: VectorStore, lists: ReadonlyArray<ArrayLike<number>>): Li
     start[c] = row;
     for (let i = 0; i < list.length; i++) {
       const label = list[i];
-      if (!store.isAlive(label)) continue;
+      if (!current(label)) continue;
       kernel.set(row, store.vector(label));
       rowLabels[row++] = label;
     }
@@ -100,6 +105,18 @@ export function nlistFor(rows: number): number {
   return Math.max(1, Math.round(4 * Math.sqrt(rows)));
 }
 
+/** An ivf model as a snapshot holds it: the centroids and each label's list (-1: none). */
+export interface IvfSeed {
+  readonly centroids: Float32Array;
+  readonly nlist: number;
+  readonly nprobe: number;
+  readonly estimatedRecall: number;
+  readonly trainedRows: number;
+  readonly listOf: Int32Array;
+  /** Labels whose list may be that of an older vector (changed while the snapshot was taken). */
+  readonly dirty: readonly number[];
+}
+
 /**
  * `ivf`, our own inverted-file index: spherical k-means centroids (k-means++ seeding,
  * trained on a sample), one list of labels per centroid; a query scans the `nprobe` lists
@@ -113,6 +130,12 @@ export class IvfIndex implements VectorIndex {
   readonly kind = 'ivf' as const;
   private model: IvfModel | undefined;
   private readonly pending = new Set<number>();
+  /**
+   * Labels deleted after being listed and written again: their old list entry (and its copy
+   * of the old vector) stays until the next relayout, so meanwhile they are scanned exactly
+   * like pending rows and then assigned afresh.
+   */
+  private readonly reused = new Set<number>();
   private training: Promise<void> | undefined;
   private draining: Promise<void> | undefined;
   private closed = false;
@@ -123,14 +146,77 @@ export class IvfIndex implements VectorIndex {
     private readonly store: VectorStore,
     options: Partial<IvfOptions> = {},
     private readonly onError: (err: unknown) => void = () => undefined,
+    seed?: IvfSeed,
   ) {
     this.options = { ...DEFAULT_IVF_OPTIONS, ...options };
+    if (seed) this.install(seed);
+    else this.maybeTrain();
+  }
+
+  /** Starts from a snapshot's model: its lists as they were, changed rows assigned again. */
+  private install(seed: IvfSeed): void {
+    const { dim } = this.store;
+    const lists: number[][] = Array.from({ length: seed.nlist }, () => []);
+    const listed = new Uint8Array(this.store.size + 1024);
+    const dirty = new Set(seed.dirty);
+    for (let label = 0; label < this.store.size; label++) {
+      if (!this.store.isAlive(label)) continue;
+      const list = label < seed.listOf.length ? seed.listOf[label] : -1;
+      if (list >= 0 && list < seed.nlist && !dirty.has(label)) {
+        lists[list].push(label);
+        listed[label] = 1;
+      } else {
+        this.pending.add(label);
+      }
+    }
+    const centroids = createScanKernel(dim, seed.nlist, { simd: this.store.simd });
+    centroids.load(seed.centroids, seed.nlist);
+    this.model = {
+      centroids,
+      nlist: seed.nlist,
+      nprobe: seed.nprobe,
+      estimatedRecall: seed.estimatedRecall,
+      trainedRows: seed.trainedRows,
+      layout: layOut(this.store, lists),
+      overflow: lists.map(() => []),
+      overflowRows: 0,
+      staleRows: 0,
+      listed,
+    };
+    this.drain();
     this.maybeTrain();
+  }
+
+  /** The model as a snapshot stores it (null before the first training). */
+  exportModel(): Omit<IvfSeed, 'dirty'> | null {
+    const model = this.model;
+    if (!model) return null;
+    const { dim } = this.store;
+    const centroids = new Float32Array(model.nlist * dim);
+    for (let c = 0; c < model.nlist; c++) centroids.set(model.centroids.row(c), c * dim);
+    const listOf = new Int32Array(this.store.size).fill(-1);
+    const { layout, overflow } = model;
+    for (let c = 0; c < model.nlist; c++) {
+      for (let r = layout.start[c]; r < layout.start[c + 1]; r++) listOf[layout.rowLabels[r]] = c;
+      for (const label of overflow[c] ?? []) if (label < listOf.length) listOf[label] = c;
+    }
+    return {
+      centroids,
+      nlist: model.nlist,
+      nprobe: model.nprobe,
+      estimatedRecall: model.estimatedRecall,
+      trainedRows: model.trainedRows,
+      listOf,
+    };
   }
 
   add(labels: readonly number[]): void {
     if (this.model) {
-      for (const label of labels) this.pending.add(label);
+      const listed = this.model.listed;
+      for (const label of labels) {
+        if (label < listed.length && listed[label] === 2) this.reused.add(label);
+        else this.pending.add(label);
+      }
       this.drain();
     }
     this.maybeTrain();
@@ -142,7 +228,11 @@ export class IvfIndex implements VectorIndex {
     const model = this.model;
     for (const label of labels) {
       this.pending.delete(label);
-      if (model && label < model.listed.length && model.listed[label] === 1) model.staleRows++;
+      this.reused.delete(label);
+      if (model && label < model.listed.length && model.listed[label] === 1) {
+        model.staleRows++;
+        model.listed[label] = 2;
+      }
     }
     if (model && needsRelayout(model)) this.drain();
   }
@@ -165,7 +255,11 @@ export class IvfIndex implements VectorIndex {
   private relayout(model: IvfModel): void {
     const { layout, overflow } = model;
     const lists = overflow.map((extra, c) => [...layout.rowLabels.subarray(layout.start[c], layout.start[c + 1]), ...extra]);
-    model.layout = layOut(this.store, lists);
+    model.layout = layOut(this.store, lists, model.listed);
+    // Stale entries are gone now: their labels may be listed again.
+    for (let label = 0; label < model.listed.length; label++) if (model.listed[label] === 2) model.listed[label] = 0;
+    for (const label of this.reused) this.pending.add(label);
+    this.reused.clear();
     model.overflow = lists.map(() => []);
     model.overflowRows = 0;
     model.staleRows = 0;
@@ -258,6 +352,7 @@ export class IvfIndex implements VectorIndex {
     // Rows that arrived while training ran (in any label order: several instances write)
     // wait in pending for the new model.
     this.pending.clear();
+    this.reused.clear();
     for (let label = 0; label < this.store.size; label++)
       if (this.store.isAlive(label) && listed[label] !== 1) this.pending.add(label);
     this.drain();
@@ -278,16 +373,21 @@ export class IvfIndex implements VectorIndex {
     const { kernel } = this.store;
     const { layout, overflow } = model;
     const keep = this.store.acceptor(accept);
+    // A list entry counts only while current (a deleted label's entry is stale even if the
+    // label holds a row again: that row is in `reused`).
+    const listed = model.listed;
+    const keepListed = (label: number): boolean => listed[label] === 1 && keep(label);
     const top = new TopN(k);
     for (let i = 0; i < nearest.length; i++) {
       const c = nearest[i];
       const first = layout.start[c];
       const count = layout.start[c + 1] - first;
-      if (count > 0) layout.kernel.scanRangeInto(query, first, count, top, keep, layout.rowLabels);
+      if (count > 0) layout.kernel.scanRangeInto(query, first, count, top, keepListed, layout.rowLabels);
       const extra = overflow[c];
-      if (extra !== undefined && extra.length > 0) kernel.scanRowsInto(query, extra, top, keep);
+      if (extra !== undefined && extra.length > 0) kernel.scanRowsInto(query, extra, top, keepListed);
     }
     if (this.pending.size > 0) kernel.scanRowsInto(query, rowList(this.pending), top, keep);
+    if (this.reused.size > 0) kernel.scanRowsInto(query, rowList(this.reused), top, keep);
     return toHits(top.result());
   }
 
@@ -310,7 +410,7 @@ export class IvfIndex implements VectorIndex {
         nprobe: model.nprobe,
         trained_rows: model.trainedRows,
         estimated_recall_at_10: Math.round(model.estimatedRecall * 1000) / 1000,
-        pending: this.pending.size,
+        pending: this.pending.size + this.reused.size,
         retraining: this.training ? 1 : 0,
         overflow: model.overflowRows,
         simd: this.store.simd ? 1 : 0,
@@ -323,5 +423,6 @@ export class IvfIndex implements VectorIndex {
     this.abort.abort();
     this.model = undefined;
     this.pending.clear();
+    this.reused.clear();
   }
 }
