@@ -103,6 +103,9 @@ export class HnswIndex implements VectorIndex {
   private readonly writes = new Map<number, Waiter<HnswGraphFile>>();
   private readonly idleWaiters: Array<() => void> = [];
   private readonly fromSnapshot: boolean;
+  /** Settles once the worker has its graph (for a seed: the file has been read and may be removed). */
+  readonly loaded: Promise<void>;
+  private markLoaded!: (err?: Error) => void;
   /** Labels whose add or delete happened while a snapshot was being written (dirty for it). */
   private touchedDuringWrite: Set<number> | undefined;
 
@@ -126,6 +129,10 @@ export class HnswIndex implements VectorIndex {
       ...(seed ? { graphPath: seed.graphPath, inGraph: seed.inGraph } : {}),
     };
     this.fromSnapshot = seed !== undefined;
+    this.loaded = new Promise<void>((resolve, reject) => {
+      this.markLoaded = (err) => (err ? reject(err) : resolve());
+    });
+    this.loaded.catch(() => undefined);
     this.worker = new Worker(workerSource, { eval: true, workerData: data });
     this.worker.unref();
     this.worker.on('message', (msg: HnswWorkerReply) => {
@@ -167,6 +174,7 @@ export class HnswIndex implements VectorIndex {
     if (this.closed) return;
     this.onError(err);
     const error = err instanceof Error ? err : new Error(String(err));
+    this.markLoaded(error);
     for (const w of this.searches.values()) w.reject(error);
     this.searches.clear();
     for (const w of this.writes.values()) w.reject(error);
@@ -179,6 +187,7 @@ export class HnswIndex implements VectorIndex {
       case 'ready':
         this.ready = true;
         this.counts = msg;
+        this.markLoaded();
         this.pump();
         break;
       case 'done': {
@@ -379,6 +388,7 @@ export class HnswIndex implements VectorIndex {
     this.writes.clear();
     this.pending.clear();
     for (const resolve of this.idleWaiters.splice(0)) resolve();
+    this.markLoaded(err);
     void this.worker.terminate();
   }
 }

@@ -2,10 +2,10 @@ import { awaiting, runSliced, type Steps } from './background';
 import { exactSearchLabelsSteps, exactSearchSteps } from './exact';
 import { FlatIndex } from './flat-index';
 import { type Filter, type FilterRows, type Metadata, MetadataIndex } from './filter';
-import { HnswIndex, type HnswOptions } from './hnsw-index';
-import { IvfIndex, type IvfOptions } from './ivf-index';
+import { HnswIndex, type HnswOptions, type HnswSeed } from './hnsw-index';
+import { IvfIndex, type IvfOptions, type IvfSeed } from './ivf-index';
 import type { Hit, IndexKind, IndexStatus, VectorIndex } from './types';
-import { toNormalized, VectorStore } from './vector-store';
+import { SlotState, toNormalized, VectorStore } from './vector-store';
 
 export interface CollectionRow {
   readonly id: string;
@@ -49,6 +49,23 @@ const INDEX_VISIT_BUDGET = 20_000;
 
 /** querySliced runs a query again (at most this many times in all) when rows it selected were deleted meanwhile. */
 const QUERY_ATTEMPTS = 3;
+
+/** What the default index starts from instead of nothing (a snapshot's structure). */
+export interface IndexSeed {
+  readonly hnsw?: HnswSeed;
+  readonly ivf?: IvfSeed;
+}
+
+/** Labels [from, from + count) as a snapshot stores them (see snapshot.ts). */
+export interface RowBlock {
+  readonly from: number;
+  readonly state: Uint8Array;
+  readonly seqOf: Float64Array;
+  /** The live rows' normalised vectors, in label order. */
+  readonly vectors: Float32Array;
+  /** The live rows' ids and metadata, in label order. */
+  readonly rows: ReadonlyArray<readonly [string, Metadata | null]>;
+}
 
 export interface QueryPlan {
   readonly index: IndexKind;
@@ -96,9 +113,71 @@ export class VectorCollection {
     if (!options.deferIndex) this.index(defaultIndex);
   }
 
-  /** Starts building the default index (in the background) if it does not exist yet. */
-  warm(): void {
-    this.index(this.defaultIndex);
+  /** Labels written or deleted since beginCapture (a snapshot being taken), or undefined. */
+  private touched: Set<number> | undefined;
+  /** Labels written or deleted since this instance loaded the table or last took a snapshot. */
+  changes = 0;
+
+  /** Starts building the default index (in the background) if it does not exist yet, from `seed` when given. */
+  warm(seed?: IndexSeed): void {
+    this.index(this.defaultIndex, seed);
+  }
+
+  /** The index of this kind if it exists (a snapshot stores the default index's structure). */
+  builtIndex(kind: IndexKind = this.defaultIndex): VectorIndex | undefined {
+    return this.indexes.get(kind);
+  }
+
+  /** Starts recording the labels that change (a snapshot's rows are read over many event-loop turns). */
+  beginCapture(): void {
+    this.touched = new Set();
+  }
+
+  /** Stops recording; the labels that changed since beginCapture. */
+  endCapture(): number[] {
+    const touched = this.touched;
+    this.touched = undefined;
+    return touched ? [...touched] : [];
+  }
+
+  /** Labels [from, from + count) as they are now. */
+  exportBlock(from: number, count: number): RowBlock {
+    const { store, dimension } = this;
+    const end = Math.min(store.size, from + count);
+    const n = Math.max(0, end - from);
+    const state = store.state.slice(from, from + n);
+    const seqOf = store.seqOf.slice(from, from + n);
+    let alive = 0;
+    for (let i = 0; i < n; i++) if (state[i] === SlotState.Alive) alive++;
+    const vectors = new Float32Array(alive * dimension);
+    const rows: Array<readonly [string, Metadata | null]> = [];
+    for (let i = 0; i < n; i++) {
+      if (state[i] !== SlotState.Alive) continue;
+      const label = from + i;
+      vectors.set(store.vector(label), rows.length * dimension);
+      rows.push([this.ids[label] ?? '', this.metadata[label] ?? null]);
+    }
+    return { from, state, seqOf, vectors, rows };
+  }
+
+  /** Loads a snapshot's block into an empty range (before the indexes exist). */
+  importBlock(block: RowBlock): void {
+    const { store, dimension } = this;
+    store.reserve(block.from + block.state.length);
+    let r = 0;
+    for (let i = 0; i < block.state.length; i++) {
+      const label = block.from + i;
+      const seq = block.seqOf[i];
+      if (block.state[i] === SlotState.Alive) {
+        const row = block.rows[r];
+        const vector = block.vectors.subarray(r * dimension, (r + 1) * dimension);
+        r++;
+        if (!row) throw new RangeError(`snapshot block at ${block.from} lists fewer rows than live labels`);
+        this.insert([{ id: row[0], label, embedding: vector, metadata: row[1] ?? undefined }], seq, true);
+      } else if (block.state[i] === SlotState.Deleted) {
+        store.delete(label, seq);
+      }
+    }
   }
 
   get size(): number {
@@ -113,14 +192,14 @@ export class VectorCollection {
     return this.labelsById.get(id);
   }
 
-  private index(kind: IndexKind): VectorIndex {
+  private index(kind: IndexKind, seed?: IndexSeed): VectorIndex {
     let index = this.indexes.get(kind);
     if (!index) {
       const onError = this.options.onError;
       index =
         kind === 'ivf'
-          ? new IvfIndex(this.store, this.options.ivf, onError)
-          : new HnswIndex(this.store, this.options.hnsw, onError);
+          ? new IvfIndex(this.store, this.options.ivf, onError, seed?.ivf)
+          : new HnswIndex(this.store, this.options.hnsw, onError, seed?.hnsw);
       this.indexes.set(kind, index);
     }
     return index;
@@ -132,7 +211,7 @@ export class VectorCollection {
    * an older live row at the label is replaced (the label was freed and reused by changes
    * applied out of order), so applying the log in any order, twice, converges.
    */
-  insert(rows: readonly CollectionRow[], seq = 0): number {
+  insert(rows: readonly CollectionRow[], seq = 0, normalized = false): number {
     const added: number[] = [];
     const replaced: number[] = [];
     for (const row of rows) {
@@ -145,7 +224,8 @@ export class VectorCollection {
       const wasAlive = this.store.isAlive(row.label);
       const oldId = wasAlive ? this.ids[row.label] : undefined;
       const oldMetadata = wasAlive ? this.metadata[row.label] : undefined;
-      if (!this.store.put(row.label, toNormalized(row.embedding), seq)) continue;
+      const vector = normalized && row.embedding instanceof Float32Array ? row.embedding : toNormalized(row.embedding);
+      if (!this.store.put(row.label, vector, seq)) continue;
       if (wasAlive) {
         this.metaIndex.remove(row.label, oldMetadata);
         if (oldId !== undefined && oldId !== row.id && this.labelsById.get(oldId) === row.label) this.labelsById.delete(oldId);
@@ -158,7 +238,9 @@ export class VectorCollection {
       this.metadata[row.label] = row.metadata;
       this.metaIndex.add(row.label, row.metadata);
       added.push(row.label);
+      this.touched?.add(row.label);
     }
+    this.changes += added.length;
     if (replaced.length > 0) for (const index of this.indexes.values()) index.remove(replaced);
     if (added.length > 0) for (const index of this.indexes.values()) index.add(added);
     return added.length;
@@ -172,6 +254,8 @@ export class VectorCollection {
     this.ids[label] = undefined;
     this.metadata[label] = undefined;
     for (const index of this.indexes.values()) index.remove([label]);
+    this.touched?.add(label);
+    this.changes++;
     return true;
   }
 
