@@ -20,6 +20,8 @@ interface TableRecord {
   readonly indexKind: IndexKind;
   seq: bigint;
   nextLabel: number;
+  /** Labels of deleted rows, handed out again (smallest first). */
+  free: number[];
   readonly createdAt: Date;
 }
 
@@ -90,6 +92,7 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
       indexKind,
       seq: 0n,
       nextLabel: 0,
+      free: [],
       createdAt: this.now(),
     };
     this.state.tables.set(table.id, table);
@@ -140,9 +143,17 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     const t = this.state.tables.get(tableId);
     if (!t) return Promise.resolve(null);
     t.seq += 1n;
-    const first = t.nextLabel;
-    t.nextLabel += newLabels;
-    return Promise.resolve({ seq: t.seq, labels: Array.from({ length: newLabels }, (_, i) => first + i) });
+    t.free.sort((a, b) => a - b);
+    const labels = t.free.splice(0, newLabels);
+    while (labels.length < newLabels) labels.push(t.nextLabel++);
+    return Promise.resolve({ seq: t.seq, labels });
+  }
+
+  freeLabels(tx: PrismaTx, tableId: string, labels: readonly number[]): Promise<void> {
+    this.assertOpen(tx);
+    const t = this.state.tables.get(tableId);
+    if (t) for (const l of labels) if (!t.free.includes(l)) t.free.push(l);
+    return Promise.resolve();
   }
 
   existingIds(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<string[]> {

@@ -362,7 +362,8 @@ export class HnswIndex implements VectorIndex {
     const indexed = Math.max(0, Math.min(rows, rows - backlog));
     return {
       kind: 'hnsw',
-      state: this.ready && backlog === 0 ? 'ready' : 'building',
+      // An empty table is complete even before its worker has started.
+      state: backlog === 0 && (this.ready || rows === 0) ? 'ready' : 'building',
       details: {
         rows,
         m: this.options.m,

@@ -119,7 +119,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
   /** After a local insert committed. */
   applyInsert(table: LiveTable, seq: bigint, rows: readonly CollectionRow[]): Promise<void> {
     return table.mutex.run(() => {
-      table.collection.insert(rows);
+      table.collection.insert(rows, Number(seq));
       if (seq === table.appliedSeq + 1n) table.appliedSeq = seq;
     });
   }
@@ -127,7 +127,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
   /** After a local delete committed. */
   applyDelete(table: LiveTable, seq: bigint, labels: readonly number[]): Promise<void> {
     return table.mutex.run(() => {
-      table.collection.deleteLabels(labels);
+      table.collection.deleteLabels(labels, Number(seq));
       if (seq === table.appliedSeq + 1n) table.appliedSeq = seq;
     });
   }
@@ -170,7 +170,8 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
       let after = -1;
       for (;;) {
         const page = await this.repo.rowsPage(head.id, after, LOAD_PAGE);
-        collection.insert(toCollectionRows(page));
+        // As of head.seq at least (the log after it is replayed next; newer seqs win).
+        collection.insert(toCollectionRows(page), Number(head.seq));
         if (page.length < LOAD_PAGE) break;
         after = page[page.length - 1].label;
       }
@@ -195,9 +196,10 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
         for (const change of changes) {
           if (change.seq !== table.appliedSeq + 1n) return false;
           if (change.op === 'insert') {
-            table.collection.insert(toCollectionRows(await this.repo.rowsByLabels(table.id, change.labels)));
+            const rows = await this.repo.rowsByLabels(table.id, change.labels);
+            table.collection.insert(toCollectionRows(rows), Number(change.seq));
           } else {
-            table.collection.deleteLabels(change.labels);
+            table.collection.deleteLabels(change.labels, Number(change.seq));
           }
           table.appliedSeq = change.seq;
         }

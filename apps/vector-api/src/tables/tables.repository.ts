@@ -129,20 +129,42 @@ export class TablesRepository {
 
   /**
    * The first statement of every write to a table's rows: takes the table's next change seq
-   * (and `newLabels` fresh labels) in one update, which locks the table's row until commit.
-   * So concurrent writers of one table serialise, see each other's ids, and commit in seq
-   * order. null when the table is gone.
+   * in one update, which locks the table's row until commit. So concurrent writers of one
+   * table serialise, see each other's ids, and commit in seq order. Then `newLabels` labels
+   * for the new rows: labels freed by deletes first (smallest first), fresh ones after.
+   * null when the table is gone.
    */
   async nextChange(tx: PrismaTx, tableId: string, newLabels: number): Promise<NextChange | null> {
     const locked = await tx.vectorTable.updateManyAndReturn({
       where: { id: tableId },
-      data: newLabels > 0 ? { seq: { increment: 1 }, nextLabel: { increment: newLabels } } : { seq: { increment: 1 } },
-      select: { seq: true, nextLabel: true },
+      data: { seq: { increment: 1 } },
+      select: { seq: true },
     });
     const table = locked[0];
     if (!table) return null;
-    const first = table.nextLabel - newLabels;
-    return { seq: table.seq, labels: Array.from({ length: newLabels }, (_, i) => first + i) };
+    if (newLabels === 0) return { seq: table.seq, labels: [] };
+    const reused = await tx.$queryRaw<Array<{ label: number }>>`
+      DELETE FROM vector_free_labels
+      WHERE table_id = ${tableId}::uuid
+        AND label IN (SELECT label FROM vector_free_labels WHERE table_id = ${tableId}::uuid ORDER BY label LIMIT ${newLabels})
+      RETURNING label`;
+    const labels = reused.map((r) => r.label).sort((a, b) => a - b);
+    const fresh = newLabels - labels.length;
+    if (fresh > 0) {
+      const grown = await tx.vectorTable.update({
+        where: { id: tableId },
+        data: { nextLabel: { increment: fresh } },
+        select: { nextLabel: true },
+      });
+      for (let l = grown.nextLabel - fresh; l < grown.nextLabel; l++) labels.push(l);
+    }
+    return { seq: table.seq, labels };
+  }
+
+  /** Labels of deleted rows, for later inserts of the table (in the delete's transaction). */
+  async freeLabels(tx: PrismaTx, tableId: string, labels: readonly number[]): Promise<void> {
+    if (labels.length === 0) return;
+    await tx.vectorFreeLabel.createMany({ data: labels.map((label) => ({ tableId, label })), skipDuplicates: true });
   }
 
   /** Which of these ids the table already has. */

@@ -251,6 +251,7 @@ export class TablesService {
           t.id,
           rows.map((r) => r.id),
         );
+        await this.repo.freeLabels(tx, t.id, labels);
         await this.repo.recordChange(tx, t.id, change.seq, 'delete', labels);
         return { seq: change.seq, ids: rows.map((r) => r.id), labels };
       }, WRITE_TX),
