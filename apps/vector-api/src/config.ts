@@ -1,6 +1,6 @@
-import { IsPublicUrl, PlatformConfig } from '@app/platform';
-import { Expose, Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsPublicUrl, PlatformConfig, toBoolean } from '@app/platform';
+import { Expose, Transform, Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
 
 /** vector-api settings: the platform's plus its own. Variable names are the environment's. */
 export class VectorConfig extends PlatformConfig {
@@ -39,6 +39,50 @@ export class VectorConfig extends PlatformConfig {
   @Min(20)
   @Max(60_000)
   VECTOR_SYNC_INTERVAL_MS: number = 250;
+
+  /**
+   * Table snapshots (rows + index structure, in the SnapshotStore) are loaded at start and
+   * written in the background. false: tables always load from their rows and rebuild.
+   */
+  @Expose()
+  // a string for toBoolean, not the implicit Boolean("false") === true conversion
+  @Type(() => String)
+  @Transform(toBoolean)
+  @IsBoolean()
+  VECTOR_SNAPSHOTS: boolean = true;
+
+  /** A table is snapshotted once this many rows changed since its last snapshot… */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VECTOR_SNAPSHOT_MIN_CHANGES: number = 10_000;
+
+  /**
+   * …or once its last snapshot is this old and any row changed. Keep it well below the
+   * change log's retention (one hour): a snapshot older than the log cannot be caught up.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  @Max(30 * 60 * 1000)
+  VECTOR_SNAPSHOT_MAX_AGE_MS: number = 10 * 60 * 1000;
+
+  /** How often tables are checked for a snapshot due. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  VECTOR_SNAPSHOT_CHECK_MS: number = 5000;
+
+  /** Published snapshots kept per table (older ones are removed after each write). */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  VECTOR_SNAPSHOT_KEEP: number = 2;
 
   /** Requests per minute per API token (the rate-limit policy given to AuthModule). */
   @Expose()

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { VectorConfig } from '../config';
 import type { IndexKind } from '../engine/types';
 import { type CollectionRow, VectorCollection } from '../engine/vector-collection';
+import { type SnapshotMark, TableSnapshots } from './table-snapshots';
 import { type StoredRow, type TableHead, TablesRepository } from './tables.repository';
 
 /** Runs async work on one table one at a time (applying changes in order). */
@@ -26,6 +27,8 @@ export interface LiveTable {
   appliedSeq: bigint;
   readonly mutex: Mutex;
   readonly registeredEpoch: number;
+  /** The snapshot this memory was loaded from or last wrote (details of index_status). */
+  snapshot: SnapshotMark | undefined;
 }
 
 const LOAD_PAGE = 2000;
@@ -50,10 +53,13 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
   private timer: NodeJS.Timeout | undefined;
   private syncing: Promise<void> | undefined;
   private stopped = false;
+  private snapshotTimer: NodeJS.Timeout | undefined;
+  private snapshotting: Promise<void> | undefined;
 
   constructor(
     private readonly repo: TablesRepository,
     private readonly config: VectorConfig,
+    private readonly snapshots: TableSnapshots,
   ) {}
 
   /**
@@ -68,14 +74,79 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
       this.logger.error({ err }, 'could not load vector tables at start; retrying in the background');
     }
     this.schedule();
+    this.scheduleSnapshots();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
     await this.syncing;
+    // A snapshot being written is abandoned (closing its table's index ends it); the store
+    // never lists a partial one.
     for (const t of this.tables.values()) t.collection.close();
+    await this.snapshotting?.catch(() => undefined);
     this.tables.clear();
+    await this.snapshots.close();
+  }
+
+  private scheduleSnapshots(): void {
+    if (this.stopped || !this.config.VECTOR_SNAPSHOTS) return;
+    this.snapshotTimer = setTimeout(() => {
+      this.snapshotting = this.snapshotDue()
+        .catch((err: unknown) => this.logger.warn({ err }, 'vector table snapshot failed; retrying later'))
+        .finally(() => {
+          this.snapshotting = undefined;
+          this.scheduleSnapshots();
+        });
+    }, this.config.VECTOR_SNAPSHOT_CHECK_MS);
+    this.snapshotTimer.unref();
+  }
+
+  /**
+   * Writes a snapshot of each table that is due, one table at a time: enough rows changed
+   * since the last one (VECTOR_SNAPSHOT_MIN_CHANGES), or any changed and the last one is
+   * older than VECTOR_SNAPSHOT_MAX_AGE_MS; and its index holds (almost) every row, since a
+   * snapshot exists to spare the next instance the build. A newer snapshot written by
+   * another instance counts as this instance's own.
+   */
+  private async snapshotDue(): Promise<void> {
+    for (const live of this.all()) {
+      if (this.stopped) return;
+      if (this.tables.get(live.name) !== live) continue;
+      const { collection } = live;
+      const changed = collection.changes;
+      if (changed === 0) continue;
+      const age = live.snapshot ? performance.now() - live.snapshot.at : Number.POSITIVE_INFINITY;
+      if (changed < this.config.VECTOR_SNAPSHOT_MIN_CHANGES && age < this.config.VECTOR_SNAPSHOT_MAX_AGE_MS) continue;
+      const { details } = collection.status();
+      if ((details.pending ?? 0) > Math.max(1000, collection.size * 0.05)) continue;
+      const newest = await this.snapshots.newestSeq(live.id);
+      if (live.snapshot && newest > live.snapshot.seq && BigInt(newest) >= live.appliedSeq) {
+        live.snapshot = { ...live.snapshot, seq: newest, at: performance.now() };
+        collection.changes = 0;
+        continue;
+      }
+      const seq = live.appliedSeq;
+      collection.changes = 0; // changes from here on count toward the next one
+      try {
+        live.snapshot = await this.snapshots.write(this.headOf(live), collection, seq);
+      } catch (err) {
+        collection.changes += changed;
+        if (this.tables.get(live.name) === live) throw err;
+      }
+    }
+  }
+
+  private headOf(live: LiveTable): TableHead {
+    return {
+      id: live.id,
+      name: live.name,
+      dimension: live.dimension,
+      indexKind: live.indexKind,
+      seq: live.appliedSeq,
+      createdAt: live.createdAt,
+    };
   }
 
   private schedule(): void {
@@ -114,6 +185,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
     if (!live || (id !== undefined && live.id !== id)) return;
     this.tables.delete(name);
     live.collection.close();
+    void this.snapshots.forget(live.id);
   }
 
   /** After a local insert committed. */
@@ -139,8 +211,9 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
     });
   }
 
-  private register(head: TableHead, collection: VectorCollection, appliedSeq: bigint): LiveTable {
+  private register(head: TableHead, collection: VectorCollection, appliedSeq: bigint, snapshot?: SnapshotMark): LiveTable {
     const live: LiveTable = {
+      snapshot,
       id: head.id,
       name: head.name,
       dimension: head.dimension,
@@ -166,6 +239,14 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
     const pending = this.loading.get(head.id);
     if (pending) return pending;
     const work = (async () => {
+      const fromSnapshot = await this.snapshots.load(head, () => this.newCollection(head, true));
+      if (fromSnapshot) {
+        const { collection, mark } = fromSnapshot;
+        const live = this.register(head, collection, BigInt(mark.seq), mark);
+        if (await this.catchUp(live)) return live;
+        // The log after the snapshot was pruned: only the rows can be trusted.
+        this.logger.warn({ table: head.name }, 'change log no longer reaches back to the snapshot; loading the rows');
+      }
       const collection = this.newCollection(head, true);
       let after = -1;
       for (;;) {

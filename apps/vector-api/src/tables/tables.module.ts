@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
+import { SnapshotsModule } from '../snapshots/snapshots.module';
 import { LiveTables } from './live-tables';
+import { TableSnapshots } from './table-snapshots';
 import { TablesController } from './tables.controller';
 import { TablesRepository } from './tables.repository';
 import { TablesService } from './tables.service';
 import { VectorsController } from './vectors.controller';
 
 @Module({
+  imports: [SnapshotsModule],
   controllers: [TablesController, VectorsController],
-  providers: [TablesRepository, TablesService, LiveTables],
+  providers: [TablesRepository, TablesService, LiveTables, TableSnapshots],
 })
 export class TablesModule {}

@@ -25,13 +25,18 @@ export class CreateTableDto {
 }
 
 export class IndexStatusDto {
-  @ApiProperty({ enum: ['ready', 'building', 'exact'] })
+  @ApiProperty({
+    enum: ['ready', 'building', 'exact'],
+    description:
+      '`ready`: the index holds every row; `building`: `details.pending` rows are still on their way into it (`details.progress`, 0–1), queries scan them exactly meanwhile; `exact`: the table is small enough that queries scan it exactly',
+  })
   state!: IndexState;
 
   @ApiProperty({
     type: 'object',
     additionalProperties: { type: 'number' },
-    description: 'Index parameters and counters (nlist, nprobe, m, ef_search, points, tombstones, ...)',
+    description:
+      'Index parameters and counters (nlist, nprobe, m, ef_search, points, tombstones, pending, progress, ...), and where this instance stands: applied_seq (the change log position applied), snapshot_seq, snapshot_bytes, snapshot_write_ms, snapshot_load_ms (the snapshot it loaded or last wrote)',
   })
   details!: Record<string, number>;
 }
@@ -54,6 +59,17 @@ export class TableDeletedDto {
   @ApiProperty({ enum: [true] }) deleted!: true;
 }
 
+/** Where this instance's memory of the table stands against the change log and its snapshots. */
+function snapshotDetails(t: LiveTable): Record<string, number> {
+  const s = t.snapshot;
+  return {
+    applied_seq: Number(t.appliedSeq),
+    ...(s
+      ? { snapshot_seq: s.seq, snapshot_bytes: s.bytes, snapshot_write_ms: s.writeMs, snapshot_load_ms: s.loadMs }
+      : {}),
+  };
+}
+
 /** A table as the API shows it: its row count and index status from this instance's memory. */
 export function toTableDto(t: LiveTable): TableDto {
   const status = t.collection.status();
@@ -62,7 +78,7 @@ export function toTableDto(t: LiveTable): TableDto {
     dimension: t.dimension,
     index: t.indexKind,
     rows: t.collection.size,
-    index_status: { state: status.state, details: { ...status.details } },
+    index_status: { state: status.state, details: { ...status.details, ...snapshotDetails(t) } },
     created_at: t.createdAt.toISOString(),
   };
 }
