@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { VectorConfig } from '../config';
 import type { IndexKind } from '../engine/types';
 import { type CollectionRow, VectorCollection } from '../engine/vector-collection';
+import { ownsTable } from './partition';
 import { type StoredRow, type TableHead, TablesRepository } from './tables.repository';
 
 /** Runs async work on one table one at a time (applying changes in order). */
@@ -99,6 +100,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
   async resolve(name: string): Promise<LiveTable | undefined> {
     const live = this.tables.get(name);
     if (live) return live;
+    if (!ownsTable(this.config.partition, name)) return undefined; // VECTOR_PARTITION: another group holds it
     const head = await this.repo.findTable(name);
     return head ? this.load(head) : undefined;
   }
@@ -213,6 +215,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
     const names = new Set<string>();
     for (const head of heads) {
       if (this.stopped) return;
+      if (!ownsTable(this.config.partition, head.name)) continue; // VECTOR_PARTITION: another group holds it
       names.add(head.name);
       const live = this.tables.get(head.name);
       if (!live || live.id !== head.id) await this.load(head);
