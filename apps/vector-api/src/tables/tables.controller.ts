@@ -33,7 +33,7 @@ export class TablesController {
   @ApiOkResponse({ type: TableDto })
   @ApiErrors(
     { code: 'resource_missing', when: 'no such table' },
-    { code: 'table_not_in_partition', when: 'VECTOR_PARTITION: another partition holds the table (use the partition proxy)' },
+    { code: 'table_not_in_partition', when: 'VECTOR_PARTITION: another partition holds the table' },
   )
   get(@Param('table') table: string): Promise<TableDto> {
     return this.tables.get(table);

@@ -13,7 +13,7 @@ import { TablesService } from './tables.service';
 @Authenticated('vector_token')
 @ApiErrors(
   { code: 'resource_missing', when: 'no such table' },
-  { code: 'table_not_in_partition', when: 'VECTOR_PARTITION: another partition holds the table (use the partition proxy)' },
+  { code: 'table_not_in_partition', when: 'VECTOR_PARTITION: another partition holds the table' },
 )
 @Controller('v1/tables/:table')
 export class VectorsController {
