@@ -9,8 +9,8 @@
  *   /tmp/split-clients-reference <n> <name>...     prints "<name> <hash> <part>" per name
  *   /tmp/split-clients-reference <n> --bounds      prints the parts' upper bounds (0: "*")
  *
- * The n parts are those of splitClientsParts(n) (partition.ts): 10000/n rounded down, the
- * first 10000 mod n one more, the last written "*".
+ * The n parts are those of splitClientsParts(n) (partition.ts): part k ends at 10000·k/n
+ * rounded down, the last is written "*".
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -74,7 +74,7 @@ main(int argc, char **argv)
     }
 
     for (i = 0; i < n; i++) {
-        percent[i] = (i == n - 1) ? 0 : 10000 / n + (i < 10000 % n ? 1 : 0);
+        percent[i] = (i == n - 1) ? 0 : 10000 * (i + 1) / n - 10000 * i / n;
     }
 
     /* ngx_conf_split_clients_block */

@@ -66,17 +66,19 @@ export function murmurHash2(data: Uint8Array): number {
 
 /**
  * The shares of `n` equal partitions in hundredths of a percent (what `split_clients` reads),
- * summing to 10000: 10000 / n rounded down, the first 10000 mod n partitions one more.
- * Equal to within 0.01 %; for n = 3: 33.34 %, 33.33 %, 33.33 %.
+ * summing to 10000: partition k ends at ⌊10000·k/n⌋. Exactly equal when n divides 10000,
+ * otherwise to within 0.01 % (n = 3: 33.33 %, 33.33 %, 33.34 %). Ending each partition at a
+ * rounded boundary, rather than giving each a rounded share, makes the boundaries of n
+ * partitions boundaries of 2n too, so doubling n splits every partition in two in place
+ * (docs/scaling.md, "Adding a group").
  */
 export function splitClientsParts(n: number): number[] {
   if (!Number.isInteger(n) || n < 1 || n > MAX_PARTITIONS) throw new RangeError(`partitions must be 1 to ${MAX_PARTITIONS}`);
-  const base = Math.floor(10000 / n);
-  const extra = 10000 % n;
-  return Array.from({ length: n }, (_, i) => base + (i < extra ? 1 : 0));
+  const end = (k: number): number => Math.floor((10000 * k) / n);
+  return Array.from({ length: n }, (_, i) => end(i + 1) - end(i));
 }
 
-/** The `split_clients` lines of n partitions, the last one `*`: `    33.34% p1;`. */
+/** The `split_clients` lines of n partitions, the last one `*`: `33.33% p1;`. */
 export function splitClientsLines(n: number, value: (partition: number) => string): string[] {
   return splitClientsParts(n).map((share, i) => {
     const percent = i === n - 1 ? '*' : `${Math.floor(share / 100)}.${String(share % 100).padStart(2, '0')}%`;
