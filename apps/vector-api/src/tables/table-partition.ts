@@ -3,7 +3,7 @@ import { VectorConfig } from '../config';
 import { VectorError } from '../errors';
 import { type TableDto, toNotLoadedTableDto, toTableDto } from './dto/table.dto';
 import { LiveTables } from './live-tables';
-import { formatPartition, type Partition, partitionOf } from './partition';
+import { formatPartition, ownsTable, type Partition, partitionOf } from './partition';
 import { type TableHead, TablesRepository } from './tables.repository';
 
 /**
@@ -30,7 +30,7 @@ export class TablePartition {
   }
 
   private owns(name: string): boolean {
-    return !this.partition || this.ownerOf(name) === this.partition.index;
+    return ownsTable(this.partition, name);
   }
 
   /** 421 `table_not_in_partition` unless this instance's partition holds the table `name`. */
