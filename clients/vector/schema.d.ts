@@ -267,8 +267,11 @@ export interface components {
       details: {
         [key: string]: number;
       };
-      /** @enum {string} */
-      state: 'ready' | 'building' | 'exact';
+      /**
+       * @description `not_loaded`: this instance does not hold the table in memory (VECTOR_PARTITION: another partition does, or it was created through another instance moments ago); `details.partition` names the partition that holds it, whose instances show its index status
+       * @enum {string}
+       */
+      state: 'ready' | 'building' | 'exact' | 'not_loaded';
     };
     InsertVectorsDto: {
       rows: components['schemas']['VectorRowDto'][];
@@ -1014,6 +1017,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Codes: `table_not_in_partition` (VECTOR_PARTITION: another partition holds the table). */
+      421: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
       429: {
         headers: {
@@ -1207,6 +1219,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Codes: `table_not_in_partition` (VECTOR_PARTITION: another partition holds the table). */
+      421: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
       429: {
         headers: {
@@ -1310,6 +1331,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Codes: `table_not_in_partition` (VECTOR_PARTITION: another partition holds the table). */
+      421: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
       429: {
         headers: {
@@ -1406,6 +1436,15 @@ export interface operations {
       };
       /** @description Codes: `unsupported_media_type`. */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `table_not_in_partition` (VECTOR_PARTITION: another partition holds the table). */
+      421: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,6 +1,7 @@
 import { IsPublicUrl, PlatformConfig, toBoolean } from '@app/platform';
 import { Expose, Transform, Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
+import { MAX_PARTITIONS, type Partition, parsePartition } from './tables/partition';
 
 /** vector-api settings: the platform's plus its own. Variable names are the environment's. */
 export class VectorConfig extends PlatformConfig {
@@ -90,6 +91,28 @@ export class VectorConfig extends PlatformConfig {
   @IsInt()
   @Min(1)
   VECTOR_RATE_LIMIT_PER_MINUTE: number = 1200;
+
+  /**
+   * `i/n`: this instance serves partition i of n (docs/scaling.md). It loads only the tables
+   * `partitionOf(name, n)` gives to i — what the proxy's `split_clients` routes to its group —
+   * and answers 421 `table_not_in_partition` for the others' per-table routes. Unset: every
+   * table. Every instance of a deployment has the same n.
+   */
+  @Expose()
+  @IsOptional()
+  @ValidateBy({
+    name: 'isPartition',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parsePartition(value) !== undefined,
+      defaultMessage: () => `VECTOR_PARTITION must be i/n with 1 ≤ i ≤ n ≤ ${MAX_PARTITIONS} (e.g. 2/4)`,
+    },
+  })
+  VECTOR_PARTITION?: string;
+
+  /** VECTOR_PARTITION read; undefined when unset (this instance holds every table). */
+  get partition(): Partition | undefined {
+    return this.VECTOR_PARTITION === undefined ? undefined : parsePartition(this.VECTOR_PARTITION);
+  }
 
   get port(): number {
     return this.VECTOR_PORT;

@@ -123,6 +123,15 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return true;
   }
 
+  rowCounts(tableIds: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const id of tableIds) {
+      const size = this.state.rows.get(id)?.size ?? 0;
+      if (size > 0) counts.set(id, size);
+    }
+    return Promise.resolve(counts);
+  }
+
   rowsPage(tableId: string, afterLabel: number, limit: number): Promise<StoredRow[]> {
     const rows = [...this.rowsOf(tableId).values()].filter((r) => r.label > afterLabel).sort((a, b) => a.label - b.label);
     return Promise.resolve(rows.slice(0, limit).map((r) => FakeTablesRepository.stored(r)));

@@ -1,3 +1,5 @@
+import { VectorConfig } from '../../../apps/vector-api/src/config';
+import { TablePartition } from '../../../apps/vector-api/src/tables/table-partition';
 import { TablesService } from '../../../apps/vector-api/src/tables/tables.service';
 import { fake } from '../typed-fake';
 import { FakeLiveTables } from './fake-live-tables';
@@ -15,12 +17,17 @@ export interface TablesServiceWithFakes {
   readonly transactions: FakeTransactionRunner;
 }
 
-/** A TablesService over in-memory fakes of its repository, live tables and transaction runner. */
-export function tablesServiceWithFakes(): TablesServiceWithFakes {
+/**
+ * A TablesService over in-memory fakes of its repository, live tables and transaction runner;
+ * `partition` (`i/n`) is its VECTOR_PARTITION (unset: every table).
+ */
+export function tablesServiceWithFakes(partition?: string): TablesServiceWithFakes {
   const repo = new FakeTablesRepository();
   const transactions = new FakeTransactionRunner(repo);
   repo.assertOpen = (tx) => transactions.assertOpen(tx);
   const live = new FakeLiveTables();
-  const service = new TablesService(fake(repo), fake(live), fake(transactions));
+  const config = Object.assign(new VectorConfig(), { VECTOR_PARTITION: partition });
+  const tablePartition = new TablePartition(config, fake(repo), fake(live));
+  const service = new TablesService(fake(repo), fake(live), fake(transactions), tablePartition);
   return { service, repo, live, transactions };
 }

@@ -3,6 +3,7 @@ import { VectorConfig } from '../config';
 import type { IndexKind } from '../engine/types';
 import { type CollectionRow, VectorCollection } from '../engine/vector-collection';
 import { type SnapshotMark, TableSnapshots } from './table-snapshots';
+import { ownsTable } from './partition';
 import { type StoredRow, type TableHead, TablesRepository } from './tables.repository';
 
 /** Runs async work on one table one at a time (applying changes in order). */
@@ -170,6 +171,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
   async resolve(name: string): Promise<LiveTable | undefined> {
     const live = this.tables.get(name);
     if (live) return live;
+    if (!ownsTable(this.config.partition, name)) return undefined; // VECTOR_PARTITION: another group holds it
     const head = await this.repo.findTable(name);
     return head ? this.load(head) : undefined;
   }
@@ -296,6 +298,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
     const names = new Set<string>();
     for (const head of heads) {
       if (this.stopped) return;
+      if (!ownsTable(this.config.partition, head.name)) continue; // VECTOR_PARTITION: another group holds it
       names.add(head.name);
       const live = this.tables.get(head.name);
       if (!live || live.id !== head.id) await this.load(head);

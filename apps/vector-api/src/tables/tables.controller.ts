@@ -24,14 +24,17 @@ export class TablesController {
   @Get()
   @ApiOperation({ summary: 'List tables' })
   @ApiOkResponse({ type: TableListDto })
-  list(): TableListDto {
+  list(): Promise<TableListDto> {
     return this.tables.list();
   }
 
   @Get(':table')
   @ApiOperation({ summary: 'A table with its row count and index status' })
   @ApiOkResponse({ type: TableDto })
-  @ApiErrors({ code: 'resource_missing', when: 'no such table' })
+  @ApiErrors(
+    { code: 'resource_missing', when: 'no such table' },
+    { code: 'table_not_in_partition', when: 'VECTOR_PARTITION: another partition holds the table' },
+  )
   get(@Param('table') table: string): Promise<TableDto> {
     return this.tables.get(table);
   }

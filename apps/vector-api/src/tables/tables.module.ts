@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { SnapshotsModule } from '../snapshots/snapshots.module';
 import { LiveTables } from './live-tables';
+import { TablePartition } from './table-partition';
 import { TableSnapshots } from './table-snapshots';
+import { TablesMetrics } from './tables.metrics';
 import { TablesController } from './tables.controller';
 import { TablesRepository } from './tables.repository';
 import { TablesService } from './tables.service';
@@ -10,6 +12,6 @@ import { VectorsController } from './vectors.controller';
 @Module({
   imports: [SnapshotsModule],
   controllers: [TablesController, VectorsController],
-  providers: [TablesRepository, TablesService, LiveTables, TableSnapshots],
+  providers: [TablesRepository, TablesService, LiveTables, TableSnapshots, TablePartition, TablesMetrics],
 })
 export class TablesModule {}

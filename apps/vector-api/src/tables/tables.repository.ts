@@ -99,6 +99,22 @@ export class TablesRepository {
     return count > 0;
   }
 
+  /**
+   * The number of rows of each of these tables (absent: none), counted in PostgreSQL: for the
+   * tables this instance does not hold in memory (VECTOR_PARTITION). A count reads the
+   * table's entries of the primary key index, so its time grows with the table's rows; only
+   * `GET /v1/tables` on a partitioned instance asks for it.
+   */
+  async rowCounts(tableIds: readonly string[]): Promise<Map<string, number>> {
+    if (tableIds.length === 0) return new Map();
+    const groups = await this.prisma.vectorRow.groupBy({
+      by: ['tableId'],
+      where: { tableId: { in: [...tableIds] } },
+      _count: { _all: true },
+    });
+    return new Map(groups.map((g) => [g.tableId, g._count._all]));
+  }
+
   /** Rows in label order, after `afterLabel` (keyset pagination for loading). */
   async rowsPage(tableId: string, afterLabel: number, limit: number): Promise<StoredRow[]> {
     const rows = await this.prisma.vectorRow.findMany({

@@ -86,7 +86,7 @@ describe('TablesService', () => {
       await f.service.create(table('zeta', 2));
       await f.service.create(table('alpha', 3));
       await f.service.insert('zeta', rows({ id: 'a', embedding: [1, 0] }, { id: 'b', embedding: [0, 1] }));
-      const { data } = f.service.list();
+      const { data } = await f.service.list();
       expect(data.map((t) => [t.name, t.rows])).toEqual([
         ['alpha', 0],
         ['zeta', 2],

@@ -14,6 +14,7 @@ import {
   toQueryResponse,
 } from './dto/vectors.dto';
 import { type LiveTable, LiveTables } from './live-tables';
+import { TablePartition } from './table-partition';
 import { type NewRow, TablesRepository } from './tables.repository';
 import { VectorError } from '../errors';
 
@@ -72,9 +73,11 @@ export class TablesService {
     private readonly repo: TablesRepository,
     private readonly live: LiveTables,
     private readonly transactions: TransactionRunner,
+    private readonly partition: TablePartition,
   ) {}
 
   private async table(name: string): Promise<LiveTable> {
+    this.partition.check(name);
     const t = await this.live.resolve(name);
     if (!t) throw new NotFoundError('table', name, 'table');
     return t;
@@ -92,11 +95,11 @@ export class TablesService {
       WRITE_TX,
     );
     if (!head) throw new VectorError('resource_already_exists', `A table named '${dto.name}' already exists.`, { param: 'name' });
-    return toTableDto(this.live.created(head));
+    return this.partition.created(head);
   }
 
-  list(): TableListDto {
-    return { data: this.live.all().map(toTableDto) };
+  async list(): Promise<TableListDto> {
+    return { data: await this.partition.list() };
   }
 
   async get(name: string): Promise<TableDto> {

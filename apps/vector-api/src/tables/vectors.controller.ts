@@ -11,7 +11,10 @@ import { TablesService } from './tables.service';
 
 @ApiTags('vectors')
 @Authenticated('vector_token')
-@ApiErrors({ code: 'resource_missing', when: 'no such table' })
+@ApiErrors(
+  { code: 'resource_missing', when: 'no such table' },
+  { code: 'table_not_in_partition', when: 'VECTOR_PARTITION: another partition holds the table' },
+)
 @Controller('v1/tables/:table')
 export class VectorsController {
   constructor(private readonly tables: TablesService) {}

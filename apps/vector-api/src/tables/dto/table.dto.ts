@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { INDEX_KINDS, type IndexKind, type IndexState } from '../../engine/types';
 import type { LiveTable } from '../live-tables';
+import type { TableHead } from '../tables.repository';
 
 export const TABLE_NAME = /^[a-z0-9_-]{1,64}$/;
 export const MAX_DIMENSION = 4096;
@@ -26,11 +27,11 @@ export class CreateTableDto {
 
 export class IndexStatusDto {
   @ApiProperty({
-    enum: ['ready', 'building', 'exact'],
+    enum: ['ready', 'building', 'exact', 'not_loaded'],
     description:
-      '`ready`: the index holds every row; `building`: `details.pending` rows are still on their way into it (`details.progress`, 0–1), queries scan them exactly meanwhile; `exact`: the table is small enough that queries scan it exactly',
+      '`ready`: the index holds every row; `building`: `details.pending` rows are still on their way into it (`details.progress`, 0–1), queries scan them exactly meanwhile; `exact`: the table is small enough that queries scan it exactly; `not_loaded`: this instance does not hold the table in memory (VECTOR_PARTITION: another partition does, or it was created through another instance moments ago); `details.partition` names the partition that holds it, whose instances show its index status',
   })
-  state!: IndexState;
+  state!: IndexState | 'not_loaded';
 
   @ApiProperty({
     type: 'object',
@@ -80,5 +81,20 @@ export function toTableDto(t: LiveTable): TableDto {
     rows: t.collection.size,
     index_status: { state: status.state, details: { ...status.details, ...snapshotDetails(t) } },
     created_at: t.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A table as an instance that does not hold it shows it (VECTOR_PARTITION): `rows` counted in
+ * PostgreSQL, the index status `not_loaded` with the partition that holds it.
+ */
+export function toNotLoadedTableDto(head: TableHead, rows: number, partition: number): TableDto {
+  return {
+    name: head.name,
+    dimension: head.dimension,
+    index: head.indexKind,
+    rows,
+    index_status: { state: 'not_loaded', details: { partition } },
+    created_at: head.createdAt.toISOString(),
   };
 }

@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { VectorConfig } from '../config';
+import { VectorError } from '../errors';
+import { type TableDto, toNotLoadedTableDto, toTableDto } from './dto/table.dto';
+import { LiveTables } from './live-tables';
+import { formatPartition, ownsTable, type Partition, partitionOf } from './partition';
+import { type TableHead, TablesRepository } from './tables.repository';
+
+/**
+ * What `VECTOR_PARTITION` changes on the routes (docs/scaling.md): a route of one table is
+ * served only by an instance of the table's partition (421 elsewhere, never an answer from
+ * an empty memory); creating, listing and deleting tables work on every instance, since the
+ * proxy cannot route a create by its body. Unpartitioned, every table is this instance's.
+ */
+@Injectable()
+export class TablePartition {
+  private readonly partition: Partition | undefined;
+
+  constructor(
+    config: VectorConfig,
+    private readonly repo: TablesRepository,
+    private readonly live: LiveTables,
+  ) {
+    this.partition = config.partition;
+  }
+
+  /** The partition that holds `name`; this instance's when unpartitioned. */
+  private ownerOf(name: string): number {
+    return this.partition ? partitionOf(name, this.partition.count) : 1;
+  }
+
+  private owns(name: string): boolean {
+    return ownsTable(this.partition, name);
+  }
+
+  /** 421 `table_not_in_partition` unless this instance's partition holds the table `name`. */
+  check(name: string): void {
+    const p = this.partition;
+    if (!p || this.owns(name)) return;
+    throw new VectorError(
+      'table_not_in_partition',
+      `Table '${name}' belongs to partition ${this.ownerOf(name)}/${p.count}; this instance serves partition ${formatPartition(p)} (VECTOR_PARTITION). Send its requests through the partition proxy.`,
+      { param: 'table' },
+    );
+  }
+
+  /**
+   * The answer to a create that committed: the table is registered in memory when this
+   * partition holds it; otherwise its owner loads it at its next sync or first request.
+   */
+  created(head: TableHead): TableDto {
+    return this.owns(head.name) ? toTableDto(this.live.created(head)) : toNotLoadedTableDto(head, 0, this.ownerOf(head.name));
+  }
+
+  /**
+   * Every table, by name. Unpartitioned: the tables in memory (all of them). Partitioned: the
+   * tables of PostgreSQL; those this instance does not hold (another partition's, or one of
+   * its own created elsewhere and not yet loaded) with their rows counted in PostgreSQL.
+   */
+  async list(): Promise<TableDto[]> {
+    const held = this.live.all();
+    if (!this.partition) return held.map(toTableDto);
+    const heads = await this.repo.listTables();
+    const byName = new Map(held.map((t) => [t.name, t]));
+    const counts = await this.repo.rowCounts(heads.filter((h) => byName.get(h.name)?.id !== h.id).map((h) => h.id));
+    return heads
+      .map((h) => {
+        const t = byName.get(h.name);
+        return t?.id === h.id ? toTableDto(t) : toNotLoadedTableDto(h, counts.get(h.id) ?? 0, this.ownerOf(h.name));
+      })
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
