@@ -407,9 +407,10 @@ export function renderSvg(r: ScaleReport): string {
     const tMax = Math.max(1, ...all.map((p) => p.t));
     const yMax = Math.max(1, ...all.map((p) => Math.max(p.rows, p.indexed)));
     const xStep = niceStep(tMax);
-    const yStep = niceStep(yMax);
+    const yStep = niceStep(yMax * 1.1);
     const xTop = Math.ceil(tMax / xStep) * xStep;
-    const yTop = Math.ceil(yMax / yStep) * yStep;
+    // Headroom above the largest value, so flat lines at the top stay off the frame.
+    const yTop = Math.ceil((yMax * 1.1) / yStep) * yStep;
     const sx = (t: number): number => x0 + (t / xTop) * w;
     const sy = (v: number): number => y0 + h - (v / yTop) * h;
     parts.push(
@@ -446,7 +447,9 @@ export function renderSvg(r: ScaleReport): string {
     if (lastAck !== undefined) {
       const x = sx(lastAck).toFixed(1);
       parts.push(`<line x1="${x}" y1="${y0}" x2="${x}" y2="${y0 + h}" stroke="#7f7f7f" stroke-dasharray="2 3"/>`);
-      parts.push(`<text x="${x}" y="${y0 + 12}" text-anchor="start" fill="#555"> last insert acknowledged</text>`);
+      parts.push(
+        `<text x="${x}" y="${y0 + h - 6}" text-anchor="start" fill="#555" transform="rotate(-90 ${x} ${y0 + h - 6})" dy="-4">last insert acknowledged</text>`,
+      );
     }
     const listen = s.restart?.listenS;
     if (listen !== null && listen !== undefined) {

@@ -19,14 +19,14 @@
  * second latency run, 1000), BENCH_SCALE_INDEX_TIMEOUT_S (each wait for a complete index;
  * 3600, quick 900), BENCH_SCALE_SNAPSHOT_TIMEOUT_S (600), BENCH_SCALE_BASELINE_ROWS (raw
  * hnswlib sample; 100,000, quick 20,000; 0 skips it), BENCH_SCALE_NOTE (a line for the
- * section's header), BENCH_SCALE_LOG_LEVEL (the services', warn). The services inherit the
+ * section's header), BENCH_SCALE_RENDER_ONLY=1 (only the docs, from the last results.json), BENCH_SCALE_LOG_LEVEL (the services', warn). The services inherit the
  * environment, so engine settings (VECTOR_*) pass through. Needs PostgreSQL
  * (BENCH_SCALE_PG_URL or DATABASE_URL, default postgresql://postgres@127.0.0.1:5432/postgres)
  * and Redis (REDIS_URL).
  */
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { buildIfNeeded } from '../http/platform';
@@ -49,6 +49,7 @@ import {
   dropOwnDatabases,
   expectOk,
   killAllNow,
+  ROOT,
   sleep,
   VectorService,
 } from './scale-server';
@@ -717,6 +718,13 @@ function gitCommit(): string {
 }
 
 async function main(): Promise<void> {
+  const resultsFile = join(DATA_DIR, 'results.json');
+  if (env.BENCH_SCALE_RENDER_ONLY === '1') {
+    // Docs again from the last run's results (after a change of the report only).
+    await writeScaleReport(JSON.parse(readFileSync(resultsFile, 'utf8')) as ScaleReport);
+    log(`docs/benchmarks.md and docs/benchmarks-scale.svg written from ${resultsFile.slice(ROOT.length + 1)}`);
+    return;
+  }
   const sets = parseSets(env.BENCH_SCALE_SETS ?? DEFAULT_SETS);
   const machine = machineInfo();
   log(
@@ -739,7 +747,6 @@ async function main(): Promise<void> {
     baseline: null,
     sets: [],
   };
-  const resultsFile = join(DATA_DIR, 'results.json');
   const save = (): void => {
     report.seconds = (performance.now() - started) / 1000;
     mkdirSync(DATA_DIR, { recursive: true });
