@@ -1,4 +1,7 @@
-/** Timing, recall, memory and bandwidth helpers of the vector benchmark. */
+/** Timing, recall, memory, bandwidth and machine helpers of the vector benchmarks. */
+import { execSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { createWasmMemory, instantiateScanModule } from '../../apps/vector-api/src/engine/simd/scan-kernel';
 import { type Dataset, K } from './datasets';
 
@@ -144,4 +147,37 @@ export function measureBandwidth(bytes = 512 * 1024 * 1024): Bandwidth {
     return s > 0 ? gbs(half * 4, ms) : 0;
   });
   return { readGBs, cachedReadGBs, copyGBs, jsSumGBs, bytes };
+}
+
+export interface Machine {
+  readonly nproc: number;
+  readonly cpu: string;
+  readonly memoryGiB: number;
+  readonly node: string;
+  /** /proc/loadavg's three averages ('' off Linux). */
+  readonly loadAtStart: string;
+}
+
+/** CPU model (/proc/cpuinfo), `nproc`, RAM, Node version and load average of this machine. */
+export function machineInfo(): Machine {
+  let cpu = cpus()[0]?.model ?? 'unknown';
+  try {
+    const info = readFileSync('/proc/cpuinfo', 'utf8');
+    cpu = /^model name\s*:\s*(.+)$/m.exec(info)?.[1]?.trim() ?? cpu;
+  } catch {
+    // not Linux: keep os.cpus()
+  }
+  let nproc = cpus().length;
+  try {
+    nproc = Number(execSync('nproc', { encoding: 'utf8' }).trim());
+  } catch {
+    // keep os.cpus()
+  }
+  let load = '';
+  try {
+    load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    // not Linux
+  }
+  return { nproc, cpu, memoryGiB: totalmem() / 2 ** 30, node: process.version, loadAtStart: load };
 }

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import * as prettier from 'prettier';
 import { type DatasetResult, FLAT, type Point } from './engine-bench';
 import type { HttpResult } from './http-bench';
-import type { Bandwidth } from './measure';
+import type { Bandwidth, Machine } from './measure';
 
 export interface BenchReport {
   readonly date: string;
   readonly command: string;
   readonly seconds: number;
-  readonly machine: { nproc: number; cpu: string; memoryGiB: number; node: string; loadAtStart: string };
+  readonly machine: Machine;
   readonly simd: boolean;
   readonly bandwidth: Bandwidth;
   readonly datasets: DatasetResult[];

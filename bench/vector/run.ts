@@ -12,49 +12,24 @@
  * Needs PostgreSQL and Redis for the HTTP part only (DATABASE_URL / REDIS_URL, defaults
  * postgresql://postgres@127.0.0.1:5432/postgres and redis://127.0.0.1:6379).
  */
-import { execSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { simdSupported } from '../../apps/vector-api/src/engine/simd/scan-kernel';
 import { CACHE_DIR, loadMnist, loadWink } from './datasets';
 import { benchDataset, type DatasetResult } from './engine-bench';
 import { benchHttp, type HttpResult } from './http-bench';
-import { type Bandwidth, measureBandwidth } from './measure';
+import { type Bandwidth, machineInfo, measureBandwidth } from './measure';
 import { type BenchReport, writeReport } from './report';
 
 const quick = process.env.BENCH_VECTOR_QUICK === '1';
 const withHttp = process.env.BENCH_VECTOR_HTTP !== '0';
-
-function machine(): BenchReport['machine'] {
-  let cpu = cpus()[0]?.model ?? 'unknown';
-  try {
-    const info = readFileSync('/proc/cpuinfo', 'utf8');
-    cpu = /^model name\s*:\s*(.+)$/m.exec(info)?.[1]?.trim() ?? cpu;
-  } catch {
-    // not Linux: keep os.cpus()
-  }
-  let nproc = cpus().length;
-  try {
-    nproc = Number(execSync('nproc', { encoding: 'utf8' }).trim());
-  } catch {
-    // keep os.cpus()
-  }
-  let load = '';
-  try {
-    load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  } catch {
-    // not Linux
-  }
-  return { nproc, cpu, memoryGiB: totalmem() / 2 ** 30, node: process.version, loadAtStart: load };
-}
 
 async function main(): Promise<void> {
   const started = Date.now();
   const log = (msg: string): void => {
     process.stderr.write(`[bench:vector] ${msg} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   };
-  const info = machine();
+  const info = machineInfo();
   log(
     `machine: ${info.nproc} cpus, ${info.cpu}, ${info.memoryGiB.toFixed(1)} GiB, load ${info.loadAtStart}; SIMD ${simdSupported()}`,
   );
