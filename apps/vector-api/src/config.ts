@@ -1,6 +1,6 @@
 import { IsPublicUrl, PlatformConfig, toBoolean } from '@app/platform';
 import { Expose, Transform, Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { MAX_PARTITIONS, type Partition, parsePartition } from './tables/partition';
 
 /** vector-api settings: the platform's plus its own. Variable names are the environment's. */
@@ -51,6 +51,17 @@ export class VectorConfig extends PlatformConfig {
   @Transform(toBoolean)
   @IsBoolean()
   VECTOR_SNAPSHOTS: boolean = true;
+
+  /**
+   * Where snapshots of the tables' indexes are kept (docs/vector.md, "Snapshots: where they
+   * live"). Unset: in PostgreSQL (`vector_snapshots`). Set: an absolute path of a directory
+   * every instance reads and writes (NFS, EFS); it must exist and be writable at boot.
+   */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  @Matches(/^\//, { message: 'VECTOR_SNAPSHOT_DIR must be an absolute path' })
+  VECTOR_SNAPSHOT_DIR?: string;
 
   /** A table is snapshotted once this many rows changed since its last snapshot… */
   @Expose()

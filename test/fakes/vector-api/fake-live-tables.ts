@@ -45,6 +45,8 @@ export class FakeLiveTables implements Surface<LiveTables> {
       appliedSeq: head.seq,
       mutex: new Mutex(),
       registeredEpoch: 0,
+      snapshot: undefined,
+      since: 0,
     };
     this.tables.get(head.name)?.collection.close();
     this.tables.set(head.name, live);
@@ -60,14 +62,14 @@ export class FakeLiveTables implements Surface<LiveTables> {
 
   applyInsert(table: LiveTable, seq: bigint, rows: readonly CollectionRow[]): Promise<void> {
     this.applied.push({ op: 'insert', table: table.name, seq, rows });
-    table.collection.insert(rows);
+    table.collection.insert(rows, Number(seq));
     table.appliedSeq = seq;
     return Promise.resolve();
   }
 
   applyDelete(table: LiveTable, seq: bigint, labels: readonly number[]): Promise<void> {
     this.applied.push({ op: 'delete', table: table.name, seq, labels });
-    table.collection.deleteLabels(labels);
+    table.collection.deleteLabels(labels, Number(seq));
     table.appliedSeq = seq;
     return Promise.resolve();
   }

@@ -30,9 +30,14 @@ describe('hnsw (hnswlib-node in a worker thread)', () => {
   }
 
   function indexOf(store: VectorStore, options = {}, seed?: ConstructorParameters<typeof HnswIndex>[3]): HnswIndex {
-    const index = new HnswIndex(store, options, (err) => {
-      throw err;
-    }, seed);
+    const index = new HnswIndex(
+      store,
+      options,
+      (err) => {
+        throw err;
+      },
+      seed,
+    );
     open.push(index);
     return index;
   }
@@ -44,7 +49,12 @@ describe('hnsw (hnswlib-node in a worker thread)', () => {
 
   function recall(store: VectorStore, index: HnswIndex): Promise<number> {
     return Promise.all(
-      queries.map(async (q) => recallAt(exactSearch(store, q, 10).map((h) => h.label), await labels(index.search(q, 10)))),
+      queries.map(async (q) =>
+        recallAt(
+          exactSearch(store, q, 10).map((h) => h.label),
+          await labels(index.search(q, 10)),
+        ),
+      ),
     ).then((r) => r.reduce((a, b) => a + b, 0) / r.length);
   }
 

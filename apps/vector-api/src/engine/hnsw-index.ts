@@ -290,8 +290,7 @@ export class HnswIndex implements VectorIndex {
     const live = this.counts.points - this.counts.deleted;
     const ef = Math.ceil(Math.min(Math.max(k, this.options.efSearch) * effort, Math.max(live, k)));
     // The rows not in the graph yet are scanned here while the worker searches the graph.
-    const extra: Hit[] =
-      backlog === 0 ? [] : exactSearchLabels(this.store, query, k, this.backlogLabels(accept));
+    const extra: Hit[] = backlog === 0 ? [] : exactSearchLabels(this.store, query, k, this.backlogLabels(accept));
     const asked = live > 0 ? this.ask(query, k, ef, bitmap) : Promise.resolve(new Uint32Array(0));
     return asked.then((labels) => {
       const hits: Hit[] = [];

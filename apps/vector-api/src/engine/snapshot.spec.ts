@@ -49,7 +49,7 @@ async function bytes(source: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
 }
 
 async function* replay(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
-  for (const c of chunks) yield c;
+  for (const c of chunks) yield await Promise.resolve(c);
 }
 
 async function answers(c: VectorCollection, kind?: IndexKind): Promise<string[][]> {

@@ -146,7 +146,7 @@ export async function* writeSnapshot(
     let frames = 1;
     yield jsonFrame(Tag.Header, header);
     const step = labelsPerFrame(shape.dimension);
-    for (let from = 0; from < collection.store.size; ) {
+    for (let from = 0; from < collection.store.size;) {
       const { bytes, next } = rowsFrame(collection, from, step);
       from = next;
       frames++;

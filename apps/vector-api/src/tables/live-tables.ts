@@ -30,6 +30,8 @@ export interface LiveTable {
   readonly registeredEpoch: number;
   /** The snapshot this memory was loaded from or last wrote (details of index_status). */
   snapshot: SnapshotMark | undefined;
+  /** performance.now() when this memory of the table was registered. */
+  readonly since: number;
 }
 
 const LOAD_PAGE = 2000;
@@ -106,8 +108,8 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
 
   /**
    * Writes a snapshot of each table that is due, one table at a time: enough rows changed
-   * since the last one (VECTOR_SNAPSHOT_MIN_CHANGES), or any changed and the last one is
-   * older than VECTOR_SNAPSHOT_MAX_AGE_MS; and its index holds (almost) every row, since a
+   * since the last one (VECTOR_SNAPSHOT_MIN_CHANGES, or a tenth of the table if more), or
+   * any changed and the last one (or the load) is older than VECTOR_SNAPSHOT_MAX_AGE_MS; and its index holds (almost) every row, since a
    * snapshot exists to spare the next instance the build. A newer snapshot written by
    * another instance counts as this instance's own.
    */
@@ -118,8 +120,11 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
       const { collection } = live;
       const changed = collection.changes;
       if (changed === 0) continue;
-      const age = live.snapshot ? performance.now() - live.snapshot.at : Number.POSITIVE_INFINITY;
-      if (changed < this.config.VECTOR_SNAPSHOT_MIN_CHANGES && age < this.config.VECTOR_SNAPSHOT_MAX_AGE_MS) continue;
+      // A snapshot costs time in proportion to the table: a large table waits for a tenth of
+      // its rows to change, so a bulk load does not write one snapshot per few batches.
+      const enough = Math.max(this.config.VECTOR_SNAPSHOT_MIN_CHANGES, collection.size * 0.1);
+      const age = performance.now() - (live.snapshot?.at ?? live.since);
+      if (changed < enough && age < this.config.VECTOR_SNAPSHOT_MAX_AGE_MS) continue;
       const { details } = collection.status();
       if ((details.pending ?? 0) > Math.max(1000, collection.size * 0.05)) continue;
       const newest = await this.snapshots.newestSeq(live.id);
@@ -216,6 +221,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
   private register(head: TableHead, collection: VectorCollection, appliedSeq: bigint, snapshot?: SnapshotMark): LiveTable {
     const live: LiveTable = {
       snapshot,
+      since: performance.now(),
       id: head.id,
       name: head.name,
       dimension: head.dimension,

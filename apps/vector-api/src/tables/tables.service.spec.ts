@@ -48,7 +48,7 @@ describe('TablesService', () => {
     });
 
     it.each([
-      ['ivf', { state: 'exact', details: { rows: 0 } }], // below ivf's size threshold: exact answers
+      ['ivf', { state: 'exact', details: { rows: 0, applied_seq: 0 } }], // below ivf's size threshold: exact answers
       ['hnsw', { state: 'ready', details: expect.objectContaining({ m: 16, ef_search: 100, points: 0 }) as unknown }],
     ] as const)('keeps the requested index kind (%s) and shows its status', async (index, status) => {
       const dto = await f.service.create(table('t', 8, index));
