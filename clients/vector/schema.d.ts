@@ -263,12 +263,12 @@ export interface components {
       [key: string]: unknown;
     };
     IndexStatusDto: {
-      /** @description Index parameters and counters (nlist, nprobe, m, ef_search, points, tombstones, ...) */
+      /** @description Index parameters and counters (nlist, nprobe, m, ef_search, points, tombstones, pending, progress, ...), and where this instance stands: applied_seq (the change log position applied), snapshot_seq, snapshot_bytes, snapshot_write_ms, snapshot_load_ms (the snapshot it loaded or last wrote) */
       details: {
         [key: string]: number;
       };
       /**
-       * @description `not_loaded`: this instance does not hold the table in memory (VECTOR_PARTITION: another partition does, or it was created through another instance moments ago); `details.partition` names the partition that holds it, whose instances show its index status
+       * @description `ready`: the index holds every row; `building`: `details.pending` rows are still on their way into it (`details.progress`, 0–1), queries scan them exactly meanwhile; `exact`: the table is small enough that queries scan it exactly; `not_loaded`: this instance does not hold the table in memory (VECTOR_PARTITION: another partition does, or it was created through another instance moments ago); `details.partition` names the partition that holds it, whose instances show its index status
        * @enum {string}
        */
       state: 'ready' | 'building' | 'exact' | 'not_loaded';
