@@ -1,6 +1,7 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { IsPublicUrl, PlatformConfig } from '@app/platform';
 import { Expose, Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 /** vector-api settings: the platform's plus its own. Variable names are the environment's. */
 export class VectorConfig extends PlatformConfig {
@@ -47,6 +48,18 @@ export class VectorConfig extends PlatformConfig {
   @Min(1)
   VECTOR_RATE_LIMIT_PER_MINUTE: number = 1200;
 
+  /**
+   * Where snapshots of the tables' indexes are kept (docs/vector.md, "Snapshots: where they
+   * live"). Unset: in PostgreSQL (`vector_snapshots`). Set: an absolute path of a directory
+   * every instance reads and writes (NFS, EFS); it must exist and be writable at boot (a
+   * shared mount that did not come up must not silently become a local folder).
+   */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  @Matches(/^\//, { message: 'VECTOR_SNAPSHOT_DIR must be an absolute path' })
+  VECTOR_SNAPSHOT_DIR?: string;
+
   get port(): number {
     return this.VECTOR_PORT;
   }
@@ -54,4 +67,29 @@ export class VectorConfig extends PlatformConfig {
   override get publicUrl(): string | undefined {
     return this.VECTOR_PUBLIC_URL;
   }
+
+  override crossChecks(): Array<[string, string]> {
+    const problems = super.crossChecks();
+    const dir = this.VECTOR_SNAPSHOT_DIR;
+    if (dir !== undefined) {
+      const problem = directoryProblem(dir);
+      if (problem) problems.push(['VECTOR_SNAPSHOT_DIR', `${problem} (got ${JSON.stringify(dir)})`]);
+    }
+    return problems;
+  }
+}
+
+/** Why `dir` cannot hold snapshots, or undefined when it is a directory this process reads and writes. */
+function directoryProblem(dir: string): string | undefined {
+  try {
+    if (!statSync(dir).isDirectory()) return 'must be a directory';
+  } catch {
+    return 'must be an existing directory';
+  }
+  try {
+    accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch {
+    return 'must be a directory this process can read and write';
+  }
+  return undefined;
 }
