@@ -119,7 +119,7 @@ describe('vector-api snapshot store', () => {
       `INSERT INTO vector_tables (id, name, dimension, index_kind) VALUES (gen_random_uuid(), $1, 8, 'hnsw') RETURNING id`,
       [`t-${randomUUID().slice(0, 8)}`],
     );
-    return (rows[0]).id;
+    return rows[0].id;
   }
 
   const backends: Record<'postgres' | 'directory', () => Backend> = {
@@ -147,7 +147,10 @@ describe('vector-api snapshot store', () => {
         expect(res.rowCount).toBe(1);
       },
       truncate: async (info) => {
-        const res = await pool.query(`DELETE FROM vector_snapshot_chunks WHERE snapshot_id = $1 AND n = $2`, [info.id, info.chunks - 1]);
+        const res = await pool.query(`DELETE FROM vector_snapshot_chunks WHERE snapshot_id = $1 AND n = $2`, [
+          info.id,
+          info.chunks - 1,
+        ]);
         expect(res.rowCount).toBe(1);
       },
     }),
@@ -163,7 +166,7 @@ describe('vector-api snapshot store', () => {
         try {
           const one = Buffer.alloc(1);
           await fh.read(one, 0, 1, offset);
-          one[0] = (one[0]) ^ 1;
+          one[0] = one[0] ^ 1;
           await fh.write(one, 0, 1, offset);
         } finally {
           await fh.close();
@@ -241,7 +244,10 @@ describe('vector-api snapshot store', () => {
       const tableId = await newTable();
       const data = bytesOf(3 * CHUNK, 5);
       const info = await b.small.write(tableId, header(1n), pieces(data));
-      for (const wrong of [{ ...info, bytes: info.bytes - 1 }, { ...info, sha256: '0'.repeat(64) }]) {
+      for (const wrong of [
+        { ...info, bytes: info.bytes - 1 },
+        { ...info, sha256: '0'.repeat(64) },
+      ]) {
         const { error } = await readUntilError(b.small.read(wrong));
         expect(error).toBeInstanceOf(SnapshotCorruptError);
       }
@@ -325,11 +331,20 @@ describe('vector-api snapshot store', () => {
     const store = new PostgresSnapshotStore(repository, CHUNK);
     const tableId = await newTable();
     await store.write(tableId, header(1n), pieces(bytesOf(3 * CHUNK, 30)));
-    const before = await pool.query(`SELECT count(*)::int AS n FROM vector_snapshot_chunks c JOIN vector_snapshots s ON s.id = c.snapshot_id WHERE s.table_id = $1`, [tableId]);
+    const before = await pool.query(
+      `SELECT count(*)::int AS n FROM vector_snapshot_chunks c JOIN vector_snapshots s ON s.id = c.snapshot_id WHERE s.table_id = $1`,
+      [tableId],
+    );
     expect(before.rows[0]).toEqual({ n: 3 });
     await pool.query(`DELETE FROM vector_tables WHERE id = $1`, [tableId]);
     expect((await pool.query(`SELECT id FROM vector_snapshots WHERE table_id = $1`, [tableId])).rows).toEqual([]);
-    expect((await pool.query(`SELECT count(*)::int AS n FROM vector_snapshot_chunks c WHERE NOT EXISTS (SELECT 1 FROM vector_snapshots s WHERE s.id = c.snapshot_id)`)).rows[0]).toEqual({ n: 0 });
+    expect(
+      (
+        await pool.query(
+          `SELECT count(*)::int AS n FROM vector_snapshot_chunks c WHERE NOT EXISTS (SELECT 1 FROM vector_snapshots s WHERE s.id = c.snapshot_id)`,
+        )
+      ).rows[0],
+    ).toEqual({ n: 0 });
   });
 
   it('postgres: a chunk rewritten with a matching chunk hash is still caught by the hash of the whole', async () => {
@@ -340,7 +355,9 @@ describe('vector-api snapshot store', () => {
       `UPDATE vector_snapshot_chunks SET data = set_byte(data, 9, get_byte(data, 9) # 1) WHERE snapshot_id = $1 AND n = 2`,
       [info.id],
     );
-    await pool.query(`UPDATE vector_snapshot_chunks SET sha256 = encode(sha256(data), 'hex') WHERE snapshot_id = $1 AND n = 2`, [info.id]);
+    await pool.query(`UPDATE vector_snapshot_chunks SET sha256 = encode(sha256(data), 'hex') WHERE snapshot_id = $1 AND n = 2`, [
+      info.id,
+    ]);
     const { before, error } = await readUntilError(store.read(info));
     expect(error).toBeInstanceOf(SnapshotCorruptError);
     expect(before).toBe(4); // every chunk passed its own check; the end did not

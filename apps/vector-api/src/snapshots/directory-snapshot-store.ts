@@ -193,7 +193,8 @@ export class DirectorySnapshotStore implements SnapshotStore {
       }
       if (payloadBytes !== footer.bytes) throw corrupt(file, `${payloadBytes} payload bytes, ${footer.bytes} published`);
       const chunks = footer.chunkSha256.length;
-      if (chunks !== Math.ceil(footer.bytes / footer.chunkBytes)) throw corrupt(file, `${chunks} chunk hashes for ${footer.bytes} bytes`);
+      if (chunks !== Math.ceil(footer.bytes / footer.chunkBytes))
+        throw corrupt(file, `${chunks} chunk hashes for ${footer.bytes} bytes`);
       const verifier = new PayloadVerifier(info);
       const fetch = (n: number): Promise<Buffer> =>
         handled(readAt(fh, Math.min(footer.chunkBytes, footer.bytes - n * footer.chunkBytes), n * footer.chunkBytes));

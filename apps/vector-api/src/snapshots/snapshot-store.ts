@@ -119,7 +119,9 @@ export class PayloadVerifier {
     }
     const sha256 = this.whole.digest('hex');
     if (sha256 !== this.info.sha256) {
-      throw new SnapshotCorruptError(`snapshot ${this.info.id}: sha256 ${sha256} of the stored bytes, ${this.info.sha256} published`);
+      throw new SnapshotCorruptError(
+        `snapshot ${this.info.id}: sha256 ${sha256} of the stored bytes, ${this.info.sha256} published`,
+      );
     }
   }
 }
