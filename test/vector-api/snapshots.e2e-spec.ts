@@ -264,33 +264,39 @@ describe('vector-api snapshot store', () => {
       expect(await b.stored(tableId)).toEqual([]);
     });
 
-    it('never lists a write that stopped midway, and prunes it once it is stale', async () => {
-      const tableId = await newTable();
-      const data = bytesOf(8 * CHUNK, 7);
-      const kept = await b.small.write(tableId, header(1n), pieces(bytesOf(CHUNK, 8)));
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const writing = b.small.write(tableId, header(2n), stalled(data, 5 * CHUNK, gate));
-      writing.catch(() => undefined);
-      // the stalled write has stored its first five chunks: they exist, unpublished
-      const fiveChunks = kind === 'postgres' ? '(5 chunks)' : `.snap.partial (${5 * CHUNK} bytes)`;
-      expect(await eventually(async () => (await b.stored(tableId)).some((s) => s.endsWith(fiveChunks)))).toBe(true);
-      expect(await b.small.list(tableId)).toEqual([kept]);
-      const partial = await b.stored(tableId);
+    it.each([
+      ['with more to store after it resumes', 3],
+      ['with only its publishing left', 0],
+    ])(
+      'never lists a write that stopped midway, prunes it once it is stale, and then refuses to publish it (%s)',
+      async (_, after) => {
+        const tableId = await newTable();
+        const data = bytesOf((5 + after) * CHUNK, 7);
+        const kept = await b.small.write(tableId, header(1n), pieces(bytesOf(CHUNK, 8)));
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const writing = b.small.write(tableId, header(2n), stalled(data, 5 * CHUNK, gate));
+        writing.catch(() => undefined);
+        // the stalled write has stored its first five chunks: they exist, unpublished
+        const fiveChunks = kind === 'postgres' ? '(5 chunks)' : `.snap.partial (${5 * CHUNK} bytes)`;
+        expect(await eventually(async () => (await b.stored(tableId)).some((s) => s.endsWith(fiveChunks)))).toBe(true);
+        expect(await b.small.list(tableId)).toEqual([kept]);
+        const partial = await b.stored(tableId);
 
-      await b.small.prune(tableId, 10, 60 * 60 * 1000); // not stale yet: stays
-      expect(await b.stored(tableId)).toEqual(partial);
-      await b.small.prune(tableId, 10, 0);
-      expect(await b.stored(tableId)).toHaveLength(1);
-      expect(await b.small.list(tableId)).toEqual([kept]);
+        await b.small.prune(tableId, 10, 60 * 60 * 1000); // not stale yet: stays
+        expect(await b.stored(tableId)).toEqual(partial);
+        await b.small.prune(tableId, 10, 0);
+        expect(await b.stored(tableId)).toHaveLength(1);
+        expect(await b.small.list(tableId)).toEqual([kept]);
 
-      release();
-      await expect(writing).rejects.toThrow(); // what it wrote is gone: it cannot publish
-      expect(await b.small.list(tableId)).toEqual([kept]);
-      expect(await b.stored(tableId)).toHaveLength(1);
-    });
+        release();
+        await expect(writing).rejects.toThrow(); // what it wrote is gone: it cannot store more, nor publish
+        expect(await b.small.list(tableId)).toEqual([kept]);
+        expect(await b.stored(tableId)).toHaveLength(1);
+      },
+    );
 
     it('lists best first (highest seq, then newest) and prune keeps the best N', async () => {
       const tableId = await newTable();
