@@ -15,6 +15,7 @@
  * their 32 int32 neighbour labels. The directory read comes from the page cache when the
  * machine has the memory (it is read right after being written).
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -170,19 +171,24 @@ async function main(): Promise<void> {
     results.machine = machine;
     log(`machine: ${JSON.stringify(machine)}`);
 
-    // 1. The main measurement: MAIN_BYTES through each backend at SNAPSHOT_CHUNK_BYTES.
+    // 1. The main measurement: MAIN_BYTES through each backend at SNAPSHOT_CHUNK_BYTES, each
+    //    in a process of its own, so its RSS is that backend's alone.
     const main: Record<string, unknown> = {};
-    for (const [kind, store] of [
-      ['postgres', new PostgresSnapshotStore(repository)],
-      ['directory', new DirectorySnapshotStore(dirRoot)],
-    ] as const) {
-      const r = await writeRead(store, tableId, pool, MAIN_BYTES);
-      main[kind] = { write: r.write, read: r.read };
-      log(
-        `${kind} ${MAIN_BYTES / MiB} MiB: write ${r.write.mbPerS.toFixed(0)} MB/s (RSS ${r.write.rssBeforeMiB.toFixed(0)} → peak ${r.write.peakRssMiB.toFixed(0)} MiB), ` +
-          `read ${r.read.mbPerS.toFixed(0)} MB/s (RSS ${r.read.rssBeforeMiB.toFixed(0)} → peak ${r.read.peakRssMiB.toFixed(0)} MiB)`,
-      );
-      await store.deleteTable(tableId);
+    for (const kind of ['postgres', 'directory'] as const) {
+      const child = spawnSync(process.execPath, [join(ROOT, 'bench', 'ts-run.mjs'), __filename], {
+        env: {
+          ...process.env,
+          BENCH_SNAPSHOT_MAIN: kind,
+          BENCH_SNAPSHOT_DB_URL: dbUrl,
+          BENCH_SNAPSHOT_TABLE: tableId,
+          BENCH_SNAPSHOT_DIR: dirRoot,
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+        encoding: 'utf8',
+        maxBuffer: 16 * MiB,
+      });
+      if (child.status !== 0) throw new Error(`the ${kind} measurement failed (exit ${child.status})`);
+      main[kind] = JSON.parse(child.stdout) as unknown;
     }
     results.main = { bytes: MAIN_BYTES, chunkBytes: SNAPSHOT_CHUNK_BYTES, ...main };
     await sql.query('VACUUM vector_snapshot_chunks');
@@ -318,7 +324,37 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
+/** One backend's MAIN_BYTES write and read, in this (child) process; prints its numbers as JSON. */
+async function mainMeasurement(kind: 'postgres' | 'directory'): Promise<void> {
+  const dbUrl = process.env.BENCH_SNAPSHOT_DB_URL as string;
+  const tableId = process.env.BENCH_SNAPSHOT_TABLE as string;
+  const prisma = new PrismaService({ url: dbUrl, poolSize: 2 });
+  const repository = new SnapshotsRepository(prisma, Object.assign(new VectorConfig(), { DATABASE_URL: dbUrl }));
+  try {
+    const pool = realisticPool();
+    // what a running service has loaded already: Prisma's query compiler, a chunk-pool connection
+    await prisma.vectorTable.findFirst({ select: { id: true } });
+    await repository.readChunk(randomUUID(), 0);
+    const startRssMiB = rssMiB();
+    const store: SnapshotStore =
+      kind === 'postgres'
+        ? new PostgresSnapshotStore(repository)
+        : new DirectorySnapshotStore(process.env.BENCH_SNAPSHOT_DIR as string);
+    const r = await writeRead(store, tableId, pool, MAIN_BYTES);
+    await store.deleteTable(tableId);
+    log(
+      `${kind} ${MAIN_BYTES / MiB} MiB: write ${r.write.mbPerS.toFixed(0)} MB/s (RSS ${r.write.rssBeforeMiB.toFixed(0)} → peak ${r.write.peakRssMiB.toFixed(0)} MiB), ` +
+        `read ${r.read.mbPerS.toFixed(0)} MB/s (RSS ${r.read.rssBeforeMiB.toFixed(0)} → peak ${r.read.peakRssMiB.toFixed(0)} MiB)`,
+    );
+    process.stdout.write(`${JSON.stringify({ startRssMiB, write: r.write, read: r.read })}\n`);
+  } finally {
+    await repository.onApplicationShutdown();
+    await prisma.$disconnect();
+  }
+}
+
+const only = process.env.BENCH_SNAPSHOT_MAIN;
+(only === 'postgres' || only === 'directory' ? mainMeasurement(only) : main()).catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

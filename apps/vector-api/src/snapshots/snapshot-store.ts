@@ -28,6 +28,7 @@ export interface SnapshotInfo extends SnapshotHeader {
   readonly bytes: number;
   /** Hex SHA-256 of the whole payload. */
   readonly sha256: string;
+  /** When its write began (PostgreSQL: the database's clock; directory: the writer's). */
   readonly createdAt: Date;
   /** Number of stored chunks (ceil(bytes / SNAPSHOT_CHUNK_BYTES) as written). */
   readonly chunks: number;
