@@ -104,7 +104,7 @@ describe('vector-api snapshot store', () => {
     prisma = new PrismaService({ url: db.url, poolSize: 2 });
     repository = new SnapshotsRepository(prisma, Object.assign(new VectorConfig(), { DATABASE_URL: db.url }));
     pool = new Pool({ connectionString: db.url, max: 2 });
-    dir = await mkdtemp(join(tmpdir(), 'vector-snapshots-'));
+    dir = await mkdtemp(join(tmpdir(), 'snapshot-store-spec-'));
   });
   afterAll(async () => {
     await repository.onApplicationShutdown();
@@ -279,22 +279,26 @@ describe('vector-api snapshot store', () => {
         });
         const writing = b.small.write(tableId, header(2n), stalled(data, 5 * CHUNK, gate));
         writing.catch(() => undefined);
-        // the stalled write has stored its first five chunks: they exist, unpublished
-        const fiveChunks = kind === 'postgres' ? '(5 chunks)' : `.snap.partial (${5 * CHUNK} bytes)`;
-        expect(await eventually(async () => (await b.stored(tableId)).some((s) => s.endsWith(fiveChunks)))).toBe(true);
-        expect(await b.small.list(tableId)).toEqual([kept]);
-        const partial = await b.stored(tableId);
+        try {
+          // the stalled write has stored its first five chunks: they exist, unpublished
+          const fiveChunks = kind === 'postgres' ? '(5 chunks)' : `.snap.partial (${5 * CHUNK} bytes)`;
+          expect(await eventually(async () => (await b.stored(tableId)).some((s) => s.endsWith(fiveChunks)))).toBe(true);
+          expect(await b.small.list(tableId)).toEqual([kept]);
+          const partial = await b.stored(tableId);
 
-        await b.small.prune(tableId, 10, 60 * 60 * 1000); // not stale yet: stays
-        expect(await b.stored(tableId)).toEqual(partial);
-        await b.small.prune(tableId, 10, 0);
-        expect(await b.stored(tableId)).toHaveLength(1);
-        expect(await b.small.list(tableId)).toEqual([kept]);
+          await b.small.prune(tableId, 10, 60 * 60 * 1000); // not stale yet: stays
+          expect(await b.stored(tableId)).toEqual(partial);
+          await b.small.prune(tableId, 10, 0);
+          expect(await b.stored(tableId)).toHaveLength(1);
+          expect(await b.small.list(tableId)).toEqual([kept]);
 
-        release();
-        await expect(writing).rejects.toThrow(); // what it wrote is gone: it cannot store more, nor publish
-        expect(await b.small.list(tableId)).toEqual([kept]);
-        expect(await b.stored(tableId)).toHaveLength(1);
+          release();
+          await expect(writing).rejects.toThrow(); // what it wrote is gone: it cannot store more, nor publish
+          expect(await b.small.list(tableId)).toEqual([kept]);
+          expect(await b.stored(tableId)).toHaveLength(1);
+        } finally {
+          release(); // a failed expectation must not leave the write waiting
+        }
       },
     );
 
