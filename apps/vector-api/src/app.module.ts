@@ -2,6 +2,7 @@ import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { VectorConfig } from './config';
+import { SnapshotsModule } from './snapshots/snapshots.module';
 import { TablesModule } from './tables/tables.module';
 import { VECTOR_CREDENTIAL_KINDS } from './tokens/credential-kinds';
 import { TokensModule } from './tokens/tokens.module';
@@ -23,6 +24,7 @@ export class VectorAppModule {
         }),
         TokensModule,
         TablesModule,
+        SnapshotsModule,
       ],
     };
   }

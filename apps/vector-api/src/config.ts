@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { IsPublicUrl, PlatformConfig, toBoolean } from '@app/platform';
 import { Expose, Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
@@ -132,4 +133,29 @@ export class VectorConfig extends PlatformConfig {
   override get publicUrl(): string | undefined {
     return this.VECTOR_PUBLIC_URL;
   }
+
+  override crossChecks(): Array<[string, string]> {
+    const problems = super.crossChecks();
+    const dir = this.VECTOR_SNAPSHOT_DIR;
+    if (dir !== undefined) {
+      const problem = directoryProblem(dir);
+      if (problem) problems.push(['VECTOR_SNAPSHOT_DIR', `${problem} (got ${JSON.stringify(dir)})`]);
+    }
+    return problems;
+  }
+}
+
+/** Why `dir` cannot hold snapshots, or undefined when it is a directory this process reads and writes. */
+function directoryProblem(dir: string): string | undefined {
+  try {
+    if (!statSync(dir).isDirectory()) return 'must be a directory';
+  } catch {
+    return 'must be an existing directory';
+  }
+  try {
+    accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch {
+    return 'must be a directory this process can read and write';
+  }
+  return undefined;
 }

@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { access, type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import {
@@ -86,7 +85,8 @@ async function syncDirectory(dir: string): Promise<void> {
  * EFS): `<dir>/<tableId>/<id>.snap` is the payload, then a JSON footer (header, length,
  * SHA-256 of the whole and of each SNAPSHOT_CHUNK_BYTES range), then a 16-byte trailer. A
  * write goes to `.<id>.snap.partial`, is fsynced, and is published by renaming it; list()
- * reads only `*.snap`, so a partial file is never listed.
+ * reads only `*.snap`, so a partial file is never listed. The directory's existence is checked
+ * at boot (VectorConfig); table folders are made as needed.
  */
 export class DirectorySnapshotStore implements SnapshotStore {
   readonly kind = 'directory' as const;
@@ -95,16 +95,6 @@ export class DirectorySnapshotStore implements SnapshotStore {
     private readonly root: string,
     private readonly chunkBytes = SNAPSHOT_CHUNK_BYTES,
   ) {}
-
-  /** Refuses a directory that is missing or not writable (a shared mount that did not come up must not become a local folder). */
-  static async open(root: string, chunkBytes = SNAPSHOT_CHUNK_BYTES): Promise<DirectorySnapshotStore> {
-    const info = await stat(root).catch(() => undefined);
-    if (!info?.isDirectory()) throw new Error(`VECTOR_SNAPSHOT_DIR ${root} is not a directory`);
-    await access(root, constants.R_OK | constants.W_OK | constants.X_OK).catch(() => {
-      throw new Error(`VECTOR_SNAPSHOT_DIR ${root} is not readable and writable by this process`);
-    });
-    return new DirectorySnapshotStore(root, chunkBytes);
-  }
 
   private tableDir(tableId: string): string {
     if (!SAFE_SEGMENT.test(tableId)) throw new Error(`table id ${JSON.stringify(tableId)} cannot name a directory`);
@@ -203,7 +193,8 @@ export class DirectorySnapshotStore implements SnapshotStore {
       }
       if (payloadBytes !== footer.bytes) throw corrupt(file, `${payloadBytes} payload bytes, ${footer.bytes} published`);
       const chunks = footer.chunkSha256.length;
-      if (chunks !== Math.ceil(footer.bytes / footer.chunkBytes)) throw corrupt(file, `${chunks} chunk hashes for ${footer.bytes} bytes`);
+      if (chunks !== Math.ceil(footer.bytes / footer.chunkBytes))
+        throw corrupt(file, `${chunks} chunk hashes for ${footer.bytes} bytes`);
       const verifier = new PayloadVerifier(info);
       const fetch = (n: number): Promise<Buffer> =>
         handled(readAt(fh, Math.min(footer.chunkBytes, footer.bytes - n * footer.chunkBytes), n * footer.chunkBytes));

@@ -85,8 +85,10 @@ export class CopyBinaryDecoder {
         else this.state = 'field';
         return;
       }
-      default:
-        throw new Error(`COPY binary decoder in state ${this.state}`);
+      case 'extension':
+      case 'field':
+      case 'done':
+        throw new Error(`COPY binary decoder read a header in state ${this.state}`);
     }
   }
 

@@ -72,8 +72,7 @@ export class PostgresSnapshotStore implements SnapshotStore {
 
   async *read(info: SnapshotInfo): AsyncGenerator<Uint8Array> {
     const verifier = new PayloadVerifier(info);
-    const fetch = (n: number): Promise<{ data: Buffer; sha256: string } | null> =>
-      handled(this.repository.readChunk(info.id, n));
+    const fetch = (n: number): Promise<{ data: Buffer; sha256: string } | null> => handled(this.repository.readChunk(info.id, n));
     // a read-ahead left behind by a consumer that stops early is already marked handled
     let next = info.chunks > 0 ? fetch(0) : undefined;
     for (let n = 0; n < info.chunks; n++) {

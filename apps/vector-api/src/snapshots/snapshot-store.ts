@@ -28,6 +28,7 @@ export interface SnapshotInfo extends SnapshotHeader {
   readonly bytes: number;
   /** Hex SHA-256 of the whole payload. */
   readonly sha256: string;
+  /** When its write began (PostgreSQL: the database's clock; directory: the writer's). */
   readonly createdAt: Date;
   /** Number of stored chunks (ceil(bytes / SNAPSHOT_CHUNK_BYTES) as written). */
   readonly chunks: number;
@@ -119,7 +120,9 @@ export class PayloadVerifier {
     }
     const sha256 = this.whole.digest('hex');
     if (sha256 !== this.info.sha256) {
-      throw new SnapshotCorruptError(`snapshot ${this.info.id}: sha256 ${sha256} of the stored bytes, ${this.info.sha256} published`);
+      throw new SnapshotCorruptError(
+        `snapshot ${this.info.id}: sha256 ${sha256} of the stored bytes, ${this.info.sha256} published`,
+      );
     }
   }
 }

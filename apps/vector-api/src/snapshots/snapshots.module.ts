@@ -7,7 +7,7 @@ import { SnapshotsRepository } from './snapshots.repository';
 
 /**
  * Provides the SnapshotStore (`@Inject(SNAPSHOT_STORE)`): files under `VECTOR_SNAPSHOT_DIR`
- * when it is set (the directory must exist and be writable at boot), else PostgreSQL.
+ * when it is set (VectorConfig checked at boot that it is a writable directory), else PostgreSQL.
  */
 @Module({
   providers: [
@@ -15,9 +15,9 @@ import { SnapshotsRepository } from './snapshots.repository';
     {
       provide: SNAPSHOT_STORE,
       inject: [VectorConfig, SnapshotsRepository],
-      useFactory: async (config: VectorConfig, repository: SnapshotsRepository): Promise<SnapshotStore> =>
+      useFactory: (config: VectorConfig, repository: SnapshotsRepository): SnapshotStore =>
         config.VECTOR_SNAPSHOT_DIR
-          ? DirectorySnapshotStore.open(config.VECTOR_SNAPSHOT_DIR)
+          ? new DirectorySnapshotStore(config.VECTOR_SNAPSHOT_DIR)
           : new PostgresSnapshotStore(repository),
     },
   ],
