@@ -65,9 +65,7 @@ function snapshotDetails(t: LiveTable): Record<string, number> {
   const s = t.snapshot;
   return {
     applied_seq: Number(t.appliedSeq),
-    ...(s
-      ? { snapshot_seq: s.seq, snapshot_bytes: s.bytes, snapshot_write_ms: s.writeMs, snapshot_load_ms: s.loadMs }
-      : {}),
+    ...(s ? { snapshot_seq: s.seq, snapshot_bytes: s.bytes, snapshot_write_ms: s.writeMs, snapshot_load_ms: s.loadMs } : {}),
   };
 }
 
