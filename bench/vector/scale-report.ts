@@ -348,7 +348,7 @@ export function renderMarkdown(r: ScaleReport): string {
     '- Memory: median VmRSS of 5 readings 2 s after the index completed, minus the same process before its table existed;',
     '  floor per vector: hnsw 4 × dimension + level-0 links (2·M × 4 + 4 bytes) + upper levels ((M × 4 + 4) ÷ (M − 1)),',
     '  ivf 4 × dimension + 4. The index is the process of the service only (PostgreSQL and the benchmark are not counted).',
-    '- Snapshot: once `details.snapshot_seq` equals `details.applied_seq` (waited up to',
+    '- Snapshot: once `details.snapshot_seq` reaches 90 % of `details.applied_seq` (the service snapshots a table per tenth of it changed; waited up to',
     `  ${r.settings.snapshotTimeoutS} s), \`details.snapshot_bytes\` and \`details.snapshot_write_ms\`; n/a when the engine does not report them.`,
     '- Fresh instance: after the idle latency and recall runs, with the index complete, SIGTERM, then a new process on the',
     '  same database; seconds from its spawn until the index is complete again.',

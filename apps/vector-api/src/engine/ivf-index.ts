@@ -155,7 +155,6 @@ export class IvfIndex implements VectorIndex {
 
   /** Starts from a snapshot's model: its lists as they were, changed rows assigned again. */
   private install(seed: IvfSeed): void {
-    const { dim } = this.store;
     const lists: number[][] = Array.from({ length: seed.nlist }, () => []);
     const listed = new Uint8Array(this.store.size + 1024);
     const dirty = new Set(seed.dirty);
@@ -169,22 +168,35 @@ export class IvfIndex implements VectorIndex {
         this.pending.add(label);
       }
     }
-    const centroids = createScanKernel(dim, seed.nlist, { simd: this.store.simd });
-    centroids.load(seed.centroids, seed.nlist);
+    this.setModel(seed.centroids, seed.nlist, seed.nprobe, seed.estimatedRecall, seed.trainedRows, lists, listed);
+    this.drain();
+    this.maybeTrain();
+  }
+
+  /** Makes a model current: its centroids in a kernel of their own, its lists laid out. */
+  private setModel(
+    centroidData: Float32Array,
+    nlist: number,
+    nprobe: number,
+    estimatedRecall: number,
+    trainedRows: number,
+    lists: number[][],
+    listed: Uint8Array,
+  ): void {
+    const centroids = createScanKernel(this.store.dim, nlist, { simd: this.store.simd });
+    centroids.load(centroidData, nlist);
     this.model = {
       centroids,
-      nlist: seed.nlist,
-      nprobe: seed.nprobe,
-      estimatedRecall: seed.estimatedRecall,
-      trainedRows: seed.trainedRows,
+      nlist,
+      nprobe,
+      estimatedRecall,
+      trainedRows,
       layout: layOut(this.store, lists),
       overflow: lists.map(() => []),
       overflowRows: 0,
       staleRows: 0,
       listed,
     };
-    this.drain();
-    this.maybeTrain();
   }
 
   /** The model as a snapshot stores it (null before the first training). */
@@ -335,20 +347,7 @@ export class IvfIndex implements VectorIndex {
       lists[result.assign[i]]?.push(label);
       listed[label] = 1;
     }
-    const centroids = createScanKernel(dim, result.nlist, { simd: this.store.simd });
-    centroids.load(result.centroids, result.nlist);
-    this.model = {
-      centroids,
-      nlist: result.nlist,
-      nprobe: result.nprobe,
-      estimatedRecall: result.recall,
-      trainedRows: n,
-      layout: layOut(this.store, lists),
-      overflow: lists.map(() => []),
-      overflowRows: 0,
-      staleRows: 0,
-      listed,
-    };
+    this.setModel(result.centroids, result.nlist, result.nprobe, result.recall, n, lists, listed);
     // Rows that arrived while training ran (in any label order: several instances write)
     // wait in pending for the new model.
     this.pending.clear();
