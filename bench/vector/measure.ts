@@ -44,9 +44,17 @@ export function runQueries(ds: Dataset, search: (qi: number) => Labels, budgetMs
   const start = performance.now();
   for (let qi = 0; qi < ds.queryCount; qi++) {
     results.push(search(qi));
-    if (((qi & 7) === 7 || qi < minQueries) && qi + 1 >= minQueries && performance.now() - start > budgetMs) break;
+    if (timeIsUp(qi, start, budgetMs, minQueries)) break;
   }
-  const elapsed = performance.now() - start;
+  return queryRun(ds, results, performance.now() - start);
+}
+
+/** Stop after the budget, at least minQueries in, checking the clock every 8 queries. */
+function timeIsUp(qi: number, start: number, budgetMs: number, minQueries: number): boolean {
+  return ((qi & 7) === 7 || qi < minQueries) && qi + 1 >= minQueries && performance.now() - start > budgetMs;
+}
+
+function queryRun(ds: Dataset, results: readonly Labels[], elapsed: number): QueryRun {
   let recall = 0;
   results.forEach((labels, qi) => (recall += recallOf(ds, qi, labels)));
   const n = results.length;
@@ -66,13 +74,9 @@ export async function runQueriesAsync(
   const start = performance.now();
   for (let qi = 0; qi < ds.queryCount; qi++) {
     results.push(await search(qi));
-    if (((qi & 7) === 7 || qi < minQueries) && qi + 1 >= minQueries && performance.now() - start > budgetMs) break;
+    if (timeIsUp(qi, start, budgetMs, minQueries)) break;
   }
-  const elapsed = performance.now() - start;
-  let recall = 0;
-  results.forEach((labels, qi) => (recall += recallOf(ds, qi, labels)));
-  const n = results.length;
-  return { queries: n, qps: n / (elapsed / 1000), recall: recall / n, msPerQuery: elapsed / n };
+  return queryRun(ds, results, performance.now() - start);
 }
 
 export interface MemorySample {

@@ -109,8 +109,9 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
   /**
    * Writes a snapshot of each table that is due, one table at a time: enough rows changed
    * since the last one (VECTOR_SNAPSHOT_MIN_CHANGES, or a tenth of the table if more), or
-   * any changed and the last one (or the load) is older than VECTOR_SNAPSHOT_MAX_AGE_MS; and its index holds all but 0.5 % of the rows, since a
-   * snapshot exists to spare the next instance the build. A newer snapshot written by
+   * any changed and the last one (or the load) is older than VECTOR_SNAPSHOT_MAX_AGE_MS;
+   * and its index holds all but 0.5 % of the rows, since a snapshot exists to spare the
+   * next instance the build. A newer snapshot written by
    * another instance counts as this instance's own.
    */
   private async snapshotDue(): Promise<void> {
@@ -138,23 +139,12 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
       const seq = live.appliedSeq;
       collection.changes = 0; // changes from here on count toward the next one
       try {
-        live.snapshot = await this.snapshots.write(this.headOf(live), collection, seq);
+        live.snapshot = await this.snapshots.write(live, collection, seq);
       } catch (err) {
         collection.changes += changed;
         if (this.tables.get(live.name) === live) throw err;
       }
     }
-  }
-
-  private headOf(live: LiveTable): TableHead {
-    return {
-      id: live.id,
-      name: live.name,
-      dimension: live.dimension,
-      indexKind: live.indexKind,
-      seq: live.appliedSeq,
-      createdAt: live.createdAt,
-    };
   }
 
   private schedule(): void {

@@ -88,7 +88,11 @@ export class TableSnapshots {
   }
 
   /** Writes a snapshot of the table as of (at least) `seq`, then keeps only the newest few. */
-  async write(head: TableHead, collection: VectorCollection, seq: bigint): Promise<SnapshotMark> {
+  async write(
+    head: Pick<TableHead, 'id' | 'name' | 'dimension' | 'indexKind'>,
+    collection: VectorCollection,
+    seq: bigint,
+  ): Promise<SnapshotMark> {
     const started = performance.now();
     const shape = snapshotShape(head);
     const info = await this.store.write(
