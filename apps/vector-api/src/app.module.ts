@@ -2,6 +2,7 @@ import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { VectorConfig } from './config';
+import { ProjectsModule } from './projects/projects.module';
 import { SnapshotsModule } from './snapshots/snapshots.module';
 import { TablesModule } from './tables/tables.module';
 import { VECTOR_CREDENTIAL_KINDS } from './tokens/credential-kinds';
@@ -23,6 +24,7 @@ export class VectorAppModule {
           },
         }),
         TokensModule,
+        ProjectsModule,
         TablesModule,
         SnapshotsModule,
       ],

@@ -18,6 +18,11 @@ export const VECTOR_ERRORS = {
     when: "A route of one table (`GET /v1/tables/{table}`, `…/insert`, `…/query`, `DELETE …/vectors`) reached a vector-api instance started with `VECTOR_PARTITION` whose partition does not hold that table; the message names the table, this instance's partition and the table's (`param: table`). Checked before the table is looked up, so it is also the answer for a table that does not exist. Creating, listing and deleting tables work on every instance.",
     fix: "Send the table's requests through the proxy of docs/scaling.md, whose `split_clients` routes each table to its partition's group; if it answered this, its number of groups or its `split_clients` lines differ from the instances' `VECTOR_PARTITION`: generate them again for the same n.",
   }),
+  /** A project's token asked to revoke itself. */
+  token_in_use: invalidRequest(409, {
+    when: '`DELETE /v1/tokens/{id}` naming the token that makes the request (`param: id`): a token cannot revoke itself.',
+    fix: 'Revoke it with another token of the project (create one with `POST /v1/tokens`), or through the operator (`DELETE /admin/v1/tokens/{id}`).',
+  }),
 } as const satisfies ErrorCatalog;
 
 export type VectorErrorCode = keyof typeof VECTOR_ERRORS;

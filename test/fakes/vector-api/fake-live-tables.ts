@@ -1,5 +1,5 @@
 import { type CollectionRow, VectorCollection } from '../../../apps/vector-api/src/engine/vector-collection';
-import { type LiveTable, type LiveTables, Mutex } from '../../../apps/vector-api/src/tables/live-tables';
+import { type LiveTable, type LiveTables, Mutex, tableKey } from '../../../apps/vector-api/src/tables/live-tables';
 import type { TableHead } from '../../../apps/vector-api/src/tables/tables.repository';
 import type { Surface } from '../typed-fake';
 
@@ -26,37 +26,48 @@ export class FakeLiveTables implements Surface<LiveTables> {
     return Promise.resolve();
   }
 
-  all(): LiveTable[] {
-    return [...this.tables.values()].sort((a, b) => a.name.localeCompare(b.name));
+  all(projectId?: string): LiveTable[] {
+    return [...this.tables.values()]
+      .filter((t) => projectId === undefined || t.projectId === projectId)
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  resolve(name: string): Promise<LiveTable | undefined> {
-    return Promise.resolve(this.tables.get(name));
+  resolve(projectId: string, name: string): Promise<LiveTable | undefined> {
+    return Promise.resolve(this.tables.get(tableKey(projectId, name)));
+  }
+
+  /** Memory here is always current (one instance, every change applied at commit). */
+  catchUpNow(table: LiveTable): Promise<boolean> {
+    return Promise.resolve(this.tables.get(tableKey(table.projectId, table.name)) === table);
   }
 
   created(head: TableHead): LiveTable {
     const live: LiveTable = {
       id: head.id,
+      projectId: head.projectId,
       name: head.name,
       dimension: head.dimension,
       indexKind: head.indexKind,
+      metric: head.metric,
       createdAt: head.createdAt,
-      collection: new VectorCollection(head.dimension, head.indexKind),
+      collection: new VectorCollection(head.dimension, head.indexKind, { metric: head.metric }),
       appliedSeq: head.seq,
       mutex: new Mutex(),
       registeredEpoch: 0,
       snapshot: undefined,
       since: 0,
     };
-    this.tables.get(head.name)?.collection.close();
-    this.tables.set(head.name, live);
+    const key = tableKey(head.projectId, head.name);
+    this.tables.get(key)?.collection.close();
+    this.tables.set(key, live);
     return live;
   }
 
-  dropped(name: string, id?: string): void {
-    const live = this.tables.get(name);
+  dropped(projectId: string, name: string, id?: string): void {
+    const key = tableKey(projectId, name);
+    const live = this.tables.get(key);
     if (!live || (id !== undefined && live.id !== id)) return;
-    this.tables.delete(name);
+    this.tables.delete(key);
     live.collection.close();
   }
 
@@ -74,8 +85,8 @@ export class FakeLiveTables implements Surface<LiveTables> {
     return Promise.resolve();
   }
 
-  /** Whether this instance holds the table in memory. */
+  /** Whether this instance holds a table of this name (of any project) in memory. */
   holds(name: string): boolean {
-    return this.tables.has(name);
+    return [...this.tables.values()].some((t) => t.name === name);
   }
 }

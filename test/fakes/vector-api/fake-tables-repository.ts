@@ -1,9 +1,10 @@
 import type { PrismaTx } from '@app/platform';
 import type { Metadata } from '../../../apps/vector-api/src/engine/filter';
-import type { IndexKind } from '../../../apps/vector-api/src/engine/types';
+import type { IndexKind, Metric } from '../../../apps/vector-api/src/engine/types';
 import type {
   Change,
   NewRow,
+  NewTable,
   NextChange,
   RowLabel,
   StoredRow,
@@ -15,9 +16,11 @@ import type { Snapshottable } from './fake-transaction-runner';
 
 interface TableRecord {
   readonly id: string;
+  readonly projectId: string;
   readonly name: string;
   readonly dimension: number;
   readonly indexKind: IndexKind;
+  readonly metric: Metric;
   seq: bigint;
   nextLabel: number;
   /** Labels of deleted rows, handed out again (smallest first). */
@@ -64,8 +67,9 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     };
   }
 
-  private byName(name: string): TableRecord | undefined {
-    return [...this.state.tables.values()].find((t) => t.name === name);
+  /** The project's table of this name (any project's when `projectId` is not given: test helpers). */
+  private byName(name: string, projectId?: string): TableRecord | undefined {
+    return [...this.state.tables.values()].find((t) => t.name === name && (projectId === undefined || t.projectId === projectId));
   }
 
   private rowsOf(tableId: string): Map<string, RowRecord> {
@@ -75,21 +79,28 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
   }
 
   private static head(t: TableRecord): TableHead {
-    return { id: t.id, name: t.name, dimension: t.dimension, indexKind: t.indexKind, seq: t.seq, createdAt: t.createdAt };
+    return {
+      id: t.id,
+      projectId: t.projectId,
+      name: t.name,
+      dimension: t.dimension,
+      indexKind: t.indexKind,
+      metric: t.metric,
+      seq: t.seq,
+      createdAt: t.createdAt,
+    };
   }
 
   private static stored(r: RowRecord): StoredRow {
     return { id: r.id, label: r.label, embedding: Float32Array.from(r.embedding), metadata: r.metadata };
   }
 
-  createTable(tx: PrismaTx, name: string, dimension: number, indexKind: IndexKind): Promise<TableHead | null> {
+  createTable(tx: PrismaTx, spec: NewTable): Promise<TableHead | null> {
     this.assertOpen(tx);
-    if (this.byName(name)) return Promise.resolve(null);
+    if (this.byName(spec.name, spec.projectId)) return Promise.resolve(null);
     const table: TableRecord = {
       id: `table-${++this.ids}`,
-      name,
-      dimension,
-      indexKind,
+      ...spec,
       seq: 0n,
       nextLabel: 0,
       free: [],
@@ -99,28 +110,34 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve(FakeTablesRepository.head(table));
   }
 
-  listTables(): Promise<TableHead[]> {
-    const heads = [...this.state.tables.values()].map((t) => FakeTablesRepository.head(t));
+  listTables(projectId?: string): Promise<TableHead[]> {
+    const heads = [...this.state.tables.values()]
+      .filter((t) => projectId === undefined || t.projectId === projectId)
+      .map((t) => FakeTablesRepository.head(t));
     return Promise.resolve(heads.sort((a, b) => (a.name < b.name ? -1 : 1)));
   }
 
-  findTable(name: string): Promise<TableHead | null> {
-    const t = this.byName(name);
+  findTable(projectId: string, name: string): Promise<TableHead | null> {
+    const t = this.byName(name, projectId);
     return Promise.resolve(t ? FakeTablesRepository.head(t) : null);
   }
 
-  deleteTable(tx: PrismaTx, name: string): Promise<boolean> {
-    this.assertOpen(tx);
-    return Promise.resolve(this.remove(name));
+  currentSeq(tableId: string): Promise<bigint | null> {
+    return Promise.resolve(this.state.tables.get(tableId)?.seq ?? null);
   }
 
-  private remove(name: string): boolean {
-    const t = this.byName(name);
-    if (!t) return false;
+  deleteTable(tx: PrismaTx, projectId: string, name: string): Promise<string | null> {
+    this.assertOpen(tx);
+    return Promise.resolve(this.remove(name, projectId));
+  }
+
+  private remove(name: string, projectId?: string): string | null {
+    const t = this.byName(name, projectId);
+    if (!t) return null;
     this.state.tables.delete(t.id);
     this.state.rows.delete(t.id);
     this.state.changes.delete(t.id);
-    return true;
+    return t.id;
   }
 
   rowCounts(tableIds: readonly string[]): Promise<Map<string, number>> {
@@ -147,15 +164,48 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve((this.state.changes.get(tableId) ?? []).filter((c) => c.seq > seq).slice(0, limit));
   }
 
-  nextChange(tx: PrismaTx, tableId: string, newLabels: number): Promise<NextChange | null> {
+  async nextChange(tx: PrismaTx, tableId: string, newLabels: number): Promise<NextChange | null> {
     this.assertOpen(tx);
     const t = this.state.tables.get(tableId);
-    if (!t) return Promise.resolve(null);
+    if (!t) return null;
     t.seq += 1n;
+    return { seq: t.seq, labels: await this.takeLabels(tx, tableId, newLabels) };
+  }
+
+  takeLabels(tx: PrismaTx, tableId: string, newLabels: number): Promise<number[]> {
+    this.assertOpen(tx);
+    const t = this.state.tables.get(tableId);
+    if (!t) throw new Error(`foreign key: no table ${tableId}`);
     t.free.sort((a, b) => a - b);
     const labels = t.free.splice(0, newLabels);
     while (labels.length < newLabels) labels.push(t.nextLabel++);
-    return Promise.resolve({ seq: t.seq, labels });
+    return Promise.resolve(labels);
+  }
+
+  rowsByIds(tableId: string, ids: readonly string[]): Promise<StoredRow[]> {
+    const rows = this.rowsOf(tableId);
+    return Promise.resolve(ids.flatMap((id) => rows.get(id) ?? []).map((r) => FakeTablesRepository.stored(r)));
+  }
+
+  rowsForUpdate(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<StoredRow[]> {
+    this.assertOpen(tx);
+    return this.rowsByIds(tableId, ids);
+  }
+
+  idsPage(tableId: string, after: string | undefined, prefix: string | undefined, limit: number): Promise<string[]> {
+    const ids = [...this.rowsOf(tableId).keys()]
+      .filter((id) => (after === undefined || id > after) && (prefix === undefined || id.startsWith(prefix)))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return Promise.resolve(ids.slice(0, limit));
+  }
+
+  deleteRowsByLabels(tx: PrismaTx, tableId: string, labels: readonly number[]): Promise<RowLabel[]> {
+    this.assertOpen(tx);
+    const wanted = new Set(labels);
+    const rows = this.rowsOf(tableId);
+    const deleted = [...rows.values()].filter((r) => wanted.has(r.label)).map((r) => ({ id: r.id, label: r.label }));
+    for (const r of deleted) rows.delete(r.id);
+    return Promise.resolve(deleted);
   }
 
   freeLabels(tx: PrismaTx, tableId: string, labels: readonly number[]): Promise<void> {

@@ -2,6 +2,10 @@
 export const INDEX_KINDS = ['flat', 'ivf', 'hnsw'] as const;
 export type IndexKind = (typeof INDEX_KINDS)[number];
 
+/** How a table scores similarity (platform contract, "Vector API, more"); set at creation. */
+export const METRICS = ['cosine', 'dot', 'euclidean'] as const;
+export type Metric = (typeof METRICS)[number];
+
 /** One search result inside the engine: a row's uint32 label and its cosine similarity. */
 export interface Hit {
   readonly label: number;

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { VectorConfig } from '../config';
-import type { IndexKind } from '../engine/types';
+import type { IndexKind, Metric } from '../engine/types';
 import { type CollectionRow, VectorCollection } from '../engine/vector-collection';
 import { type SnapshotMark, TableSnapshots } from './table-snapshots';
 import { ownsTable } from './partition';
@@ -19,9 +19,11 @@ export class Mutex {
 /** A table as this instance holds it in memory. */
 export interface LiveTable {
   readonly id: string;
+  readonly projectId: string;
   readonly name: string;
   readonly dimension: number;
   readonly indexKind: IndexKind;
+  readonly metric: Metric;
   readonly createdAt: Date;
   readonly collection: VectorCollection;
   /** Every change up to this seq is applied here (later ones may be too: replay is idempotent). */
@@ -35,6 +37,13 @@ export interface LiveTable {
 }
 
 const LOAD_PAGE = 2000;
+
+/** Tables are held by project and name (two projects may each have a table `articles`). */
+export function tableKey(projectId: string, name: string): string {
+  return `${projectId}/${name}`;
+}
+
+const keyOf = (t: { readonly projectId: string; readonly name: string }): string => tableKey(t.projectId, t.name);
 
 function toCollectionRows(rows: readonly StoredRow[]): CollectionRow[] {
   return rows.map((r) => ({ id: r.id, label: r.label, embedding: r.embedding, metadata: r.metadata }));
@@ -117,7 +126,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
   private async snapshotDue(): Promise<void> {
     for (const live of this.all()) {
       if (this.stopped) return;
-      if (this.tables.get(live.name) !== live) continue;
+      if (this.tables.get(keyOf(live)) !== live) continue;
       const { collection } = live;
       const changed = collection.changes;
       if (changed === 0) continue;
@@ -142,7 +151,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
         live.snapshot = await this.snapshots.write(live, collection, seq);
       } catch (err) {
         collection.changes += changed;
-        if (this.tables.get(live.name) === live) throw err;
+        if (this.tables.get(keyOf(live)) === live) throw err;
       }
     }
   }
@@ -160,17 +169,37 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
     this.timer.unref();
   }
 
-  all(): LiveTable[] {
-    return [...this.tables.values()].sort((a, b) => a.name.localeCompare(b.name));
+  /** The tables held, of one project or of all; by name. */
+  all(projectId?: string): LiveTable[] {
+    return [...this.tables.values()]
+      .filter((t) => projectId === undefined || t.projectId === projectId)
+      .sort((a, b) => a.name.localeCompare(b.name) || a.projectId.localeCompare(b.projectId));
   }
 
-  /** The table by name; loads it when another instance created it since our last sync. */
-  async resolve(name: string): Promise<LiveTable | undefined> {
-    const live = this.tables.get(name);
+  /** The project's table by name; loads it when another instance created it since our last sync. */
+  async resolve(projectId: string, name: string): Promise<LiveTable | undefined> {
+    const live = this.tables.get(tableKey(projectId, name));
     if (live) return live;
     if (!ownsTable(this.config.partition, name)) return undefined; // VECTOR_PARTITION: another group holds it
-    const head = await this.repo.findTable(name);
+    const head = await this.repo.findTable(projectId, name);
     return head ? this.load(head) : undefined;
+  }
+
+  /**
+   * Brings the table up to every change committed so far (by any instance): reads that must
+   * see the others' writes (an exact count, a delete by filter under the table's lock).
+   * False when the table is gone.
+   */
+  async catchUpNow(table: LiveTable): Promise<boolean> {
+    const seq = await this.repo.currentSeq(table.id);
+    if (seq === null) return false;
+    if (seq > table.appliedSeq && !(await this.catchUp(table, seq))) {
+      this.logger.warn({ table: table.name }, 'change log has a gap (pruned); reloading the table');
+      const head = await this.repo.findTable(table.projectId, table.name);
+      if (!head || head.id !== table.id) return false;
+      await this.load(head);
+    }
+    return true;
   }
 
   /** Registers a table this instance has just created (empty). */
@@ -178,11 +207,12 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
     return this.register(head, this.newCollection(head), head.seq);
   }
 
-  /** Forgets a table; with `id`, only that incarnation (not a same-named newer one). */
-  dropped(name: string, id?: string): void {
-    const live = this.tables.get(name);
+  /** Forgets a project's table; with `id`, only that incarnation (not a same-named newer one). */
+  dropped(projectId: string, name: string, id?: string): void {
+    const key = tableKey(projectId, name);
+    const live = this.tables.get(key);
     if (!live || (id !== undefined && live.id !== id)) return;
-    this.tables.delete(name);
+    this.tables.delete(key);
     live.collection.close();
     void this.snapshots.forget(live.id);
   }
@@ -205,6 +235,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
 
   private newCollection(head: TableHead, deferIndex = false): VectorCollection {
     return new VectorCollection(head.dimension, head.indexKind, {
+      metric: head.metric,
       deferIndex,
       onError: (err) => this.logger.error({ err, table: head.name }, 'background index build failed'),
     });
@@ -215,18 +246,20 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
       snapshot,
       since: performance.now(),
       id: head.id,
+      projectId: head.projectId,
       name: head.name,
       dimension: head.dimension,
       indexKind: head.indexKind,
+      metric: head.metric,
       createdAt: head.createdAt,
       collection,
       appliedSeq,
       mutex: new Mutex(),
       registeredEpoch: this.epoch,
     };
-    const previous = this.tables.get(head.name);
+    const previous = this.tables.get(keyOf(head));
     if (previous && previous !== live) previous.collection.close();
-    this.tables.set(head.name, live);
+    this.tables.set(keyOf(head), live);
     return live;
   }
 
@@ -293,12 +326,12 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
   private async sync(): Promise<void> {
     const epoch = ++this.epoch;
     const heads = await this.repo.listTables();
-    const names = new Set<string>();
+    const keys = new Set<string>();
     for (const head of heads) {
       if (this.stopped) return;
       if (!ownsTable(this.config.partition, head.name)) continue; // VECTOR_PARTITION: another group holds it
-      names.add(head.name);
-      const live = this.tables.get(head.name);
+      keys.add(keyOf(head));
+      const live = this.tables.get(keyOf(head));
       if (!live || live.id !== head.id) await this.load(head);
       else if (head.seq > live.appliedSeq && !(await this.catchUp(live, head.seq))) {
         this.logger.warn({ table: head.name }, 'change log has a gap (pruned); reloading the table');
@@ -307,7 +340,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
     }
     for (const live of this.tables.values()) {
       // Tables registered during this round (created here meanwhile) are not judged by it.
-      if (!names.has(live.name) && live.registeredEpoch < epoch) this.dropped(live.name);
+      if (!keys.has(keyOf(live)) && live.registeredEpoch < epoch) this.dropped(live.projectId, live.name);
     }
   }
 }

@@ -1,19 +1,46 @@
 import { PlatformValidationPipe } from '@app/platform';
-import { Injectable, type PipeTransform } from '@nestjs/common';
+import { Injectable, type PipeTransform, type Type } from '@nestjs/common';
 import { checkFilterLimits } from '../engine/filter-limits';
 import { VectorError } from '../errors';
 import { MAX_DIMENSION } from './dto/table.dto';
-import { QueryDto } from './dto/vectors.dto';
+import { MAX_QUERIES_PER_BATCH, QueryDto } from './dto/vectors.dto';
 import { isPlainObject, refuseExtraKeys } from './raw-body';
 
-const QUERY_FIELDS: ReadonlySet<string> = new Set(['vector', 'n', 'filter', 'index']);
+const QUERY_FIELDS: ReadonlySet<string> = new Set([
+  'vector',
+  'n',
+  'filter',
+  'index',
+  'queries',
+  'include_values',
+  'include_metadata',
+]);
+const BATCH_ITEM_FIELDS: ReadonlySet<string> = new Set(['vector', 'n', 'filter']);
+
+/** 400 filter_too_complex before anything walks a filter over its size limits. */
+function checkFilter(filter: unknown, path: string): void {
+  if (filter === undefined) return;
+  const tooLarge = checkFilterLimits(filter, path);
+  if (tooLarge) throw new VectorError('filter_too_complex', tooLarge.message, { param: tooLarge.path });
+}
+
+/** No table has more than MAX_DIMENSION dimensions: a longer vector is refused before it is validated. */
+function checkVectorLength(vector: unknown, path: string): void {
+  if (Array.isArray(vector) && vector.length > MAX_DIMENSION) {
+    throw new VectorError(
+      'dimension_mismatch',
+      `${path} has ${vector.length} values; no table has more than ${MAX_DIMENSION} dimensions.`,
+      { param: path },
+    );
+  }
+}
 
 /**
- * Validates a query body like the platform's pipe, after checks in time linear in what
- * they admit, so no part of the body can make validation itself slow: the filter's size
- * limits (MAX_FILTER, 400 `filter_too_complex`), the number of top-level keys, and the
- * length of `vector` (no table has more than MAX_DIMENSION dimensions). Used with
- * `@RawBody`, since the global pipe would run first on `@Body`.
+ * Validates a query body (one query or a batch) like the platform's pipe, after checks in
+ * time linear in what they admit, so no part of the body can make validation itself slow:
+ * each filter's size limits (MAX_FILTER, 400 `filter_too_complex`), the number of keys, the
+ * number of queries and the length of each vector. Used with `@RawBody`, since the global
+ * pipe would run first on `@Body`.
  */
 @Injectable()
 export class QueryBodyPipe implements PipeTransform<unknown, Promise<QueryDto>> {
@@ -22,18 +49,46 @@ export class QueryBodyPipe implements PipeTransform<unknown, Promise<QueryDto>> 
   async transform(value: unknown): Promise<QueryDto> {
     if (isPlainObject(value)) {
       refuseExtraKeys(value, QUERY_FIELDS);
-      if (value.filter !== undefined) {
-        const tooLarge = checkFilterLimits(value.filter);
-        if (tooLarge) throw new VectorError('filter_too_complex', tooLarge.message, { param: tooLarge.path });
-      }
-      if (Array.isArray(value.vector) && value.vector.length > MAX_DIMENSION) {
-        throw new VectorError(
-          'dimension_mismatch',
-          `vector has ${value.vector.length} values; no table has more than ${MAX_DIMENSION} dimensions.`,
-          { param: 'vector' },
-        );
+      checkFilter(value.filter, 'filter');
+      checkVectorLength(value.vector, 'vector');
+      // The pipe's own size check comes after it has walked the array: refuse a huge batch first.
+      if (Array.isArray(value.queries) && value.queries.length <= MAX_QUERIES_PER_BATCH) {
+        value.queries.forEach((q: unknown, i: number) => {
+          if (!isPlainObject(q)) return;
+          refuseExtraKeys(q, BATCH_ITEM_FIELDS, `queries[${i}]`);
+          checkFilter(q.filter, `queries[${i}].filter`);
+          checkVectorLength(q.vector, `queries[${i}].vector`);
+        });
+      } else if (Array.isArray(value.queries)) {
+        throw new VectorError('parameter_invalid', `queries must contain no more than ${MAX_QUERIES_PER_BATCH} elements.`, {
+          param: 'queries',
+        });
       }
     }
     return (await this.inner.transform(value, { type: 'body', metatype: QueryDto, data: undefined })) as QueryDto;
+  }
+}
+
+/**
+ * A flat body with an optional `filter` (delete by filter, count): refuses unknown keys and
+ * a filter over its size limits before the platform's pipe validates the rest.
+ */
+export class FilterBodyPipe<T extends object> implements PipeTransform<unknown, Promise<T>> {
+  private readonly inner = new PlatformValidationPipe();
+  private readonly fields: ReadonlySet<string>;
+
+  constructor(
+    private readonly metatype: Type<T>,
+    fields: ReadonlyArray<keyof T & string>,
+  ) {
+    this.fields = new Set(fields);
+  }
+
+  async transform(value: unknown): Promise<T> {
+    if (isPlainObject(value)) {
+      refuseExtraKeys(value, this.fields);
+      checkFilter(value.filter, 'filter');
+    }
+    return (await this.inner.transform(value, { type: 'body', metatype: this.metatype, data: undefined })) as T;
   }
 }

@@ -6,6 +6,8 @@ import { partitionOf } from './partition';
 
 // Of two partitions, 'docs_2024-v1' is partition 1's and 'articles' partition 2's
 // (partition.spec.ts has them from NGINX's own code); checked here so a change there shows.
+/** The calling project. */
+const P = { projectId: 'proj_test' };
 const MINE = 'docs_2024-v1';
 const THEIRS = 'articles';
 
@@ -24,29 +26,30 @@ describe('TablesService with VECTOR_PARTITION=1/2', () => {
   });
 
   it("creates another partition's table without holding it: the answer shows it not loaded, with its partition", async () => {
-    const dto = await f.service.create({ name: THEIRS, dimension: 3 });
+    const dto = await f.service.create(P, { name: THEIRS, dimension: 3 });
     expect(dto).toEqual({
       name: THEIRS,
       dimension: 3,
       index: 'flat',
+      metric: 'cosine',
       rows: 0,
       index_status: { state: 'not_loaded', details: { partition: 2 } },
       created_at: '2026-01-02T03:04:05.000Z',
     });
     expect(f.repo.table(THEIRS)).toBeDefined();
     expect(f.live.holds(THEIRS)).toBe(false);
-    await f.service.create({ name: MINE, dimension: 2 });
+    await f.service.create(P, { name: MINE, dimension: 2 });
     expect(f.live.holds(MINE)).toBe(true);
   });
 
   it("answers 421 table_not_in_partition on every route of another partition's table, existing or not", async () => {
-    await f.service.create({ name: THEIRS, dimension: 3 });
+    await f.service.create(P, { name: THEIRS, dimension: 3 });
     for (const name of [THEIRS, 'a']) {
       const calls = [
-        () => f.service.get(name),
-        () => f.service.insert(name, { rows: [{ id: 'x', embedding: [1, 2, 3] }] }),
-        () => f.service.query(name, { vector: [1, 2, 3], n: 1 }),
-        () => f.service.deleteVectors(name, { ids: ['x'] }),
+        () => f.service.get(P, name),
+        () => f.service.insert(P, name, { rows: [{ id: 'x', embedding: [1, 2, 3] }] }),
+        () => f.service.query(P, name, { vector: [1, 2, 3], n: 1 }),
+        () => f.service.deleteVectors(P, name, { ids: ['x'] }),
       ];
       for (const call of calls) {
         expect(await rejection(call())).toMatchObject({
@@ -61,16 +64,16 @@ describe('TablesService with VECTOR_PARTITION=1/2', () => {
   });
 
   it('serves its own tables; a missing one of its own is 404', async () => {
-    await f.service.create({ name: MINE, dimension: 2 });
-    expect(await f.service.insert(MINE, { rows: [{ id: 'x', embedding: [1, 0] }] })).toEqual({ inserted: 1 });
-    expect((await f.service.query(MINE, { vector: [1, 0], n: 1 })).results.map((h) => h.id)).toEqual(['x']);
-    expect(await rejection(f.service.get('ab'))).toMatchObject({ code: 'resource_missing', status: 404 });
+    await f.service.create(P, { name: MINE, dimension: 2 });
+    expect(await f.service.insert(P, MINE, { rows: [{ id: 'x', embedding: [1, 0] }] })).toEqual({ inserted: 1 });
+    expect((await f.service.query(P, MINE, { vector: [1, 0], n: 1 })).results.map((h) => h.id)).toEqual(['x']);
+    expect(await rejection(f.service.get(P, 'ab'))).toMatchObject({ code: 'resource_missing', status: 404 });
   });
 
   it("lists every table by name, another partition's with its rows counted in the database", async () => {
-    await f.service.create({ name: THEIRS, dimension: 2 });
-    await f.service.create({ name: MINE, dimension: 2 });
-    await f.service.insert(MINE, { rows: [{ id: 'x', embedding: [1, 0] }] });
+    await f.service.create(P, { name: THEIRS, dimension: 2 });
+    await f.service.create(P, { name: MINE, dimension: 2 });
+    await f.service.insert(P, MINE, { rows: [{ id: 'x', embedding: [1, 0] }] });
     const theirs = f.repo.table(THEIRS);
     if (!theirs) throw new Error('not created');
     await f.transactions.run(async (tx) => {
@@ -89,7 +92,7 @@ describe('TablesService with VECTOR_PARTITION=1/2', () => {
         change.labels,
       );
     });
-    const { data } = await f.service.list();
+    const { data } = await f.service.list(P);
     expect(data.map((t) => [t.name, t.rows, t.index_status.state])).toEqual([
       [THEIRS, 3, 'not_loaded'],
       [MINE, 1, 'ready'],
@@ -98,9 +101,9 @@ describe('TablesService with VECTOR_PARTITION=1/2', () => {
   });
 
   it("deletes another partition's table", async () => {
-    await f.service.create({ name: THEIRS, dimension: 2 });
-    expect(await f.service.drop(THEIRS)).toEqual({ name: THEIRS, deleted: true });
+    await f.service.create(P, { name: THEIRS, dimension: 2 });
+    expect(await f.service.drop(P, THEIRS)).toEqual({ name: THEIRS, deleted: true });
     expect(f.repo.table(THEIRS)).toBeUndefined();
-    expect((await f.service.list()).data).toEqual([]);
+    expect((await f.service.list(P)).data).toEqual([]);
   });
 });

@@ -53,14 +53,14 @@ export class TablePartition {
   }
 
   /**
-   * Every table, by name. Unpartitioned: the tables in memory (all of them). Partitioned: the
+   * Every table of the project, by name. Unpartitioned: the tables in memory (all of them). Partitioned: the
    * tables of PostgreSQL; those this instance does not hold (another partition's, or one of
    * its own created elsewhere and not yet loaded) with their rows counted in PostgreSQL.
    */
-  async list(): Promise<TableDto[]> {
-    const held = this.live.all();
+  async list(projectId: string): Promise<TableDto[]> {
+    const held = this.live.all(projectId);
     if (!this.partition) return held.map(toTableDto);
-    const heads = await this.repo.listTables();
+    const heads = await this.repo.listTables(projectId);
     const byName = new Map(held.map((t) => [t.name, t]));
     const counts = await this.repo.rowCounts(heads.filter((h) => byName.get(h.name)?.id !== h.id).map((h) => h.id));
     return heads

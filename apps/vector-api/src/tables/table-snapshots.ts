@@ -23,10 +23,14 @@ export interface SnapshotMark {
 }
 
 /** What a table snapshot must match to be loaded: the index options that shape it. */
-export function snapshotShape(head: Pick<TableHead, 'dimension' | 'indexKind'>): SnapshotShape {
+export function snapshotShape(head: Pick<TableHead, 'dimension' | 'indexKind' | 'metric'>): SnapshotShape {
   const { m, efConstruction, seed } = DEFAULT_HNSW_OPTIONS;
+  // The metric decides what the stored vectors and structure are (normalised or raw, the
+  // graph's space): a snapshot of another metric must not load.
   const fingerprint =
-    head.indexKind === 'hnsw' ? `hnsw/cosine/m=${m}/efc=${efConstruction}/seed=${seed}` : `${head.indexKind}/cosine`;
+    head.indexKind === 'hnsw'
+      ? `hnsw/${head.metric}/m=${m}/efc=${efConstruction}/seed=${seed}`
+      : `${head.indexKind}/${head.metric}`;
   return { dimension: head.dimension, indexKind: head.indexKind, fingerprint };
 }
 
@@ -89,7 +93,7 @@ export class TableSnapshots {
 
   /** Writes a snapshot of the table as of (at least) `seq`, then keeps only the newest few. */
   async write(
-    head: Pick<TableHead, 'id' | 'name' | 'dimension' | 'indexKind'>,
+    head: Pick<TableHead, 'id' | 'name' | 'dimension' | 'indexKind' | 'metric'>,
     collection: VectorCollection,
     seq: bigint,
   ): Promise<SnapshotMark> {

@@ -1,11 +1,13 @@
-import { Authenticated } from '@app/auth';
+import { Authenticated, CurrentPrincipal } from '@app/auth';
 import { ApiErrors } from '@app/platform';
 import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { VectorTokenPrincipal } from '../tokens/vector-token.principal';
 import { CreateTableDto, TableDeletedDto, TableDto, TableListDto } from './dto/table.dto';
 import { KnownFieldsPipe, RawBody } from './raw-body';
 import { TablesService } from './tables.service';
 
+/** The caller's project's tables; another project's are 404 like missing ones. */
 @ApiTags('tables')
 @Authenticated('vector_token')
 @Controller('v1/tables')
@@ -16,35 +18,38 @@ export class TablesController {
   @ApiOperation({ summary: 'Create a table' })
   @ApiBody({ type: CreateTableDto })
   @ApiCreatedResponse({ type: TableDto })
-  @ApiErrors({ code: 'resource_already_exists', when: 'a table with this name exists' })
-  create(@RawBody(new KnownFieldsPipe(CreateTableDto, ['name', 'dimension', 'index'])) dto: CreateTableDto): Promise<TableDto> {
-    return this.tables.create(dto);
+  @ApiErrors({ code: 'resource_already_exists', when: 'the project has a table with this name' })
+  create(
+    @CurrentPrincipal() caller: VectorTokenPrincipal,
+    @RawBody(new KnownFieldsPipe(CreateTableDto, ['name', 'dimension', 'index', 'metric'])) dto: CreateTableDto,
+  ): Promise<TableDto> {
+    return this.tables.create(caller, dto);
   }
 
   @Get()
-  @ApiOperation({ summary: 'List tables' })
+  @ApiOperation({ summary: "List the project's tables" })
   @ApiOkResponse({ type: TableListDto })
-  list(): Promise<TableListDto> {
-    return this.tables.list();
+  list(@CurrentPrincipal() caller: VectorTokenPrincipal): Promise<TableListDto> {
+    return this.tables.list(caller);
   }
 
   @Get(':table')
   @ApiOperation({ summary: 'A table with its row count and index status' })
   @ApiOkResponse({ type: TableDto })
   @ApiErrors(
-    { code: 'resource_missing', when: 'no such table' },
+    { code: 'resource_missing', when: 'no such table in the project' },
     { code: 'table_not_in_partition', when: 'VECTOR_PARTITION: another partition holds the table' },
   )
-  get(@Param('table') table: string): Promise<TableDto> {
-    return this.tables.get(table);
+  get(@CurrentPrincipal() caller: VectorTokenPrincipal, @Param('table') table: string): Promise<TableDto> {
+    return this.tables.get(caller, table);
   }
 
   @Delete(':table')
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete a table and all its vectors' })
   @ApiOkResponse({ type: TableDeletedDto })
-  @ApiErrors({ code: 'resource_missing', when: 'no such table' })
-  drop(@Param('table') table: string): Promise<TableDeletedDto> {
-    return this.tables.drop(table);
+  @ApiErrors({ code: 'resource_missing', when: 'no such table in the project' })
+  drop(@CurrentPrincipal() caller: VectorTokenPrincipal, @Param('table') table: string): Promise<TableDeletedDto> {
+    return this.tables.drop(caller, table);
   }
 }

@@ -1,14 +1,17 @@
 import { PrismaService, type PrismaTx } from '@app/platform';
 import { Injectable } from '@nestjs/common';
 import type { Metadata } from '../engine/filter';
-import type { IndexKind } from '../engine/types';
+import type { IndexKind, Metric } from '../engine/types';
 import { decodeEmbedding, encodeEmbedding } from './embedding-codec';
 
 export interface TableHead {
   readonly id: string;
+  /** The project (tenant) that owns the table; names are unique within a project. */
+  readonly projectId: string;
   readonly name: string;
   readonly dimension: number;
   readonly indexKind: IndexKind;
+  readonly metric: Metric;
   readonly seq: bigint;
   readonly createdAt: Date;
 }
@@ -18,6 +21,14 @@ export interface StoredRow {
   readonly label: number;
   readonly embedding: Float32Array;
   readonly metadata: Metadata | undefined;
+}
+
+export interface NewTable {
+  readonly projectId: string;
+  readonly name: string;
+  readonly dimension: number;
+  readonly indexKind: IndexKind;
+  readonly metric: Metric;
 }
 
 export interface NewRow {
@@ -57,46 +68,58 @@ export class TablesRepository {
 
   private head(row: {
     id: string;
+    projectId: string;
     name: string;
     dimension: number;
     indexKind: IndexKind;
+    metric: Metric;
     seq: bigint;
     createdAt: Date;
   }): TableHead {
     return {
       id: row.id,
+      projectId: row.projectId,
       name: row.name,
       dimension: row.dimension,
       indexKind: row.indexKind,
+      metric: row.metric,
       seq: row.seq,
       createdAt: row.createdAt,
     };
   }
 
-  /** null when the name is taken. */
-  async createTable(tx: PrismaTx, name: string, dimension: number, indexKind: IndexKind): Promise<TableHead | null> {
-    const rows = await tx.vectorTable.createManyAndReturn({
-      data: [{ name, dimension, indexKind }],
-      skipDuplicates: true,
-    });
+  /** null when the project already has a table of this name. */
+  async createTable(tx: PrismaTx, table: NewTable): Promise<TableHead | null> {
+    const rows = await tx.vectorTable.createManyAndReturn({ data: [table], skipDuplicates: true });
     const row = rows[0];
     return row ? this.head(row) : null;
   }
 
-  async listTables(): Promise<TableHead[]> {
-    const rows = await this.prisma.vectorTable.findMany({ orderBy: { name: 'asc' } });
+  /** Every table of every project (the sync loop), or of one project; by name. */
+  async listTables(projectId?: string): Promise<TableHead[]> {
+    const rows = await this.prisma.vectorTable.findMany({
+      where: projectId === undefined ? {} : { projectId },
+      orderBy: [{ name: 'asc' }, { projectId: 'asc' }],
+    });
     return rows.map((r) => this.head(r));
   }
 
-  async findTable(name: string): Promise<TableHead | null> {
-    const row = await this.prisma.vectorTable.findUnique({ where: { name } });
+  async findTable(projectId: string, name: string): Promise<TableHead | null> {
+    const row = await this.prisma.vectorTable.findUnique({ where: { projectId_name: { projectId, name } } });
     return row ? this.head(row) : null;
   }
 
-  /** Deletes the table with its rows and change log; false when it did not exist. */
-  async deleteTable(tx: PrismaTx, name: string): Promise<boolean> {
-    const { count } = await tx.vectorTable.deleteMany({ where: { name } });
-    return count > 0;
+  /** The table's change seq as committed now (null: the table is gone). */
+  async currentSeq(tableId: string): Promise<bigint | null> {
+    const row = await this.prisma.vectorTable.findUnique({ where: { id: tableId }, select: { seq: true } });
+    return row ? row.seq : null;
+  }
+
+  /** Deletes the project's table with its rows and change log; its id, or null when it did not exist. */
+  async deleteTable(tx: PrismaTx, projectId: string, name: string): Promise<string | null> {
+    const rows = await tx.$queryRaw<Array<{ id: string }>>`
+      DELETE FROM vector_tables WHERE project_id = ${projectId} AND name = ${name} RETURNING id::text AS id`;
+    return rows[0]?.id ?? null;
   }
 
   /**
@@ -158,7 +181,15 @@ export class TablesRepository {
     });
     const table = locked[0];
     if (!table) return null;
-    if (newLabels === 0) return { seq: table.seq, labels: [] };
+    return { seq: table.seq, labels: await this.takeLabels(tx, tableId, newLabels) };
+  }
+
+  /**
+   * `newLabels` labels for new rows, after nextChange locked the table: labels freed by
+   * deletes first (smallest first), fresh ones after.
+   */
+  async takeLabels(tx: PrismaTx, tableId: string, newLabels: number): Promise<number[]> {
+    if (newLabels === 0) return [];
     const reused = await tx.$queryRaw<Array<{ label: number }>>`
       DELETE FROM vector_free_labels
       WHERE table_id = ${tableId}::uuid
@@ -174,7 +205,7 @@ export class TablesRepository {
       });
       for (let l = grown.nextLabel - fresh; l < grown.nextLabel; l++) labels.push(l);
     }
-    return { seq: table.seq, labels };
+    return labels;
   }
 
   /** Labels of deleted rows, for later inserts of the table (in the delete's transaction). */
@@ -205,6 +236,43 @@ export class TablesRepository {
         ...(r.metadata === undefined ? {} : { metadata: r.metadata }),
       })),
     });
+  }
+
+  /** Rows by id as committed, with their embeddings as stored (fetch, `include_values`). */
+  async rowsByIds(tableId: string, ids: readonly string[]): Promise<StoredRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.prisma.vectorRow.findMany({ where: { tableId, id: { in: [...ids] } } });
+    return rows.map((r) => storedRow(r));
+  }
+
+  /** The rows with these ids as they are inside the transaction (an update reads what it overwrites). */
+  async rowsForUpdate(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<StoredRow[]> {
+    const rows = await tx.vectorRow.findMany({ where: { tableId, id: { in: [...ids] } } });
+    return rows.map((r) => storedRow(r));
+  }
+
+  /**
+   * One page of ids in byte order (the column is COLLATE "C"), after `after`, starting with
+   * `prefix`: keyset pagination on the primary key, so a page never repeats or skips an id
+   * that exists throughout the listing, whatever is written meanwhile.
+   */
+  async idsPage(tableId: string, after: string | undefined, prefix: string | undefined, limit: number): Promise<string[]> {
+    const rows = await this.prisma.$queryRaw<Array<{ id: string }>>`
+      SELECT id FROM vector_rows
+      WHERE table_id = ${tableId}::uuid
+        AND (${after ?? null}::text IS NULL OR id > ${after ?? ''}::text)
+        AND (${prefix ?? null}::text IS NULL OR (id >= ${prefix ?? ''}::text AND starts_with(id, ${prefix ?? ''}::text)))
+      ORDER BY id
+      LIMIT ${limit}`;
+    return rows.map((r) => r.id);
+  }
+
+  /** Deletes the rows at these labels; the rows it deleted (a delete by filter reports them). */
+  async deleteRowsByLabels(tx: PrismaTx, tableId: string, labels: readonly number[]): Promise<RowLabel[]> {
+    if (labels.length === 0) return [];
+    return tx.$queryRaw<RowLabel[]>`
+      DELETE FROM vector_rows WHERE table_id = ${tableId}::uuid AND label = ANY(${[...labels]}::int[])
+      RETURNING id, label`;
   }
 
   async deleteRows(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<void> {

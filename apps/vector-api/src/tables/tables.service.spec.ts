@@ -5,6 +5,8 @@ import { VECTOR_ERRORS, VectorError } from '../errors';
 import type { CreateTableDto } from './dto/table.dto';
 import type { InsertVectorsDto, QueryDto, VectorRowDto } from './dto/vectors.dto';
 
+/** The calling project. */
+const P = { projectId: 'proj_test' };
 const rows = (...list: Array<Partial<VectorRowDto> & { id: string; embedding: unknown[] }>): InsertVectorsDto => ({ rows: list });
 const query = (dto: Partial<QueryDto> & { vector: unknown[] }): QueryDto => ({ n: 10, ...dto });
 const table = (name: string, dimension = 3, index?: CreateTableDto['index']): CreateTableDto =>
@@ -33,11 +35,12 @@ describe('TablesService', () => {
 
   describe('create', () => {
     it('stores the table in a transaction and holds it in memory; the index defaults to flat', async () => {
-      const dto = await f.service.create(table('docs', 3));
+      const dto = await f.service.create(P, table('docs', 3));
       expect(dto).toEqual({
         name: 'docs',
         dimension: 3,
         index: 'flat',
+        metric: 'cosine',
         rows: 0,
         index_status: { state: 'ready', details: expect.objectContaining({ rows: 0 }) as unknown },
         created_at: '2026-01-02T03:04:05.000Z',
@@ -51,19 +54,19 @@ describe('TablesService', () => {
       ['ivf', { state: 'exact', details: { rows: 0, applied_seq: 0 } }], // below ivf's size threshold: exact answers
       ['hnsw', { state: 'ready', details: expect.objectContaining({ m: 16, ef_search: 100, points: 0 }) as unknown }],
     ] as const)('keeps the requested index kind (%s) and shows its status', async (index, status) => {
-      const dto = await f.service.create(table('t', 8, index));
+      const dto = await f.service.create(P, table('t', 8, index));
       expect(dto.index).toBe(index);
       expect(dto.index_status).toEqual(status);
       expect(f.repo.table('t')?.indexKind).toBe(index);
     });
 
     it('refuses a taken name with 409 resource_already_exists and keeps the existing table', async () => {
-      await f.service.create(table('docs', 3));
-      const err = await failure(f.service.create(table('docs', 5, 'hnsw')));
+      await f.service.create(P, table('docs', 3));
+      const err = await failure(f.service.create(P, table('docs', 5, 'hnsw')));
       expect(err).toBeInstanceOf(VectorError);
       expect(err).toMatchObject({ code: 'resource_already_exists', param: 'name', status: 409 });
       expect(err.message).toContain("'docs'");
-      expect((await f.service.get('docs')).dimension).toBe(3);
+      expect((await f.service.get(P, 'docs')).dimension).toBe(3);
       expect(f.repo.table('docs')).toMatchObject({ dimension: 3, indexKind: 'flat' });
     });
   });
@@ -71,11 +74,11 @@ describe('TablesService', () => {
   describe('get, list and drop', () => {
     it('answers 404 resource_missing (param table) for an unknown table on every operation', async () => {
       const calls: Array<() => Promise<unknown>> = [
-        () => f.service.get('nope'),
-        () => f.service.drop('nope'),
-        () => f.service.insert('nope', rows({ id: 'a', embedding: [1, 2, 3] })),
-        () => f.service.query('nope', query({ vector: [1, 2, 3] })),
-        () => f.service.deleteVectors('nope', { ids: ['a'] }),
+        () => f.service.get(P, 'nope'),
+        () => f.service.drop(P, 'nope'),
+        () => f.service.insert(P, 'nope', rows({ id: 'a', embedding: [1, 2, 3] })),
+        () => f.service.query(P, 'nope', query({ vector: [1, 2, 3] })),
+        () => f.service.deleteVectors(P, 'nope', { ids: ['a'] }),
       ];
       for (const call of calls) {
         expect(await failure(call())).toMatchObject({ code: 'resource_missing', param: 'table', status: 404 });
@@ -83,10 +86,10 @@ describe('TablesService', () => {
     });
 
     it('lists tables by name with their row counts', async () => {
-      await f.service.create(table('zeta', 2));
-      await f.service.create(table('alpha', 3));
-      await f.service.insert('zeta', rows({ id: 'a', embedding: [1, 0] }, { id: 'b', embedding: [0, 1] }));
-      const { data } = await f.service.list();
+      await f.service.create(P, table('zeta', 2));
+      await f.service.create(P, table('alpha', 3));
+      await f.service.insert(P, 'zeta', rows({ id: 'a', embedding: [1, 0] }, { id: 'b', embedding: [0, 1] }));
+      const { data } = await f.service.list(P);
       expect(data.map((t) => [t.name, t.rows])).toEqual([
         ['alpha', 0],
         ['zeta', 2],
@@ -94,22 +97,22 @@ describe('TablesService', () => {
     });
 
     it('drops a table with its rows in a transaction; the name can be reused', async () => {
-      await f.service.create(table('docs', 3));
-      await f.service.insert('docs', rows({ id: 'a', embedding: [1, 2, 3] }));
-      expect(await f.service.drop('docs')).toEqual({ name: 'docs', deleted: true });
+      await f.service.create(P, table('docs', 3));
+      await f.service.insert(P, 'docs', rows({ id: 'a', embedding: [1, 2, 3] }));
+      expect(await f.service.drop(P, 'docs')).toEqual({ name: 'docs', deleted: true });
       expect(f.repo.table('docs')).toBeUndefined();
       expect(f.repo.rowIds('docs')).toEqual([]);
       expect(f.live.holds('docs')).toBe(false);
-      expect(await failure(f.service.get('docs'))).toMatchObject({ code: 'resource_missing' });
-      expect(await failure(f.service.drop('docs'))).toMatchObject({ code: 'resource_missing', param: 'table' });
-      expect((await f.service.create(table('docs', 7))).rows).toBe(0);
+      expect(await failure(f.service.get(P, 'docs'))).toMatchObject({ code: 'resource_missing' });
+      expect(await failure(f.service.drop(P, 'docs'))).toMatchObject({ code: 'resource_missing', param: 'table' });
+      expect((await f.service.create(P, table('docs', 7))).rows).toBe(0);
     });
 
     it('runs writes in transactions long enough for 1000-row batches and large drops', async () => {
-      await f.service.create(table('docs', 3));
-      await f.service.insert('docs', rows({ id: 'a', embedding: [1, 2, 3] }));
-      await f.service.deleteVectors('docs', { ids: ['a'] });
-      await f.service.drop('docs');
+      await f.service.create(P, table('docs', 3));
+      await f.service.insert(P, 'docs', rows({ id: 'a', embedding: [1, 2, 3] }));
+      await f.service.deleteVectors(P, 'docs', { ids: ['a'] });
+      await f.service.drop(P, 'docs');
       expect(f.transactions.options).toHaveLength(4);
       for (const options of f.transactions.options) expect(options).toMatchObject({ timeoutMs: 60_000, maxWaitMs: 10_000 });
     });
@@ -117,11 +120,11 @@ describe('TablesService', () => {
 
   describe('insert', () => {
     beforeEach(async () => {
-      await f.service.create(table('docs', 3));
+      await f.service.create(P, table('docs', 3));
     });
 
     it('stores the batch, records one change, then applies it in memory with the same labels', async () => {
-      const res = await f.service.insert(
+      const res = await f.service.insert(P, 
         'docs',
         rows({ id: 'a', embedding: [1, 0, 0], metadata: { genre: 'jazz' } }, { id: 'b', embedding: [0, 1, 0] }),
       );
@@ -139,9 +142,9 @@ describe('TablesService', () => {
           ],
         },
       ]);
-      expect((await f.service.get('docs')).rows).toBe(2);
+      expect((await f.service.get(P, 'docs')).rows).toBe(2);
 
-      await f.service.insert('docs', rows({ id: 'c', embedding: [0, 0, 1] }));
+      await f.service.insert(P, 'docs', rows({ id: 'c', embedding: [0, 0, 1] }));
       expect(f.repo.changeLog('docs').at(-1)).toEqual({ seq: 2n, op: 'insert', labels: [2] });
     });
 
@@ -159,7 +162,7 @@ describe('TablesService', () => {
       ['an empty embedding', [[], [1, 2, 3]], 'rows[0].embedding', ['r0']],
     ])('400 dimension_mismatch for %s, naming every offending id; nothing stored', async (_name, embeddings, param, ids) => {
       const err = await failure(
-        f.service.insert('docs', { rows: embeddings.map((embedding, i) => ({ id: `r${i}`, embedding })) }),
+        f.service.insert(P, 'docs', { rows: embeddings.map((embedding, i) => ({ id: `r${i}`, embedding })) }),
       );
       expect(err).toBeInstanceOf(VectorError);
       expect(err).toMatchObject({ code: 'dimension_mismatch', param, details: { ids }, status: 400 });
@@ -177,7 +180,7 @@ describe('TablesService', () => {
       ['a nested array', [1]],
     ])('400 parameter_invalid for an embedding holding %s, naming every offending id', async (_name, bad) => {
       const err = await failure(
-        f.service.insert(
+        f.service.insert(P, 
           'docs',
           rows(
             { id: 'ok', embedding: [1, 2, 3] },
@@ -192,13 +195,13 @@ describe('TablesService', () => {
     });
 
     it('checks numbers before dimensions: a short embedding with NaN is reported as not finite', async () => {
-      const err = await failure(f.service.insert('docs', rows({ id: 'x', embedding: [Number.NaN] })));
+      const err = await failure(f.service.insert(P, 'docs', rows({ id: 'x', embedding: [Number.NaN] })));
       expect(err).toMatchObject({ code: 'parameter_invalid', param: 'rows[0].embedding' });
     });
 
     it('400 parameter_invalid for metadata that is not strings, numbers, booleans or arrays of those', async () => {
       const err = await failure(
-        f.service.insert(
+        f.service.insert(P, 
           'docs',
           rows(
             { id: 'ok', embedding: [1, 2, 3], metadata: { a: 1 } },
@@ -212,7 +215,7 @@ describe('TablesService', () => {
 
     it('400 parameter_invalid for an id repeated within the batch, at its second occurrence', async () => {
       const err = await failure(
-        f.service.insert(
+        f.service.insert(P, 
           'docs',
           rows({ id: 'a', embedding: [1, 2, 3] }, { id: 'b', embedding: [1, 2, 3] }, { id: 'a', embedding: [3, 2, 1] }),
         ),
@@ -222,11 +225,11 @@ describe('TablesService', () => {
     });
 
     it('409 for ids already in the table, naming them; the whole batch and its seq are rolled back', async () => {
-      await f.service.insert('docs', rows({ id: 'a', embedding: [1, 0, 0] }, { id: 'c', embedding: [0, 0, 1] }));
+      await f.service.insert(P, 'docs', rows({ id: 'a', embedding: [1, 0, 0] }, { id: 'c', embedding: [0, 0, 1] }));
       const before = { seq: f.repo.table('docs')?.seq, log: [...f.repo.changeLog('docs')], applied: f.live.applied.length };
 
       const err = await failure(
-        f.service.insert(
+        f.service.insert(P, 
           'docs',
           rows({ id: 'new', embedding: [1, 1, 0] }, { id: 'a', embedding: [1, 1, 0] }, { id: 'c', embedding: [1, 1, 0] }),
         ),
@@ -237,16 +240,16 @@ describe('TablesService', () => {
       expect(f.repo.changeLog('docs')).toEqual(before.log);
       expect(f.transactions.rollbacks).toHaveLength(1);
       expect(f.live.applied).toHaveLength(before.applied);
-      expect((await f.service.get('docs')).rows).toBe(2);
+      expect((await f.service.get(P, 'docs')).rows).toBe(2);
 
       // The labels the failed batch took were given back with the seq.
-      await f.service.insert('docs', rows({ id: 'new', embedding: [1, 1, 0] }));
+      await f.service.insert(P, 'docs', rows({ id: 'new', embedding: [1, 1, 0] }));
       expect(f.repo.changeLog('docs').at(-1)).toEqual({ seq: 2n, op: 'insert', labels: [2] });
     });
 
     it('caps the ids named in an error at 100 and summarises the message after 10', async () => {
       const many = Array.from({ length: 150 }, (_, i) => ({ id: `id${i}`, embedding: [1, 2] }));
-      const err = await failure(f.service.insert('docs', { rows: many }));
+      const err = await failure(f.service.insert(P, 'docs', { rows: many }));
       expect(err.code).toBe('dimension_mismatch');
       expect(err.details.ids).toEqual(many.slice(0, 100).map((r) => r.id));
       expect(err.message).toContain("'id9' and 140 more");
@@ -255,7 +258,7 @@ describe('TablesService', () => {
 
     it('404 when another instance dropped the table meanwhile; this instance forgets it', async () => {
       f.repo.dropElsewhere('docs');
-      const err = await failure(f.service.insert('docs', rows({ id: 'a', embedding: [1, 2, 3] })));
+      const err = await failure(f.service.insert(P, 'docs', rows({ id: 'a', embedding: [1, 2, 3] })));
       expect(err).toMatchObject({ code: 'resource_missing', param: 'table' });
       expect(f.live.holds('docs')).toBe(false);
       expect(f.live.applied).toEqual([]);
@@ -264,8 +267,8 @@ describe('TablesService', () => {
 
   describe('query', () => {
     beforeEach(async () => {
-      await f.service.create(table('docs', 3));
-      await f.service.insert(
+      await f.service.create(P, table('docs', 3));
+      await f.service.insert(P, 
         'docs',
         rows(
           { id: 'x', embedding: [1, 0, 0], metadata: { genre: 'jazz', year: 1959 } },
@@ -277,7 +280,7 @@ describe('TablesService', () => {
     });
 
     it('returns the n most similar rows, best first, with metadata, scores clamped to [0, 1] and integer latency', async () => {
-      const res = await f.service.query('docs', query({ vector: [2, 0, 0], n: 3 }));
+      const res = await f.service.query(P, 'docs', query({ vector: [2, 0, 0], n: 3 }));
       expect(res.results.map((r) => r.id)).toEqual(['x', 'near-x', 'y']);
       expect(res.results[0]).toEqual({
         id: 'x',
@@ -288,20 +291,20 @@ describe('TablesService', () => {
       expect(Number.isInteger(res.latency_ms)).toBe(true);
       expect(res.latency_ms).toBeGreaterThanOrEqual(0);
 
-      const all = await f.service.query('docs', query({ vector: [2, 0, 0], n: 1000 }));
+      const all = await f.service.query(P, 'docs', query({ vector: [2, 0, 0], n: 1000 }));
       expect(all.results.map((r) => r.id)).toEqual(['x', 'near-x', 'y', 'minus-x']);
       expect(all.results[3]).toEqual({ id: 'minus-x', score: 0, metadata: {} });
     });
 
     it('applies a filter: only matching rows, still best first', async () => {
-      const res = await f.service.query('docs', query({ vector: [1, 0, 0], filter: { genre: 'jazz' } }));
+      const res = await f.service.query(P, 'docs', query({ vector: [1, 0, 0], filter: { genre: 'jazz' } }));
       expect(res.results.map((r) => r.id)).toEqual(['x', 'y']);
-      const ranged = await f.service.query('docs', query({ vector: [1, 0, 0], filter: { year: { $gt: 1959 } } }));
+      const ranged = await f.service.query(P, 'docs', query({ vector: [1, 0, 0], filter: { year: { $gt: 1959 } } }));
       expect(ranged.results.map((r) => r.id)).toEqual(['near-x', 'y']);
     });
 
     it.each(['flat', 'ivf', 'hnsw'] as const)('answers exactly with a per-query index override (%s)', async (index) => {
-      const res = await f.service.query('docs', query({ vector: [0, 1, 0], n: 2, index }));
+      const res = await f.service.query(P, 'docs', query({ vector: [0, 1, 0], n: 2, index }));
       expect(res.results.map((r) => r.id)).toEqual(['y', 'near-x']);
     });
 
@@ -312,7 +315,7 @@ describe('TablesService', () => {
       ['an $in that is not an array', { genre: { $in: 'jazz' } }, 'filter.genre.$in'],
       ['an empty condition', { genre: {} }, 'filter.genre'],
     ])('400 parameter_invalid for %s in the filter, naming it', async (_name, filter, param) => {
-      expect(await failure(f.service.query('docs', query({ vector: [1, 0, 0], filter })))).toMatchObject({
+      expect(await failure(f.service.query(P, 'docs', query({ vector: [1, 0, 0], filter })))).toMatchObject({
         code: 'parameter_invalid',
         param,
         status: 400,
@@ -328,7 +331,7 @@ describe('TablesService', () => {
       ],
       ['a value longer than allowed', { genre: 'x'.repeat(1025) }, 'filter.genre'],
     ])('400 filter_too_complex for %s, naming where', async (_name, filter, param) => {
-      expect(await failure(f.service.query('docs', query({ vector: [1, 0, 0], filter })))).toMatchObject({
+      expect(await failure(f.service.query(P, 'docs', query({ vector: [1, 0, 0], filter })))).toMatchObject({
         code: 'filter_too_complex',
         param,
         status: 400,
@@ -337,7 +340,7 @@ describe('TablesService', () => {
 
     it('400 parameter_invalid for a vector with non-finite numbers', async () => {
       for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, '1', null]) {
-        expect(await failure(f.service.query('docs', query({ vector: [1, bad, 0] })))).toMatchObject({
+        expect(await failure(f.service.query(P, 'docs', query({ vector: [1, bad, 0] })))).toMatchObject({
           code: 'parameter_invalid',
           param: 'vector',
         });
@@ -345,7 +348,7 @@ describe('TablesService', () => {
     });
 
     it('400 dimension_mismatch for a vector of another length', async () => {
-      const err = await failure(f.service.query('docs', query({ vector: [1, 0] })));
+      const err = await failure(f.service.query(P, 'docs', query({ vector: [1, 0] })));
       expect(err).toBeInstanceOf(VectorError);
       expect(err).toMatchObject({ code: 'dimension_mismatch', param: 'vector', status: 400 });
       expect(err.message).toContain('vector has 2 values');
@@ -354,40 +357,40 @@ describe('TablesService', () => {
 
   describe('deleteVectors', () => {
     beforeEach(async () => {
-      await f.service.create(table('docs', 3));
+      await f.service.create(P, table('docs', 3));
       const rand = mulberry32(5);
       const embedding = (): number[] => [rand(), rand(), rand()];
-      await f.service.insert(
+      await f.service.insert(P, 
         'docs',
         rows({ id: 'a', embedding: embedding() }, { id: 'b', embedding: embedding() }, { id: 'c', embedding: embedding() }),
       );
     });
 
     it('deletes the ids that exist in one change and reports the others as not_found (each id once)', async () => {
-      const res = await f.service.deleteVectors('docs', { ids: ['b', 'zz', 'b', 'a', 'yy'] });
+      const res = await f.service.deleteVectors(P, 'docs', { ids: ['b', 'zz', 'b', 'a', 'yy'] });
       expect(res).toEqual({ deleted: 2, not_found: ['zz', 'yy'] });
       expect(f.repo.rowIds('docs')).toEqual(['c']);
       expect(f.repo.changeLog('docs').at(-1)).toEqual({ seq: 2n, op: 'delete', labels: [1, 0] });
       expect(f.live.applied.at(-1)).toEqual({ op: 'delete', table: 'docs', seq: 2n, labels: [1, 0] });
-      const left = await f.service.query('docs', query({ vector: [1, 1, 1] }));
+      const left = await f.service.query(P, 'docs', query({ vector: [1, 1, 1] }));
       expect(left.results.map((r) => r.id)).toEqual(['c']);
     });
 
     it('reports every id as not found when none exist, and gives the seq back (no gap in the change log)', async () => {
-      const res = await f.service.deleteVectors('docs', { ids: ['x', 'y'] });
+      const res = await f.service.deleteVectors(P, 'docs', { ids: ['x', 'y'] });
       expect(res).toEqual({ deleted: 0, not_found: ['x', 'y'] });
       expect(f.repo.table('docs')?.seq).toBe(1n);
       expect(f.repo.changeLog('docs')).toHaveLength(1);
       expect(f.transactions.rollbacks).toHaveLength(1);
       expect(f.live.applied).toHaveLength(1);
 
-      await f.service.deleteVectors('docs', { ids: ['a'] });
+      await f.service.deleteVectors(P, 'docs', { ids: ['a'] });
       expect(f.repo.changeLog('docs').map((c) => c.seq)).toEqual([1n, 2n]);
     });
 
     it('404 when another instance dropped the table meanwhile; this instance forgets it', async () => {
       f.repo.dropElsewhere('docs');
-      expect(await failure(f.service.deleteVectors('docs', { ids: ['a'] }))).toMatchObject({ code: 'resource_missing' });
+      expect(await failure(f.service.deleteVectors(P, 'docs', { ids: ['a'] }))).toMatchObject({ code: 'resource_missing' });
       expect(f.live.holds('docs')).toBe(false);
     });
   });

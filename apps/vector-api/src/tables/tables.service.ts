@@ -1,22 +1,53 @@
 import { NotFoundError, type TransactionOptions, TransactionRunner } from '@app/platform';
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import { type Filter, FilterError, type Metadata, parseFilter, parseMetadata } from '../engine/filter';
-import { FilterLimitError } from '../engine/filter-limits';
+import type { CollectionHit } from '../engine/vector-collection';
 import { type CreateTableDto, type TableDeletedDto, type TableDto, type TableListDto, toTableDto } from './dto/table.dto';
-import {
-  type DeletedDto,
-  type DeleteVectorsDto,
-  type InsertedDto,
-  type InsertVectorsDto,
-  type QueryDto,
-  type QueryResponseDto,
-  toQueryResponse,
+import type {
+  BatchQueryResponseDto,
+  CountedDto,
+  CountVectorsDto,
+  DeletedDto,
+  DeleteVectorsDto,
+  FetchedDto,
+  FetchVectorsDto,
+  IdsPageDto,
+  InsertedDto,
+  InsertVectorsDto,
+  ListIdsQueryDto,
+  QueryDto,
+  QueryResponseDto,
+  QueryResultItemDto,
+  UpdatedVectorDto,
+  UpdateVectorDto,
+  UpsertedDto,
 } from './dto/vectors.dto';
 import { type LiveTable, LiveTables } from './live-tables';
+import { checkRows, checkVector, idsDetail, listIds, mergeMetadata, toFilter } from './row-rules';
 import { TablePartition } from './table-partition';
-import { type NewRow, TablesRepository } from './tables.repository';
+import { type StoredRow, TablesRepository } from './tables.repository';
 import { VectorError } from '../errors';
+
+/** Whose tables a call reaches: the caller's project (a token's, or a console session's). */
+export interface ProjectScope {
+  readonly projectId: string;
+}
+
+/** Cursors of GET …/vectors: the last id of the page, base64url (opaque to callers). */
+function encodeCursor(id: string): string {
+  return Buffer.from(id, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  const id = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (id.length === 0 || encodeCursor(id) !== cursor) {
+    throw new VectorError('parameter_invalid', 'cursor is not a next_cursor this route returned.', { param: 'cursor' });
+  }
+  return id;
+}
+
+/** A stored embedding as JSON numbers (float32 values, exactly as stored). */
+const valuesOf = (row: StoredRow): number[] => Array.from(row.embedding);
 
 /**
  * Writes of a table: a batch of 1000 rows × 4096 dimensions (≈ 16 MB of embeddings) can take
@@ -42,27 +73,6 @@ async function unlessNothingToCommit<T>(transaction: Promise<T>): Promise<T | un
   }
 }
 
-/** Ids named in an error body are capped so a 1000-row batch cannot produce a huge error. */
-const MAX_IDS_IN_ERROR = 100;
-
-function idsDetail(ids: readonly string[]): { ids: string[] } {
-  return { ids: ids.slice(0, MAX_IDS_IN_ERROR) };
-}
-
-function listIds(ids: readonly string[]): string {
-  const shown = ids.slice(0, 10).map((id) => `'${id}'`);
-  return ids.length > 10 ? `${shown.join(', ')} and ${ids.length - 10} more` : shown.join(', ');
-}
-
-/** A plain loop: `.every` with a type-guard callback was ~100× slower on 4M elements. */
-function allFinite(values: readonly unknown[]): values is number[] {
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (typeof v !== 'number' || !Number.isFinite(v)) return false;
-  }
-  return true;
-}
-
 /**
  * The rules of vector tables (vector-search.md + platform contract, "Vector service
  * decisions"): validation, all-or-nothing writes acknowledged after commit, queries.
@@ -76,112 +86,58 @@ export class TablesService {
     private readonly partition: TablePartition,
   ) {}
 
-  private async table(name: string): Promise<LiveTable> {
+  /** The caller's table; another project's table is 404 like a missing one. */
+  private async table(scope: ProjectScope, name: string): Promise<LiveTable> {
     this.partition.check(name);
-    const t = await this.live.resolve(name);
+    const t = await this.live.resolve(scope.projectId, name);
     if (!t) throw new NotFoundError('table', name, 'table');
     return t;
   }
 
   /** The table was deleted (by another instance) after we resolved it: forget it, answer 404. */
   private gone(t: LiveTable): NotFoundError {
-    this.live.dropped(t.name, t.id);
+    this.live.dropped(t.projectId, t.name, t.id);
     return new NotFoundError('table', t.name, 'table');
   }
 
-  async create(dto: CreateTableDto): Promise<TableDto> {
+  async create(scope: ProjectScope, dto: CreateTableDto): Promise<TableDto> {
     const head = await this.transactions.run(
-      (tx) => this.repo.createTable(tx, dto.name, dto.dimension, dto.index ?? 'flat'),
+      (tx) =>
+        this.repo.createTable(tx, {
+          projectId: scope.projectId,
+          name: dto.name,
+          dimension: dto.dimension,
+          indexKind: dto.index ?? 'flat',
+          metric: dto.metric ?? 'cosine',
+        }),
       WRITE_TX,
     );
     if (!head) throw new VectorError('resource_already_exists', `A table named '${dto.name}' already exists.`, { param: 'name' });
     return this.partition.created(head);
   }
 
-  async list(): Promise<TableListDto> {
-    return { data: await this.partition.list() };
+  async list(scope: ProjectScope): Promise<TableListDto> {
+    return { data: await this.partition.list(scope.projectId) };
   }
 
-  async get(name: string): Promise<TableDto> {
-    return toTableDto(await this.table(name));
+  async get(scope: ProjectScope, name: string): Promise<TableDto> {
+    return toTableDto(await this.table(scope, name));
   }
 
-  async drop(name: string): Promise<TableDeletedDto> {
-    const deleted = await this.transactions.run((tx) => this.repo.deleteTable(tx, name), WRITE_TX);
-    if (!deleted) throw new NotFoundError('table', name, 'table');
-    this.live.dropped(name);
+  async drop(scope: ProjectScope, name: string): Promise<TableDeletedDto> {
+    const deleted = await this.transactions.run((tx) => this.repo.deleteTable(tx, scope.projectId, name), WRITE_TX);
+    if (deleted === null) throw new NotFoundError('table', name, 'table');
+    this.live.dropped(scope.projectId, name);
     return { name, deleted: true };
-  }
-
-  /** Validates the whole batch first; any bad row rejects it, naming every offending id. */
-  private checkRows(t: LiveTable, dto: InsertVectorsDto): NewRow[] {
-    const rows = dto.rows;
-    const malformed: string[] = [];
-    let firstMalformed: number | undefined;
-    const metadata: Array<Metadata | undefined> = [];
-    let metadataError: FilterError | undefined;
-    rows.forEach((r, i) => {
-      if (!allFinite(r.embedding)) {
-        malformed.push(r.id);
-        firstMalformed ??= i;
-      }
-      try {
-        metadata.push(r.metadata === undefined ? undefined : parseMetadata(r.metadata, `rows[${i}].metadata`));
-      } catch (err) {
-        if (!(err instanceof FilterError)) throw err;
-        metadataError ??= err;
-        malformed.push(r.id);
-        metadata.push(undefined);
-      }
-    });
-    if (firstMalformed !== undefined) {
-      throw new VectorError(
-        'parameter_invalid',
-        `Embeddings must contain only finite numbers; offending ids: ${listIds(malformed)}.`,
-        { param: `rows[${firstMalformed}].embedding`, details: idsDetail(malformed) },
-      );
-    }
-    if (metadataError) {
-      throw new VectorError('parameter_invalid', `${metadataError.message}; offending ids: ${listIds(malformed)}.`, {
-        param: metadataError.path,
-        details: idsDetail(malformed),
-      });
-    }
-    const wrongDim = rows.map((r, i) => [r, i] as const).filter(([r]) => r.embedding.length !== t.dimension);
-    if (wrongDim.length > 0) {
-      const ids = wrongDim.map(([r]) => r.id);
-      throw new VectorError(
-        'dimension_mismatch',
-        `Table '${t.name}' has dimension ${t.dimension}; embeddings of other lengths: ${listIds(ids)}.`,
-        { param: `rows[${wrongDim[0]?.[1]}].embedding`, details: idsDetail(ids) },
-      );
-    }
-    const seen = new Map<string, number>();
-    const dupes: string[] = [];
-    let firstDupe: number | undefined;
-    rows.forEach((r, i) => {
-      if (seen.has(r.id)) {
-        if (!dupes.includes(r.id)) dupes.push(r.id);
-        firstDupe ??= i;
-      }
-      seen.set(r.id, i);
-    });
-    if (firstDupe !== undefined) {
-      throw new VectorError('parameter_invalid', `Ids appear more than once in the batch: ${listIds(dupes)}.`, {
-        param: `rows[${firstDupe}].id`,
-        details: idsDetail(dupes),
-      });
-    }
-    return rows.map((r, i) => ({ id: r.id, embedding: r.embedding as number[], metadata: metadata[i] }));
   }
 
   /**
    * All or nothing, acknowledged after commit. Taking the change seq first locks the table's
    * row, so concurrent writers of one table serialise and see each other's ids.
    */
-  async insert(name: string, dto: InsertVectorsDto): Promise<InsertedDto> {
-    const t = await this.table(name);
-    const rows = this.checkRows(t, dto);
+  async insert(scope: ProjectScope, name: string, dto: InsertVectorsDto): Promise<InsertedDto> {
+    const t = await this.table(scope, name);
+    const rows = checkRows(t, dto);
     const change = await this.transactions.run(async (tx) => {
       const change = await this.repo.nextChange(tx, t.id, rows.length);
       if (!change) return null;
@@ -209,51 +165,205 @@ export class TablesService {
     return { inserted: rows.length };
   }
 
-  async query(name: string, dto: QueryDto): Promise<QueryResponseDto> {
-    const t = await this.table(name);
-    if (!allFinite(dto.vector)) {
-      throw new VectorError('parameter_invalid', 'vector must contain only finite numbers.', { param: 'vector' });
-    }
-    if (dto.vector.length !== t.dimension) {
-      throw new VectorError(
-        'dimension_mismatch',
-        `vector has ${dto.vector.length} values; table '${t.name}' has dimension ${t.dimension}.`,
-        { param: 'vector' },
+  /**
+   * Insert or overwrite, all or nothing, in one change: rows whose id exists keep their label
+   * and get the new embedding and metadata (the change log's "insert" of a label that is
+   * alive replaces it everywhere, replicas and snapshots alike); new ids get labels.
+   */
+  async upsert(scope: ProjectScope, name: string, dto: InsertVectorsDto): Promise<UpsertedDto> {
+    const t = await this.table(scope, name);
+    const rows = checkRows(t, dto);
+    const written = await this.transactions.run(async (tx) => {
+      const change = await this.repo.nextChange(tx, t.id, 0);
+      if (!change) return null;
+      const existing = await this.repo.rowLabels(
+        tx,
+        t.id,
+        rows.map((r) => r.id),
       );
-    }
-    let filter: Filter | undefined;
-    if (dto.filter !== undefined) {
-      try {
-        filter = parseFilter(dto.filter);
-      } catch (err) {
-        if (err instanceof FilterLimitError) throw new VectorError('filter_too_complex', err.message, { param: err.path });
-        if (err instanceof FilterError) throw new VectorError('parameter_invalid', err.message, { param: err.path });
-        throw err;
-      }
-    }
-    const started = performance.now();
-    // Sliced: a costly query (a large table, a broad filter) lets other requests run between its slices.
-    const { hits } = await t.collection.querySliced(dto.vector, dto.n, filter, dto.index ?? t.indexKind);
-    return toQueryResponse(hits, Math.round(performance.now() - started));
+      const labelOf = new Map(existing.map((r) => [r.id, r.label]));
+      const fresh = await this.repo.takeLabels(tx, t.id, rows.length - labelOf.size);
+      let next = 0;
+      const labels = rows.map((r) => labelOf.get(r.id) ?? (fresh[next++] as number));
+      if (labelOf.size > 0) await this.repo.deleteRows(tx, t.id, [...labelOf.keys()]);
+      await this.repo.createRows(tx, t.id, rows, labels);
+      await this.repo.recordChange(tx, t.id, change.seq, 'insert', labels);
+      return { seq: change.seq, labels, updated: labelOf.size };
+    }, WRITE_TX);
+    if (!written) throw this.gone(t);
+    await this.live.applyInsert(
+      t,
+      written.seq,
+      rows.map((r, i) => ({ id: r.id, label: written.labels[i], embedding: r.embedding, metadata: r.metadata })),
+    );
+    return { upserted: rows.length, inserted: rows.length - written.updated, updated: written.updated };
   }
 
-  /** Deletes the rows with these ids that exist (one change); unknown ids are reported, not an error. */
-  async deleteVectors(name: string, dto: DeleteVectorsDto): Promise<DeletedDto> {
-    const t = await this.table(name);
+  /** Rows by id as committed (PostgreSQL is the source of truth), in the order asked. */
+  async fetch(scope: ProjectScope, name: string, dto: FetchVectorsDto): Promise<FetchedDto> {
+    const t = await this.table(scope, name);
     const ids = [...new Set(dto.ids)];
+    const found = new Map((await this.repo.rowsByIds(t.id, ids)).map((r) => [r.id, r]));
+    const rows = ids.flatMap((id) => {
+      const row = found.get(id);
+      if (!row) return [];
+      return [{ id, metadata: row.metadata ?? {}, ...(dto.include_values ? { embedding: valuesOf(row) } : {}) }];
+    });
+    return { rows, not_found: ids.filter((id) => !found.has(id)) };
+  }
+
+  /** Merges metadata and/or replaces the embedding of one row, keeping its label (one change). */
+  async update(scope: ProjectScope, name: string, id: string, dto: UpdateVectorDto): Promise<UpdatedVectorDto> {
+    const t = await this.table(scope, name);
+    if (dto.metadata === undefined && dto.embedding === undefined) {
+      throw new VectorError('parameter_missing', 'Missing required parameter: send metadata, embedding or both.', {
+        param: 'metadata',
+      });
+    }
+    const embedding = dto.embedding === undefined ? undefined : checkVector(t, dto.embedding, 'embedding');
+    const updated = await this.transactions.run(async (tx) => {
+      const change = await this.repo.nextChange(tx, t.id, 0);
+      if (!change) return null;
+      const [row] = await this.repo.rowsForUpdate(tx, t.id, [id]);
+      if (!row) throw new NotFoundError('vector', id, 'id');
+      const metadata = dto.metadata === undefined ? row.metadata : mergeMetadata(row.metadata, dto.metadata);
+      const next = { id, embedding: embedding ?? Array.from(row.embedding), metadata };
+      await this.repo.deleteRows(tx, t.id, [id]);
+      await this.repo.createRows(tx, t.id, [next], [row.label]);
+      await this.repo.recordChange(tx, t.id, change.seq, 'insert', [row.label]);
+      return { seq: change.seq, label: row.label, row: next };
+    }, WRITE_TX);
+    if (!updated) throw this.gone(t);
+    await this.live.applyInsert(t, updated.seq, [{ ...updated.row, label: updated.label }]);
+    return { id, metadata: updated.row.metadata ?? {} };
+  }
+
+  /** A page of ids in byte order; the cursor is the page's last id, so pages never repeat or skip one. */
+  async listIds(scope: ProjectScope, name: string, query: ListIdsQueryDto): Promise<IdsPageDto> {
+    const t = await this.table(scope, name);
+    const limit = query.limit ?? 100;
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const ids = await this.repo.idsPage(t.id, after, query.prefix, limit + 1);
+    const page = ids.slice(0, limit);
+    const last = page[page.length - 1];
+    return { ids: page, next_cursor: ids.length > limit && last !== undefined ? encodeCursor(last) : null };
+  }
+
+  /** Exact: counted in memory after applying every change committed so far (by any instance). */
+  async count(scope: ProjectScope, name: string, dto: CountVectorsDto): Promise<CountedDto> {
+    const t = await this.table(scope, name);
+    const filter = dto.filter === undefined ? undefined : toFilter(dto.filter);
+    if (!(await this.live.catchUpNow(t))) throw this.gone(t);
+    const current = (await this.live.resolve(scope.projectId, name)) ?? t;
+    return { count: filter === undefined ? current.collection.size : current.collection.matchingLabels(filter).length };
+  }
+
+  /** One query: `vector`, `n`, optional `filter`. */
+  async query(scope: ProjectScope, name: string, dto: QueryDto): Promise<QueryResponseDto> {
+    const t = await this.table(scope, name);
+    if (dto.vector === undefined) {
+      throw new VectorError('parameter_missing', 'Missing required parameter: vector (or queries, for a batch).', {
+        param: 'vector',
+      });
+    }
+    if (dto.n === undefined) throw new VectorError('parameter_missing', 'Missing required parameter: n.', { param: 'n' });
+    const { results, latency_ms } = await this.search(t, [{ vector: dto.vector, n: dto.n, filter: dto.filter }], dto, '');
+    return { results: results[0] ?? [], latency_ms };
+  }
+
+  /** A batch (`queries`): every query is checked before any runs, so it answers in full or not at all. */
+  async queryBatch(scope: ProjectScope, name: string, dto: QueryDto): Promise<BatchQueryResponseDto> {
+    const t = await this.table(scope, name);
+    const mixed = dto.vector !== undefined ? 'vector' : dto.n !== undefined ? 'n' : dto.filter !== undefined ? 'filter' : undefined;
+    if (mixed !== undefined) {
+      throw new VectorError('parameter_invalid', `Send either queries (a batch) or ${mixed} (one query), not both.`, {
+        param: mixed,
+      });
+    }
+    return this.search(t, dto.queries ?? [], dto, 'queries');
+  }
+
+  private async search(
+    t: LiveTable,
+    items: ReadonlyArray<{ vector: unknown[]; n: number; filter?: Record<string, unknown> | undefined }>,
+    options: Pick<QueryDto, 'index' | 'include_values' | 'include_metadata'>,
+    path: string,
+  ): Promise<BatchQueryResponseDto> {
+    const at = (i: number, field: string): string => (path === '' ? field : `${path}[${i}].${field}`);
+    const parsed = items.map((q, i) => ({
+      vector: checkVector(t, q.vector, at(i, 'vector')),
+      n: q.n,
+      filter: q.filter === undefined ? undefined : toFilter(q.filter, at(i, 'filter')),
+    }));
+    const started = performance.now();
+    const results: CollectionHit[][] = [];
+    for (const q of parsed) {
+      // Sliced: a costly query (a large table, a broad filter) lets other requests run between its slices.
+      const { hits } = await t.collection.querySliced(q.vector, q.n, q.filter, options.index ?? t.indexKind);
+      results.push(hits);
+    }
+    const latency = Math.round(performance.now() - started);
+    const shaped = await this.shapeResults(t, results, options.include_metadata ?? true, options.include_values ?? false);
+    return { results: shaped, latency_ms: latency };
+  }
+
+  /** Hits as the API shows them: metadata unless excluded, embeddings (as stored) when asked. */
+  private async shapeResults(
+    t: LiveTable,
+    results: readonly CollectionHit[][],
+    withMetadata: boolean,
+    withValues: boolean,
+  ): Promise<QueryResultItemDto[][]> {
+    let values = new Map<string, number[]>();
+    if (withValues) {
+      const ids = [...new Set(results.flatMap((hits) => hits.map((h) => h.id)))];
+      values = new Map((await this.repo.rowsByIds(t.id, ids)).map((r) => [r.id, valuesOf(r)]));
+    }
+    return results.map((hits) =>
+      hits.map((h) => ({
+        id: h.id,
+        score: h.score,
+        ...(withMetadata ? { metadata: h.metadata } : {}),
+        ...(withValues ? { embedding: values.get(h.id) ?? [] } : {}),
+      })),
+    );
+  }
+
+  /** By ids (unknown ones reported, not an error) or by filter (every matching row); one change either way. */
+  async deleteVectors(scope: ProjectScope, name: string, dto: DeleteVectorsDto): Promise<DeletedDto> {
+    const t = await this.table(scope, name);
+    if ((dto.ids === undefined) === (dto.filter === undefined)) {
+      const both = dto.ids !== undefined;
+      throw new VectorError(
+        both ? 'parameter_invalid' : 'parameter_missing',
+        both ? 'Send either ids or filter, not both.' : 'Missing required parameter: ids (or filter).',
+        { param: both ? 'filter' : 'ids' },
+      );
+    }
+    const filter = dto.filter === undefined ? undefined : toFilter(dto.filter);
+    const ids = dto.ids === undefined ? [] : [...new Set(dto.ids)];
     const deleted = await unlessNothingToCommit(
       this.transactions.run(async (tx) => {
         const change = await this.repo.nextChange(tx, t.id, 0);
         if (!change) return null;
-        const rows = await this.repo.rowLabels(tx, t.id, ids);
+        let rows: Array<{ id: string; label: number }>;
+        if (filter !== undefined) {
+          // The table's row is locked: every other write committed before us, none can commit
+          // until we do. Applying them all first makes the filter see exactly what we delete.
+          if (!(await this.live.catchUpNow(t))) return null;
+          const current = (await this.live.resolve(scope.projectId, name)) ?? t;
+          rows = await this.repo.deleteRowsByLabels(tx, t.id, current.collection.matchingLabels(filter));
+        } else {
+          rows = await this.repo.rowLabels(tx, t.id, ids);
+          await this.repo.deleteRows(
+            tx,
+            t.id,
+            rows.map((r) => r.id),
+          );
+        }
         // The seq taken must not stay without its change: other instances would see a gap.
         if (rows.length === 0) throw new NothingToCommit();
         const labels = rows.map((r) => r.label);
-        await this.repo.deleteRows(
-          tx,
-          t.id,
-          rows.map((r) => r.id),
-        );
         await this.repo.freeLabels(tx, t.id, labels);
         await this.repo.recordChange(tx, t.id, change.seq, 'delete', labels);
         return { seq: change.seq, ids: rows.map((r) => r.id), labels };

@@ -1,20 +1,53 @@
-import { Authenticated } from '@app/auth';
+import { Authenticated, CurrentPrincipal } from '@app/auth';
 import { ApiErrors, BodyLimit } from '@app/platform';
-import { Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { VectorConfig } from '../config';
-import { DeletedDto, DeleteVectorsDto, InsertedDto, InsertVectorsDto, QueryDto, QueryResponseDto } from './dto/vectors.dto';
+import type { VectorTokenPrincipal } from '../tokens/vector-token.principal';
+import {
+  BatchQueryResponseDto,
+  CountedDto,
+  CountVectorsDto,
+  DeletedDto,
+  DeleteVectorsDto,
+  FetchedDto,
+  FetchVectorsDto,
+  IdsPageDto,
+  InsertedDto,
+  InsertVectorsDto,
+  ListIdsQueryDto,
+  QueryDto,
+  QueryResponseDto,
+  UpdatedVectorDto,
+  UpdateVectorDto,
+  UpsertedDto,
+} from './dto/vectors.dto';
 import { InsertBodyPipe } from './insert-body.pipe';
-import { QueryBodyPipe } from './query-body.pipe';
+import { FilterBodyPipe, QueryBodyPipe } from './query-body.pipe';
 import { KnownFieldsPipe, RawBody } from './raw-body';
 import { TablesService } from './tables.service';
 
+const ROWS_ERRORS = [
+  { code: 'dimension_mismatch', when: 'embeddings whose length is not the table dimension; error.ids names their rows' },
+  {
+    code: 'parameter_invalid',
+    when: 'non-finite embedding values, invalid metadata or an id twice in the batch; error.ids names the rows',
+  },
+] as const;
+
+const FILTER_ERRORS = [
+  { code: 'filter_too_complex', when: 'a filter over its size limits' },
+  { code: 'parameter_invalid', when: 'a malformed filter' },
+] as const;
+
+/** The rows of one of the caller's project's tables. */
 @ApiTags('vectors')
 @Authenticated('vector_token')
 @ApiErrors(
-  { code: 'resource_missing', when: 'no such table' },
+  { code: 'resource_missing', when: 'no such table in the project' },
   { code: 'table_not_in_partition', when: 'VECTOR_PARTITION: another partition holds the table' },
 )
+@ApiExtraModels(QueryResponseDto, BatchQueryResponseDto)
 @Controller('v1/tables/:table')
 export class VectorsController {
   constructor(private readonly tables: TablesService) {}
@@ -24,41 +57,126 @@ export class VectorsController {
   @ApiOperation({ summary: 'Insert up to 1000 vectors, all or nothing; acknowledged after commit' })
   @ApiBody({ type: InsertVectorsDto })
   @ApiCreatedResponse({ type: InsertedDto })
+  @ApiErrors(...ROWS_ERRORS, { code: 'resource_already_exists', when: 'ids already in the table; error.ids names them' })
+  insert(
+    @CurrentPrincipal() caller: VectorTokenPrincipal,
+    @Param('table') table: string,
+    @RawBody(InsertBodyPipe) dto: InsertVectorsDto,
+  ): Promise<InsertedDto> {
+    return this.tables.insert(caller, table, dto);
+  }
+
+  @Post('upsert')
+  @HttpCode(200)
+  @BodyLimit((config: VectorConfig) => config.VECTOR_INSERT_BODY_LIMIT_BYTES)
+  @ApiOperation({
+    summary: 'Insert up to 1000 vectors or overwrite the embedding and metadata of those whose id exists; all or nothing',
+  })
+  @ApiBody({ type: InsertVectorsDto })
+  @ApiOkResponse({ type: UpsertedDto })
+  @ApiErrors(...ROWS_ERRORS)
+  upsert(
+    @CurrentPrincipal() caller: VectorTokenPrincipal,
+    @Param('table') table: string,
+    @RawBody(InsertBodyPipe) dto: InsertVectorsDto,
+  ): Promise<UpsertedDto> {
+    return this.tables.upsert(caller, table, dto);
+  }
+
+  @Post('fetch')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Rows by id (up to 1000), with their metadata and optionally their embeddings' })
+  @ApiBody({ type: FetchVectorsDto })
+  @ApiOkResponse({ type: FetchedDto })
+  fetch(
+    @CurrentPrincipal() caller: VectorTokenPrincipal,
+    @Param('table') table: string,
+    @RawBody(new KnownFieldsPipe(FetchVectorsDto, ['ids', 'include_values'])) dto: FetchVectorsDto,
+  ): Promise<FetchedDto> {
+    return this.tables.fetch(caller, table, dto);
+  }
+
+  @Patch('vectors/:id')
+  @ApiOperation({ summary: "Merge a row's metadata (null removes a key) and/or replace its embedding" })
+  @ApiBody({ type: UpdateVectorDto })
+  @ApiOkResponse({ type: UpdatedVectorDto })
   @ApiErrors(
-    { code: 'dimension_mismatch', when: 'embeddings whose length is not the table dimension; error.ids names their rows' },
-    {
-      code: 'parameter_invalid',
-      when: 'non-finite embedding values, invalid metadata or an id twice in the batch; error.ids names the rows',
-    },
-    { code: 'resource_already_exists', when: 'ids already in the table; error.ids names them' },
+    { code: 'resource_missing', when: 'no such table in the project, or no row with this id' },
+    { code: 'dimension_mismatch', when: 'an embedding whose length is not the table dimension' },
+    { code: 'parameter_invalid', when: 'non-finite embedding values or invalid metadata' },
+    { code: 'parameter_missing', when: 'neither metadata nor embedding' },
   )
-  insert(@Param('table') table: string, @RawBody(InsertBodyPipe) dto: InsertVectorsDto): Promise<InsertedDto> {
-    return this.tables.insert(table, dto);
+  update(
+    @CurrentPrincipal() caller: VectorTokenPrincipal,
+    @Param('table') table: string,
+    @Param('id') id: string,
+    @RawBody(new KnownFieldsPipe(UpdateVectorDto, ['metadata', 'embedding'])) dto: UpdateVectorDto,
+  ): Promise<UpdatedVectorDto> {
+    return this.tables.update(caller, table, id, dto);
+  }
+
+  @Get('vectors')
+  @ApiOperation({ summary: 'Ids in byte order, a page at a time (stable under concurrent writes)' })
+  @ApiOkResponse({ type: IdsPageDto })
+  @ApiErrors({ code: 'parameter_invalid', when: 'a cursor this route did not return' })
+  listIds(
+    @CurrentPrincipal() caller: VectorTokenPrincipal,
+    @Param('table') table: string,
+    @Query() query: ListIdsQueryDto,
+  ): Promise<IdsPageDto> {
+    return this.tables.listIds(caller, table, query);
+  }
+
+  @Post('count')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'The exact number of rows, or of rows matching a filter' })
+  @ApiBody({ type: CountVectorsDto })
+  @ApiOkResponse({ type: CountedDto })
+  @ApiErrors(...FILTER_ERRORS)
+  count(
+    @CurrentPrincipal() caller: VectorTokenPrincipal,
+    @Param('table') table: string,
+    @RawBody(new FilterBodyPipe(CountVectorsDto, ['filter'])) dto: CountVectorsDto,
+  ): Promise<CountedDto> {
+    return this.tables.count(caller, table, dto);
   }
 
   @Post('query')
   @HttpCode(200)
-  @ApiOperation({ summary: 'The n most similar vectors, best first, optionally filtered by metadata' })
+  @ApiOperation({
+    summary:
+      'The n most similar vectors, best first, optionally filtered by metadata; or a batch of up to 100 such queries (`queries`)',
+  })
   @ApiBody({ type: QueryDto })
-  @ApiOkResponse({ type: QueryResponseDto })
+  @ApiOkResponse({
+    description: '`results` for one query; one list per query for a batch',
+    schema: { oneOf: [{ $ref: getSchemaPath(QueryResponseDto) }, { $ref: getSchemaPath(BatchQueryResponseDto) }] },
+  })
   @ApiErrors(
     { code: 'dimension_mismatch', when: 'a vector whose length is not the table dimension' },
-    { code: 'filter_too_complex', when: 'a filter over its size limits' },
-    { code: 'parameter_invalid', when: 'a malformed filter or non-finite vector values' },
+    ...FILTER_ERRORS,
+    { code: 'parameter_invalid', when: 'a malformed filter, non-finite vector values, or both vector and queries' },
+    { code: 'parameter_missing', when: 'neither vector nor queries, or vector without n' },
   )
-  query(@Param('table') table: string, @RawBody(QueryBodyPipe) dto: QueryDto): Promise<QueryResponseDto> {
-    return this.tables.query(table, dto);
+  query(
+    @CurrentPrincipal() caller: VectorTokenPrincipal,
+    @Param('table') table: string,
+    @RawBody(QueryBodyPipe) dto: QueryDto,
+  ): Promise<QueryResponseDto | BatchQueryResponseDto> {
+    return dto.queries === undefined ? this.tables.query(caller, table, dto) : this.tables.queryBatch(caller, table, dto);
   }
 
   @Delete('vectors')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Delete vectors by id; unknown ids are reported, not an error' })
+  @ApiOperation({ summary: 'Delete vectors by id (unknown ids are reported, not an error) or every vector matching a filter' })
   @ApiBody({ type: DeleteVectorsDto })
   @ApiOkResponse({ type: DeletedDto })
+  @ApiErrors(...FILTER_ERRORS, { code: 'parameter_missing', when: 'neither ids nor filter' })
   deleteVectors(
+    @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('table') table: string,
-    @RawBody(new KnownFieldsPipe(DeleteVectorsDto, ['ids'])) dto: DeleteVectorsDto,
+    @RawBody(new FilterBodyPipe(DeleteVectorsDto, ['ids', 'filter'])) dto: DeleteVectorsDto,
   ): Promise<DeletedDto> {
-    return this.tables.deleteVectors(table, dto);
+    return this.tables.deleteVectors(caller, table, dto);
   }
 }

@@ -3,33 +3,77 @@ import { PrismaService, type PrismaTx } from '@app/platform';
 
 export interface VectorTokenRecord {
   id: string;
+  projectId: string;
   name: string;
+  last4: string | null;
   createdAt: Date;
+  lastUsedAt: Date | null;
   revokedAt: Date | null;
 }
 
-const RECORD = { id: true, name: true, createdAt: true, revokedAt: true } as const;
+export interface NewVectorToken {
+  readonly id: string;
+  readonly projectId: string;
+  readonly name: string;
+  readonly tokenHash: string;
+  readonly last4: string;
+}
 
-/** API tokens; only their SHA-256 is stored. */
+const RECORD = {
+  id: true,
+  projectId: true,
+  name: true,
+  last4: true,
+  createdAt: true,
+  lastUsedAt: true,
+  revokedAt: true,
+} as const;
+
+/** API tokens; only their SHA-256 (and last 4 characters) is stored. Every read names the project. */
 @Injectable()
 export class VectorTokensRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(tx: PrismaTx, id: string, name: string, tokenHash: string): Promise<VectorTokenRecord> {
-    return tx.vectorToken.create({ data: { id, name, tokenHash }, select: RECORD });
+  create(tx: PrismaTx, token: NewVectorToken): Promise<VectorTokenRecord> {
+    return tx.vectorToken.create({ data: token, select: RECORD });
   }
 
-  list(): Promise<VectorTokenRecord[]> {
-    return this.prisma.vectorToken.findMany({ select: RECORD, orderBy: { createdAt: 'desc' } });
+  /** Every token of every project, newest first (the admin list). */
+  listAll(): Promise<VectorTokenRecord[]> {
+    return this.prisma.vectorToken.findMany({ select: RECORD, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
   }
 
-  findActive(tokenHash: string): Promise<{ id: string } | null> {
-    return this.prisma.vectorToken.findFirst({ where: { tokenHash, revokedAt: null }, select: { id: true } });
+  /** The project's tokens that still work, newest first. */
+  listActive(projectId: string): Promise<VectorTokenRecord[]> {
+    return this.prisma.vectorToken.findMany({
+      where: { projectId, revokedAt: null },
+      select: RECORD,
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    });
   }
 
-  /** Revokes the token (once: a second revocation keeps the first time); null when there is no such token. */
-  async revoke(tx: PrismaTx, id: string, at: Date): Promise<VectorTokenRecord | null> {
-    await tx.vectorToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: at } });
-    return tx.vectorToken.findUnique({ where: { id }, select: RECORD });
+  findActive(tokenHash: string): Promise<{ id: string; projectId: string } | null> {
+    return this.prisma.vectorToken.findFirst({
+      where: { tokenHash, revokedAt: null },
+      select: { id: true, projectId: true },
+    });
+  }
+
+  /**
+   * Revokes the token (once: a second revocation keeps the first time); null when there is no
+   * such token (of this project, when `projectId` is given).
+   */
+  async revoke(tx: PrismaTx, id: string, at: Date, projectId?: string): Promise<VectorTokenRecord | null> {
+    const scope = projectId === undefined ? { id } : { id, projectId };
+    await tx.vectorToken.updateMany({ where: { ...scope, revokedAt: null }, data: { revokedAt: at } });
+    return tx.vectorToken.findFirst({ where: scope, select: RECORD });
+  }
+
+  /** Records a use, at most once a minute per token (one UPDATE that finds nothing to do otherwise). */
+  async touch(id: string, at: Date): Promise<void> {
+    await this.prisma.vectorToken.updateMany({
+      where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(at.getTime() - 60_000) } }] },
+      data: { lastUsedAt: at },
+    });
   }
 }

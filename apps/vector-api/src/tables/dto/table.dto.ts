@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { INDEX_KINDS, type IndexKind, type IndexState } from '../../engine/types';
+import { INDEX_KINDS, type IndexKind, type IndexState, METRICS, type Metric } from '../../engine/types';
 import type { LiveTable } from '../live-tables';
 import type { TableHead } from '../tables.repository';
 
@@ -23,6 +23,16 @@ export class CreateTableDto {
   @IsOptional()
   @IsIn(INDEX_KINDS)
   index?: IndexKind;
+
+  @ApiPropertyOptional({
+    enum: METRICS,
+    default: 'cosine',
+    description:
+      'How similarity is scored: `cosine` (score = cosine similarity clamped to [0, 1]), `dot` (score = dot product), `euclidean` (score = 1 / (1 + L2 distance)). Fixed at creation.',
+  })
+  @IsOptional()
+  @IsIn(METRICS)
+  metric?: Metric;
 }
 
 export class IndexStatusDto {
@@ -46,6 +56,7 @@ export class TableDto {
   @ApiProperty() name!: string;
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_DIMENSION }) dimension!: number;
   @ApiProperty({ enum: INDEX_KINDS }) index!: IndexKind;
+  @ApiProperty({ enum: METRICS }) metric!: Metric;
   @ApiProperty({ type: 'integer', description: 'Number of vectors in the table' }) rows!: number;
   @ApiProperty({ type: IndexStatusDto }) index_status!: IndexStatusDto;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
@@ -76,6 +87,7 @@ export function toTableDto(t: LiveTable): TableDto {
     name: t.name,
     dimension: t.dimension,
     index: t.indexKind,
+    metric: t.metric,
     rows: t.collection.size,
     index_status: { state: status.state, details: { ...status.details, ...snapshotDetails(t) } },
     created_at: t.createdAt.toISOString(),
@@ -91,6 +103,7 @@ export function toNotLoadedTableDto(head: TableHead, rows: number, partition: nu
     name: head.name,
     dimension: head.dimension,
     index: head.indexKind,
+    metric: head.metric,
     rows,
     index_status: { state: 'not_loaded', details: { partition } },
     created_at: head.createdAt.toISOString(),

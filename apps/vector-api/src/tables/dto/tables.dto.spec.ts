@@ -52,8 +52,17 @@ describe('QueryDto', () => {
     expect(await rejection(body(QueryDto, { vector: [1], n }))).toMatchObject({ code: 'parameter_invalid', param: 'n' });
   });
 
-  it('requires n and an object filter', async () => {
-    expect(await rejection(body(QueryDto, { vector: [1] }))).toMatchObject({ code: 'parameter_missing', param: 'n' });
+  it('takes an object filter, a whole n, and booleans for include_values and include_metadata', async () => {
+    expect(await rejection(body(QueryDto, { vector: [1], n: 1.5 }))).toMatchObject({ code: 'parameter_invalid', param: 'n' });
+    expect(await rejection(body(QueryDto, { vector: [1], n: 1, include_values: 'yes' }))).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'include_values',
+    });
+    expect(await rejection(body(QueryDto, { queries: [] }))).toMatchObject({ code: 'parameter_invalid', param: 'queries' });
+    expect(await rejection(body(QueryDto, { queries: [{ vector: [1] }] }))).toMatchObject({
+      code: 'parameter_missing',
+      param: 'queries[0].n',
+    });
     expect(await rejection(body(QueryDto, { vector: [1], n: 1, filter: [] }))).toMatchObject({
       code: 'parameter_invalid',
       param: 'filter',
