@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   try {
     await migrate(dbUrl, { dir: join(ROOT, 'prisma', 'migrations') });
     const { rows } = await sql.query<{ id: string; version: string }>(
-      `INSERT INTO vector_tables (id, name, dimension, index_kind) VALUES (gen_random_uuid(), 'bench', 128, 'hnsw')
+      `INSERT INTO vector_tables (id, project_id, name, dimension, index_kind) VALUES (gen_random_uuid(), 'proj_default', 'bench', 128, 'hnsw')
        RETURNING id, version() AS version`,
     );
     const tableId = (rows[0] as { id: string }).id;

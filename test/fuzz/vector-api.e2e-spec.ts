@@ -10,6 +10,7 @@ import { DEEP_ARRAY, defineFuzzSuite, expectError, type Operation } from './supp
 interface VectorFixtures {
   token: string;
   tokenId: string;
+  projectId: string;
   doomedTokenId: string;
   table: string;
   doomedTable: string;
@@ -60,6 +61,7 @@ defineFuzzSuite<VectorFixtures>({
       fixtures: {
         token: String(tok['token']),
         tokenId: String(tok['id']),
+        projectId: String(tok['project_id']),
         doomedTokenId: String(doomed['id']),
         table: 'fz_main',
         doomedTable: 'fz_doomed',
@@ -90,7 +92,10 @@ defineFuzzSuite<VectorFixtures>({
     ],
     otherIds: [fx.doomedTokenId, fx.doomedTable, ...fx.rowIds, 'tok_0000000000000000000000', 'offer_x', 'pay_x'],
     bodyLimit: fx.bodyLimit,
-    routeBodyLimits: { 'POST /v1/tables/{table}/insert': fx.insertBodyLimit },
+    routeBodyLimits: {
+      'POST /v1/tables/{table}/insert': fx.insertBodyLimit,
+      'POST /v1/tables/{table}/upsert': fx.insertBodyLimit,
+    },
   }),
   templates: {
     'GET /admin/v1/info': () => ({}),
@@ -115,6 +120,38 @@ defineFuzzSuite<VectorFixtures>({
       body: () => ({ ids: [`fz-${serial}`, 'nope'] }),
     }),
     'DELETE /v1/tables/{table}': (fx) => ({ params: { table: [fx.doomedTable] } }),
+    'POST /v1/tables/{table}/upsert': (fx) => ({
+      params: { table: [fx.table] },
+      body: () => ({
+        rows: [
+          { id: fx.rowIds[0], embedding: vector(), metadata: { genre: 'jazz', year: 1960, tags: ['a', 'b'] } },
+          { id: `fz-${serial++}`, embedding: vector() },
+        ],
+      }),
+    }),
+    'POST /v1/tables/{table}/fetch': (fx) => ({
+      params: { table: [fx.table] },
+      body: () => ({ ids: [...fx.rowIds, 'nope'], include_values: true }),
+    }),
+    'PATCH /v1/tables/{table}/vectors/{id}': (fx) => ({
+      params: { table: [fx.table], id: [fx.rowIds[1] as string] },
+      body: () => ({ metadata: { year: 1961, mood: null }, embedding: vector() }),
+    }),
+    'GET /v1/tables/{table}/vectors': (fx) => ({ params: { table: [fx.table] }, query: { limit: ['2'], prefix: ['r'] } }),
+    'POST /v1/tables/{table}/count': (fx) => ({
+      params: { table: [fx.table] },
+      body: () => ({ filter: { $or: [{ genre: 'jazz' }, { tags: { $nin: ['x'] } }], year: { $exists: true } } }),
+    }),
+    'GET /admin/v1/projects': () => ({}),
+    'POST /admin/v1/projects': () => ({ body: () => ({ name: `fz-p${serial++}` }) }),
+    'GET /admin/v1/projects/{id}': (fx) => ({ params: { id: [fx.projectId] } }),
+    'POST /admin/v1/projects/{id}/tokens': (fx) => ({
+      params: { id: [fx.projectId] },
+      body: () => ({ name: `fz-${serial++}` }),
+    }),
+    'GET /v1/tokens': () => ({}),
+    'POST /v1/tokens': () => ({ body: () => ({ name: `fz-${serial++}` }) }),
+    'DELETE /v1/tokens/{id}': (fx) => ({ params: { id: [fx.doomedTokenId] } }),
   },
   extra: (get) => {
     test('regressions found by fuzzing', async () => {

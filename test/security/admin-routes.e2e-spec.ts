@@ -104,10 +104,14 @@ const SERVICES: ServiceCase[] = [
     definition: vectorService as unknown as ServiceDefinition<PlatformConfig>,
     env: {},
     seed: async (t) => {
-      const token = await post<{ id: string; token: string }>(t, '/admin/v1/tokens', { name: 'guarded' });
+      const token = await post<{ id: string; token: string; project_id: string }>(t, '/admin/v1/tokens', { name: 'guarded' });
       return {
-        values: () => ({ id: token.id }),
-        bodies: { 'POST /admin/v1/tokens': { name: 'intruder' } },
+        values: (path) => ({ id: path.startsWith('/admin/v1/projects') ? token.project_id : token.id }),
+        bodies: {
+          'POST /admin/v1/tokens': { name: 'intruder' },
+          'POST /admin/v1/projects': { name: 'intruder' },
+          'POST /admin/v1/projects/{id}/tokens': { name: 'intruder' },
+        },
         principal: token.token,
       };
     },

@@ -116,7 +116,7 @@ describe('vector-api snapshot store', () => {
 
   async function newTable(): Promise<string> {
     const { rows } = await pool.query<{ id: string }>(
-      `INSERT INTO vector_tables (id, name, dimension, index_kind) VALUES (gen_random_uuid(), $1, 8, 'hnsw') RETURNING id`,
+      `INSERT INTO vector_tables (id, project_id, name, dimension, index_kind) VALUES (gen_random_uuid(), 'proj_default', $1, 8, 'hnsw') RETURNING id`,
       [`t-${randomUUID().slice(0, 8)}`],
     );
     return rows[0].id;

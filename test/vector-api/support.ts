@@ -33,10 +33,21 @@ export async function newToken(app: NestFastifyApplication, name = 'test'): Prom
   return res.json<{ token: string }>().token;
 }
 
-export type Call = <T = unknown>(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) => Promise<Res<T>>;
+/** A new project through the admin API, with one token of it. */
+export async function newProject(app: NestFastifyApplication, name = 'test'): Promise<{ id: string; token: string }> {
+  const admin = client(app, 'dev-admin-key');
+  const project = await admin<{ id: string }>('POST', '/admin/v1/projects', { name });
+  if (project.status !== 201) throw new Error(`project creation failed: ${project.status} ${JSON.stringify(project.body)}`);
+  const token = await admin<{ token: string }>('POST', `/admin/v1/projects/${project.body.id}/tokens`, { name: `${name}-token` });
+  if (token.status !== 201) throw new Error(`token creation failed: ${token.status} ${JSON.stringify(token.body)}`);
+  return { id: project.body.id, token: token.body.token };
+}
+
+export type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH';
+export type Call = <T = unknown>(method: Method, url: string, payload?: unknown) => Promise<Res<T>>;
 
 export function client(app: NestFastifyApplication, token: string): Call {
-  return async <T>(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<Res<T>> => {
+  return async <T>(method: Method, url: string, payload?: unknown): Promise<Res<T>> => {
     const res = await app.inject({
       method,
       url,

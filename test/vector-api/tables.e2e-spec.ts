@@ -4,6 +4,7 @@ interface Table {
   name: string;
   dimension: number;
   index: string;
+  metric: string;
   rows: number;
   index_status: { state: string; details: Record<string, number> };
   created_at: string;
@@ -27,6 +28,7 @@ describe('vector-api tables (POST/GET/DELETE /v1/tables)', () => {
       name: 'docs_1',
       dimension: 3,
       index: 'hnsw',
+      metric: 'cosine',
       rows: 0,
       index_status: { state: expect.any(String) as unknown, details: expect.any(Object) as unknown },
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
@@ -73,7 +75,7 @@ describe('vector-api tables (POST/GET/DELETE /v1/tables)', () => {
     ['a string dimension', { name: 'x3', dimension: '3' }, 'dimension', 'parameter_invalid'],
     ['an unknown index', { name: 'x4', dimension: 3, index: 'lsh' }, 'index', 'parameter_invalid'],
     ['a missing dimension', { name: 'x5' }, 'dimension', 'parameter_missing'],
-    ['an unknown field', { name: 'x6', dimension: 3, metric: 'l2' }, 'metric', 'parameter_unknown'],
+    ['an unknown field', { name: 'x6', dimension: 3, space: 'l2' }, 'space', 'parameter_unknown'],
   ])('rejects %s with 400 naming the param', async (_label, body, param, code) => {
     const res = await call<ErrorRes>('POST', '/v1/tables', body);
     expect(res.status).toBe(400);

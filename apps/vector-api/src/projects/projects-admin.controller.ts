@@ -34,7 +34,7 @@ export class ProjectsAdminController {
   }
 
   @Post(':id/tokens')
-  @ApiOperation({ summary: "Create a token of the project; the token is shown once" })
+  @ApiOperation({ summary: 'Create a token of the project; the token is shown once' })
   @ApiCreatedResponse({ type: VectorTokenCreatedDto })
   @ApiErrors({ code: 'resource_missing', when: 'no such project' })
   createToken(@Param('id') id: string, @Body() body: NameDto): Promise<VectorTokenCreatedDto> {

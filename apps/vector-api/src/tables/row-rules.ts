@@ -133,7 +133,13 @@ export function mergeMetadata(stored: Metadata | undefined, patch: Record<string
     if (value === null) removed.add(key);
     else sets[key] = value;
   }
-  const checked = parseMetadata(sets, 'metadata');
+  let checked: Metadata;
+  try {
+    checked = parseMetadata(sets, 'metadata');
+  } catch (err) {
+    if (err instanceof FilterError) throw new VectorError('parameter_invalid', err.message, { param: err.path });
+    throw err;
+  }
   const merged: Record<string, MetadataValue> = {};
   for (const [key, value] of Object.entries(stored ?? {})) if (!removed.has(key)) merged[key] = value;
   for (const [key, value] of Object.entries(checked)) merged[key] = value;

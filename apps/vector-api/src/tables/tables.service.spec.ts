@@ -124,7 +124,8 @@ describe('TablesService', () => {
     });
 
     it('stores the batch, records one change, then applies it in memory with the same labels', async () => {
-      const res = await f.service.insert(P, 
+      const res = await f.service.insert(
+        P,
         'docs',
         rows({ id: 'a', embedding: [1, 0, 0], metadata: { genre: 'jazz' } }, { id: 'b', embedding: [0, 1, 0] }),
       );
@@ -180,7 +181,8 @@ describe('TablesService', () => {
       ['a nested array', [1]],
     ])('400 parameter_invalid for an embedding holding %s, naming every offending id', async (_name, bad) => {
       const err = await failure(
-        f.service.insert(P, 
+        f.service.insert(
+          P,
           'docs',
           rows(
             { id: 'ok', embedding: [1, 2, 3] },
@@ -201,7 +203,8 @@ describe('TablesService', () => {
 
     it('400 parameter_invalid for metadata that is not strings, numbers, booleans or arrays of those', async () => {
       const err = await failure(
-        f.service.insert(P, 
+        f.service.insert(
+          P,
           'docs',
           rows(
             { id: 'ok', embedding: [1, 2, 3], metadata: { a: 1 } },
@@ -215,7 +218,8 @@ describe('TablesService', () => {
 
     it('400 parameter_invalid for an id repeated within the batch, at its second occurrence', async () => {
       const err = await failure(
-        f.service.insert(P, 
+        f.service.insert(
+          P,
           'docs',
           rows({ id: 'a', embedding: [1, 2, 3] }, { id: 'b', embedding: [1, 2, 3] }, { id: 'a', embedding: [3, 2, 1] }),
         ),
@@ -229,7 +233,8 @@ describe('TablesService', () => {
       const before = { seq: f.repo.table('docs')?.seq, log: [...f.repo.changeLog('docs')], applied: f.live.applied.length };
 
       const err = await failure(
-        f.service.insert(P, 
+        f.service.insert(
+          P,
           'docs',
           rows({ id: 'new', embedding: [1, 1, 0] }, { id: 'a', embedding: [1, 1, 0] }, { id: 'c', embedding: [1, 1, 0] }),
         ),
@@ -268,7 +273,8 @@ describe('TablesService', () => {
   describe('query', () => {
     beforeEach(async () => {
       await f.service.create(P, table('docs', 3));
-      await f.service.insert(P, 
+      await f.service.insert(
+        P,
         'docs',
         rows(
           { id: 'x', embedding: [1, 0, 0], metadata: { genre: 'jazz', year: 1959 } },
@@ -360,7 +366,8 @@ describe('TablesService', () => {
       await f.service.create(P, table('docs', 3));
       const rand = mulberry32(5);
       const embedding = (): number[] => [rand(), rand(), rand()];
-      await f.service.insert(P, 
+      await f.service.insert(
+        P,
         'docs',
         rows({ id: 'a', embedding: embedding() }, { id: 'b', embedding: embedding() }, { id: 'c', embedding: embedding() }),
       );

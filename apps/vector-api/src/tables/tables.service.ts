@@ -215,18 +215,18 @@ export class TablesService {
   /** Merges metadata and/or replaces the embedding of one row, keeping its label (one change). */
   async update(scope: ProjectScope, name: string, id: string, dto: UpdateVectorDto): Promise<UpdatedVectorDto> {
     const t = await this.table(scope, name);
-    if (dto.metadata === undefined && dto.embedding === undefined) {
+    if (dto.metadata == null && dto.embedding == null) {
       throw new VectorError('parameter_missing', 'Missing required parameter: send metadata, embedding or both.', {
         param: 'metadata',
       });
     }
-    const embedding = dto.embedding === undefined ? undefined : checkVector(t, dto.embedding, 'embedding');
+    const embedding = dto.embedding == null ? undefined : checkVector(t, dto.embedding, 'embedding');
     const updated = await this.transactions.run(async (tx) => {
       const change = await this.repo.nextChange(tx, t.id, 0);
       if (!change) return null;
       const [row] = await this.repo.rowsForUpdate(tx, t.id, [id]);
       if (!row) throw new NotFoundError('vector', id, 'id');
-      const metadata = dto.metadata === undefined ? row.metadata : mergeMetadata(row.metadata, dto.metadata);
+      const metadata = dto.metadata == null ? row.metadata : mergeMetadata(row.metadata, dto.metadata);
       const next = { id, embedding: embedding ?? Array.from(row.embedding), metadata };
       await this.repo.deleteRows(tx, t.id, [id]);
       await this.repo.createRows(tx, t.id, [next], [row.label]);
@@ -252,7 +252,7 @@ export class TablesService {
   /** Exact: counted in memory after applying every change committed so far (by any instance). */
   async count(scope: ProjectScope, name: string, dto: CountVectorsDto): Promise<CountedDto> {
     const t = await this.table(scope, name);
-    const filter = dto.filter === undefined ? undefined : toFilter(dto.filter);
+    const filter = dto.filter == null ? undefined : toFilter(dto.filter);
     if (!(await this.live.catchUpNow(t))) throw this.gone(t);
     const current = (await this.live.resolve(scope.projectId, name)) ?? t;
     return { count: filter === undefined ? current.collection.size : current.collection.matchingLabels(filter).length };
@@ -261,20 +261,21 @@ export class TablesService {
   /** One query: `vector`, `n`, optional `filter`. */
   async query(scope: ProjectScope, name: string, dto: QueryDto): Promise<QueryResponseDto> {
     const t = await this.table(scope, name);
-    if (dto.vector === undefined) {
+    if (dto.vector == null) {
       throw new VectorError('parameter_missing', 'Missing required parameter: vector (or queries, for a batch).', {
         param: 'vector',
       });
     }
-    if (dto.n === undefined) throw new VectorError('parameter_missing', 'Missing required parameter: n.', { param: 'n' });
-    const { results, latency_ms } = await this.search(t, [{ vector: dto.vector, n: dto.n, filter: dto.filter }], dto, '');
+    if (dto.n == null) throw new VectorError('parameter_missing', 'Missing required parameter: n.', { param: 'n' });
+    const one = { vector: dto.vector, n: dto.n, filter: dto.filter ?? undefined };
+    const { results, latency_ms } = await this.search(t, [one], dto, '');
     return { results: results[0] ?? [], latency_ms };
   }
 
   /** A batch (`queries`): every query is checked before any runs, so it answers in full or not at all. */
   async queryBatch(scope: ProjectScope, name: string, dto: QueryDto): Promise<BatchQueryResponseDto> {
     const t = await this.table(scope, name);
-    const mixed = dto.vector !== undefined ? 'vector' : dto.n !== undefined ? 'n' : dto.filter !== undefined ? 'filter' : undefined;
+    const mixed = dto.vector != null ? 'vector' : dto.n != null ? 'n' : dto.filter != null ? 'filter' : undefined;
     if (mixed !== undefined) {
       throw new VectorError('parameter_invalid', `Send either queries (a batch) or ${mixed} (one query), not both.`, {
         param: mixed,
@@ -293,7 +294,7 @@ export class TablesService {
     const parsed = items.map((q, i) => ({
       vector: checkVector(t, q.vector, at(i, 'vector')),
       n: q.n,
-      filter: q.filter === undefined ? undefined : toFilter(q.filter, at(i, 'filter')),
+      filter: q.filter == null ? undefined : toFilter(q.filter, at(i, 'filter')),
     }));
     const started = performance.now();
     const results: CollectionHit[][] = [];
@@ -332,16 +333,16 @@ export class TablesService {
   /** By ids (unknown ones reported, not an error) or by filter (every matching row); one change either way. */
   async deleteVectors(scope: ProjectScope, name: string, dto: DeleteVectorsDto): Promise<DeletedDto> {
     const t = await this.table(scope, name);
-    if ((dto.ids === undefined) === (dto.filter === undefined)) {
-      const both = dto.ids !== undefined;
+    if ((dto.ids == null) === (dto.filter == null)) {
+      const both = dto.ids != null;
       throw new VectorError(
         both ? 'parameter_invalid' : 'parameter_missing',
         both ? 'Send either ids or filter, not both.' : 'Missing required parameter: ids (or filter).',
         { param: both ? 'filter' : 'ids' },
       );
     }
-    const filter = dto.filter === undefined ? undefined : toFilter(dto.filter);
-    const ids = dto.ids === undefined ? [] : [...new Set(dto.ids)];
+    const filter = dto.filter == null ? undefined : toFilter(dto.filter);
+    const ids = dto.ids == null ? [] : [...new Set(dto.ids)];
     const deleted = await unlessNothingToCommit(
       this.transactions.run(async (tx) => {
         const change = await this.repo.nextChange(tx, t.id, 0);

@@ -1,7 +1,15 @@
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import { ApiErrors, BodyLimit } from '@app/platform';
 import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { VectorConfig } from '../config';
 import type { VectorTokenPrincipal } from '../tokens/vector-token.principal';
 import {
@@ -163,7 +171,7 @@ export class VectorsController {
     @Param('table') table: string,
     @RawBody(QueryBodyPipe) dto: QueryDto,
   ): Promise<QueryResponseDto | BatchQueryResponseDto> {
-    return dto.queries === undefined ? this.tables.query(caller, table, dto) : this.tables.queryBatch(caller, table, dto);
+    return dto.queries == null ? this.tables.query(caller, table, dto) : this.tables.queryBatch(caller, table, dto);
   }
 
   @Delete('vectors')

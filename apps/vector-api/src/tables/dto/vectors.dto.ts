@@ -154,12 +154,12 @@ export class QueryDto {
   @IsIn(INDEX_KINDS)
   index?: IndexKind;
 
-  @ApiPropertyOptional({ default: false, description: 'Return each result\'s stored `embedding`' })
+  @ApiPropertyOptional({ default: false, description: "Return each result's stored `embedding`" })
   @IsOptional()
   @IsBoolean()
   include_values?: boolean;
 
-  @ApiPropertyOptional({ default: true, description: 'Return each result\'s `metadata`' })
+  @ApiPropertyOptional({ default: true, description: "Return each result's `metadata`" })
   @IsOptional()
   @IsBoolean()
   include_metadata?: boolean;
@@ -172,10 +172,7 @@ export class QueryResultItemDto {
       "By the table's metric: cosine similarity clamped to [0, 1] (`cosine`), the dot product (`dot`), 1 / (1 + L2 distance) (`euclidean`); higher is more similar",
   })
   score!: number;
-  @ApiPropertyOptional({ ...METADATA_DOC, description: 'Unless `include_metadata` is false' }) metadata?: Record<
-    string,
-    unknown
-  >;
+  @ApiPropertyOptional({ ...METADATA_DOC, description: 'Unless `include_metadata` is false' }) metadata?: Record<string, unknown>;
   @ApiPropertyOptional({ type: [Number], description: 'With `include_values`: the embedding as stored (float32)' })
   embedding?: number[];
 }
@@ -210,7 +207,10 @@ export class DeleteVectorsDto {
   @IsString({ each: true })
   ids?: string[];
 
-  @ApiPropertyOptional({ ...FILTER_DOC, description: `Delete every row matching it (or \`ids\`, not both). ${FILTER_DOC.description}` })
+  @ApiPropertyOptional({
+    ...FILTER_DOC,
+    description: `Delete every row matching it (or \`ids\`, not both). ${FILTER_DOC.description}`,
+  })
   @IsOptional()
   @IsObject()
   filter?: Record<string, unknown>;
@@ -236,7 +236,7 @@ export class FetchVectorsDto {
   @IsString({ each: true })
   ids!: string[];
 
-  @ApiPropertyOptional({ default: false, description: 'Return each row\'s stored `embedding`' })
+  @ApiPropertyOptional({ default: false, description: "Return each row's stored `embedding`" })
   @IsOptional()
   @IsBoolean()
   include_values?: boolean;
