@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { VectorConfig } from '../config';
 import { DEFAULT_HNSW_OPTIONS } from '../engine/hnsw-index';
+import type { Metric } from '../engine/types';
 import { readSnapshot, SNAPSHOT_FORMAT_VERSION, type SnapshotShape, writeSnapshot } from '../engine/snapshot';
 import type { VectorCollection } from '../engine/vector-collection';
 import { SNAPSHOT_STORE, type SnapshotInfo, type SnapshotStore } from '../snapshots/snapshot-store';
@@ -22,12 +23,13 @@ export interface SnapshotMark {
   readonly at: number;
 }
 
-/** What a table snapshot must match to be loaded: the index options that shape it. */
-export function snapshotShape(head: Pick<TableHead, 'dimension' | 'indexKind'>): SnapshotShape {
+/** What a table snapshot must match to be loaded: the metric and the index options that shape it. */
+export function snapshotShape(head: Pick<TableHead, 'dimension' | 'indexKind'> & { readonly metric?: Metric }): SnapshotShape {
   const { m, efConstruction, seed } = DEFAULT_HNSW_OPTIONS;
+  const metric = head.metric ?? 'cosine';
   const fingerprint =
-    head.indexKind === 'hnsw' ? `hnsw/cosine/m=${m}/efc=${efConstruction}/seed=${seed}` : `${head.indexKind}/cosine`;
-  return { dimension: head.dimension, indexKind: head.indexKind, fingerprint };
+    head.indexKind === 'hnsw' ? `hnsw/${metric}/m=${m}/efc=${efConstruction}/seed=${seed}` : `${head.indexKind}/${metric}`;
+  return { dimension: head.dimension, indexKind: head.indexKind, fingerprint, ...(head.metric ? { metric: head.metric } : {}) };
 }
 
 /**
