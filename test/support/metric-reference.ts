@@ -26,6 +26,17 @@ export function asStored(v: readonly number[], metric: MetricName): Float32Array
   return Float32Array.from(out, (x) => x / n);
 }
 
+const cache = new WeakMap<readonly number[][], Map<MetricName, Float32Array[]>>();
+
+/** The vectors as stored, computed once per array and metric (the arrays are not changed by tests). */
+function storedCache(vectors: readonly number[][], metric: MetricName): Float32Array[] {
+  let byMetric = cache.get(vectors);
+  if (!byMetric) cache.set(vectors, (byMetric = new Map()));
+  let stored = byMetric.get(metric);
+  if (!stored || stored.length !== vectors.length) byMetric.set(metric, (stored = vectors.map((v) => asStored(v, metric))));
+  return stored;
+}
+
 /** Every accepted vector ranked for the query, best first (ties: smaller index). */
 export function rankAll(
   vectors: readonly number[][],
@@ -34,10 +45,11 @@ export function rankAll(
   accept: (i: number) => boolean = () => true,
 ): Ranked[] {
   const q = asStored(query, metric);
+  const stored = storedCache(vectors, metric);
   const out: Ranked[] = [];
-  vectors.forEach((v, index) => {
+  vectors.forEach((_v, index) => {
     if (!accept(index)) return;
-    const x = asStored(v, metric);
+    const x = stored[index];
     let dot = 0;
     let d2 = 0;
     for (let j = 0; j < x.length; j++) {
@@ -67,7 +79,14 @@ export function topK(
  * Clustered vectors for recall tests; with `varyNorms` each is scaled by a factor in
  * [0.25, 4) (log-uniform), so a dot-product ranking differs from the cosine one.
  */
-export function metricVectors(seed: number, count: number, dim: number, clusters: number, varyNorms: boolean): number[][] {
+export function metricVectors(
+  seed: number,
+  count: number,
+  dim: number,
+  clusters: number,
+  varyNorms: boolean,
+  spread = 0.5,
+): number[][] {
   const rand = mulberry32(seed);
   const gauss = (): number => Math.sqrt(-2 * Math.log(Math.max(rand(), 1e-12))) * Math.cos(2 * Math.PI * rand());
   const centres = Array.from({ length: clusters }, () => Array.from({ length: dim }, gauss));
@@ -75,7 +94,7 @@ export function metricVectors(seed: number, count: number, dim: number, clusters
   for (let i = 0; i < count; i++) {
     const centre = centres[Math.floor(rand() * clusters)];
     const scale = varyNorms ? 4 ** (2 * rand() - 1) : 1;
-    out.push(centre.map((x) => (x + 0.5 * gauss()) * scale));
+    out.push(centre.map((x) => (x + spread * gauss()) * scale));
   }
   return out;
 }
