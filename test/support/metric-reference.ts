@@ -31,7 +31,7 @@ const cache = new WeakMap<readonly number[][], Map<MetricName, Float32Array[]>>(
 /** The vectors as stored, computed once per array and metric (the arrays are not changed by tests). */
 function storedCache(vectors: readonly number[][], metric: MetricName): Float32Array[] {
   let byMetric = cache.get(vectors);
-  if (!byMetric) cache.set(vectors, (byMetric = new Map()));
+  if (!byMetric) cache.set(vectors, (byMetric = new Map<MetricName, Float32Array[]>()));
   let stored = byMetric.get(metric);
   if (!stored || stored.length !== vectors.length) byMetric.set(metric, (stored = vectors.map((v) => asStored(v, metric))));
   return stored;

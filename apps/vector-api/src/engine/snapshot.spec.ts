@@ -148,7 +148,7 @@ describe.each([
   ['ivf', 'euclidean'],
 ] as const)('%s snapshot of a %s table', (kind, metric) => {
   // Norms varied (×1 … ×5), so dot and euclidean rank differently from cosine.
-  const scaled = rows.slice(0, COUNT).map((r, i) => ({ ...r, embedding: r.embedding.map((x) => x * (1 + (i % 5))) }));
+  const scaled = rows.slice(0, COUNT).map((r, i) => ({ ...r, embedding: Array.from(r.embedding, (x) => x * (1 + (i % 5))) }));
   const metricShape = (m?: Metric): SnapshotShape => ({ ...shape(kind), ...(m ? { metric: m } : {}) });
 
   async function scored(c: VectorCollection, k?: IndexKind): Promise<Array<Array<[string, number]>>> {
