@@ -62,17 +62,28 @@ export function rankAll(
   return out.sort((a, b) => b.key - a.key || a.index - b.index);
 }
 
-/** The k best indexes of rankAll. */
+/** The k best indexes of rankAll (the same order), without ranking every row. */
 export function topK(
   vectors: readonly number[][],
   query: readonly number[],
   k: number,
   metric: MetricName,
-  accept?: (i: number) => boolean,
+  accept: (i: number) => boolean = () => true,
 ): number[] {
-  return rankAll(vectors, query, metric, accept)
-    .slice(0, k)
-    .map((r) => r.index);
+  const q = asStored(query, metric);
+  const stored = storedCache(vectors, metric);
+  const best: Array<[number, number]> = []; // [key, index], best first
+  stored.forEach((x, index) => {
+    if (!accept(index)) return;
+    let key = 0;
+    for (let j = 0; j < x.length; j++) key += metric === 'euclidean' ? -((q[j] - x[j]) ** 2) : q[j] * x[j];
+    if (best.length === k && key <= best[k - 1][0]) return; // ties keep the smaller index
+    let at = best.length;
+    while (at > 0 && best[at - 1][0] < key) at--;
+    best.splice(at, 0, [key, index]);
+    if (best.length > k) best.pop();
+  });
+  return best.map(([, index]) => index);
 }
 
 /**
