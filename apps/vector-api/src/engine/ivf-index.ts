@@ -128,8 +128,8 @@ export interface IvfSeed {
  * sample; spherical k-means for cosine, plain L2 k-means on the raw vectors for dot and
  * euclidean), one list of labels per centroid (a row joins its nearest centroid: by cosine,
  * or by L2); a query scans the `nprobe` lists whose centroids score best for the metric
- * (q · c for cosine and dot, nearest by L2 for euclidean). Training runs in a worker thread; until the first model
- * exists the index answers `null` (the planner scans exactly). New rows wait in `pending`
+ * (q · c for cosine and dot, nearest by L2 for euclidean). Training runs in a worker
+ * thread; until the first model exists the index answers `null` (the planner scans exactly). New rows wait in `pending`
  * (scanned exactly by queries) until a background chunk assigns them to their nearest
  * centroid. Past `retrainGrowth` × the training size the model is retrained in the
  * background and swapped in. Scores are exact similarities (see Hit).

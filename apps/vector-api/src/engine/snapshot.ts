@@ -14,8 +14,9 @@ import type { IndexSeed, VectorCollection } from './vector-collection';
  * seq) and its default index's structure (the hnswlib graph file, or the ivf model and
  * lists), as one byte stream of frames. The stream says what it holds (format version,
  * dimension, metric, index kind, fingerprint of the index options) so a loader can refuse
- * one made for another table shape (a header without a metric is of a cosine table), and ends with a frame count so a truncated stream is refused
- * even before the store's checksum is checked.
+ * one made for another table shape (a header without a metric is of a cosine table), and
+ * ends with a frame count so a truncated stream is refused even before the store's
+ * checksum is checked.
  *
  * Frame: [tag u8][length u32 LE][payload]. Little-endian throughout.
  */

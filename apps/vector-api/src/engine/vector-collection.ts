@@ -77,8 +77,8 @@ export interface QueryPlan {
 }
 
 /**
- * One table in memory: string ids ↔ uint32 labels, the vectors (normalised for cosine), metadata and
- * its inverted index, and the indexes (the table's default built eagerly, others on first
+ * One table in memory: string ids ↔ uint32 labels, the vectors (normalised for cosine),
+ * metadata and its inverted index, and the indexes (the table's default built eagerly, others on first
  * use). The planner guarantees min(n, matching rows) results ordered by exact similarity.
  */
 export class VectorCollection {
