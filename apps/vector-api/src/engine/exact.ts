@@ -6,8 +6,9 @@ import type { VectorStore } from './vector-store';
 /**
  * Exact search, shared by every index and the planner: the flat index is nothing else,
  * ivf and hnsw scan their not-yet-indexed rows with it and rescore their candidates, the
- * planner answers selective filters and fallbacks with it. Scores are dot products of
- * normalised vectors (cosine), ties go to the smaller label (`compareHits`).
+ * planner answers selective filters and fallbacks with it. Scores are the metric's
+ * similarities (see Hit: dot products, less ‖x‖²/2 for euclidean), ties go to the smaller
+ * label (`compareHits`).
  */
 
 /**
@@ -81,7 +82,7 @@ export function* exactSearchLabelsSteps(
 export function rescore(store: VectorStore, query: Float32Array, labels: ArrayLike<number>, into: Hit[]): void {
   for (let i = 0; i < labels.length; i++) {
     const label = labels[i];
-    if (store.isAlive(label)) into.push({ label, score: store.dot(label, query) });
+    if (store.isAlive(label)) into.push({ label, score: store.similarity(label, query) });
   }
 }
 

@@ -83,6 +83,8 @@ interface Waiter<T> {
  * query always sees every row. A query is answered by the graph once the backlog is small
  * (below `maxBacklog` and 10 % of the table), otherwise by an exact scan (`search` → null).
  * Deletes mark the graph's point deleted; a reused label updates its old point in place.
+ * The graph's space follows the store's metric (cosine, ip for dot, l2 for euclidean); its
+ * candidates are rescored exactly with the store's similarity.
  */
 export class HnswIndex implements VectorIndex {
   readonly kind = 'hnsw' as const;
@@ -120,6 +122,7 @@ export class HnswIndex implements VectorIndex {
     const data: HnswWorkerData = {
       hnswlibPath: resolvedHnswlib,
       dim: store.dim,
+      space: store.metric === 'cosine' ? 'cosine' : store.metric === 'dot' ? 'ip' : 'l2',
       m: this.options.m,
       efConstruction: this.options.efConstruction,
       seed: this.options.seed,

@@ -60,6 +60,8 @@ export type HnswWorkerReply =
 export interface HnswWorkerData {
   readonly hnswlibPath: string;
   readonly dim: number;
+  /** hnswlib's space: 'cosine' (cosine tables), 'ip' (dot: distance 1 − q·x), 'l2' (euclidean: squared L2). */
+  readonly space: 'cosine' | 'ip' | 'l2';
   readonly m: number;
   readonly efConstruction: number;
   readonly seed: number;
@@ -104,7 +106,7 @@ export function hnswWorkerMain(): void {
   let points = 0;
   let deleted = 0;
   let inGraph: Uint8Array = new Uint8Array(1024);
-  const graph = new lib.HierarchicalNSW('cosine', dim);
+  const graph = new lib.HierarchicalNSW(data.space, dim);
   let capacity: number;
   if (data.graphPath !== undefined && data.inGraph !== undefined) {
     graph.readIndexSync(data.graphPath, false);

@@ -38,6 +38,12 @@ interface IvfModel {
    * default nprobe, so it runs at the same SIMD speed as the list scans.
    */
   readonly centroids: ScanKernel;
+  /**
+   * Where a row's list is found: the nearest centroid by the training's own measure, the
+   * cosine for cosine (the same kernel as `centroids`), L2 for dot and euclidean (for
+   * euclidean also the same kernel; for dot a second one, since dot probes by q · c).
+   */
+  readonly assigner: ScanKernel;
   readonly nlist: number;
   readonly nprobe: number;
   readonly estimatedRecall: number;
@@ -78,7 +84,7 @@ function layOut(store: VectorStore, lists: ReadonlyArray<ArrayLike<number>>, lis
   const current = (label: number): boolean => store.isAlive(label) && (listed === undefined || listed[label] === 1);
   let total = 0;
   for (const list of lists) for (let i = 0; i < list.length; i++) if (current(list[i])) total++;
-  const kernel = createScanKernel(store.dim, Math.max(1, total), { simd: store.simd });
+  const kernel = createScanKernel(store.dim, Math.max(1, total), { simd: store.simd, metric: store.metric });
   const start = new Int32Array(lists.length + 1);
   const rowLabels = new Int32Array(total);
   let row = 0;
@@ -118,13 +124,15 @@ export interface IvfSeed {
 }
 
 /**
- * `ivf`, our own inverted-file index: spherical k-means centroids (k-means++ seeding,
- * trained on a sample), one list of labels per centroid; a query scans the `nprobe` lists
- * whose centroids are closest. Training runs in a worker thread; until the first model
- * exists the index answers `null` (the planner scans exactly). New rows wait in `pending`
+ * `ivf`, our own inverted-file index: k-means centroids (k-means++ seeding, trained on a
+ * sample; spherical k-means for cosine, plain L2 k-means on the raw vectors for dot and
+ * euclidean), one list of labels per centroid (a row joins its nearest centroid: by cosine,
+ * or by L2); a query scans the `nprobe` lists whose centroids score best for the metric
+ * (q · c for cosine and dot, nearest by L2 for euclidean). Training runs in a worker
+ * thread; until the first model exists the index answers `null` (the planner scans exactly). New rows wait in `pending`
  * (scanned exactly by queries) until a background chunk assigns them to their nearest
  * centroid. Past `retrainGrowth` × the training size the model is retrained in the
- * background and swapped in. Scores are exact dot products.
+ * background and swapped in. Scores are exact similarities (see Hit).
  */
 export class IvfIndex implements VectorIndex {
   readonly kind = 'ivf' as const;
@@ -183,10 +191,17 @@ export class IvfIndex implements VectorIndex {
     lists: number[][],
     listed: Uint8Array,
   ): void {
-    const centroids = createScanKernel(this.store.dim, nlist, { simd: this.store.simd });
+    const { dim, simd, metric } = this.store;
+    const centroids = createScanKernel(dim, nlist, { simd, metric });
     centroids.load(centroidData, nlist);
+    let assigner = centroids;
+    if (metric === 'dot') {
+      assigner = createScanKernel(dim, nlist, { simd, metric: 'euclidean' });
+      assigner.load(centroidData, nlist);
+    }
     this.model = {
       centroids,
+      assigner,
       nlist,
       nprobe,
       estimatedRecall,
@@ -257,7 +272,7 @@ export class IvfIndex implements VectorIndex {
       model.listed = grown;
     }
     if (model.listed[label] === 1) return;
-    const best = model.centroids.scan(this.store.vector(label), 1).labels[0] ?? 0;
+    const best = model.assigner.scan(this.store.vector(label), 1).labels[0] ?? 0;
     model.overflow[best]?.push(label);
     model.overflowRows++;
     model.listed[label] = 1;
@@ -333,7 +348,7 @@ export class IvfIndex implements VectorIndex {
     // Faiss trains on 39–256 points per centroid; 24 per list (at least 8192) keeps a
     // 100k-row training to seconds while the lists stay balanced.
     const sampleSize = Math.min(n, Math.max(nlist * 24, 8192));
-    const args = [data, n, dim, nlist, this.options.seed, sampleSize, 10, this.options.targetRecall] as const;
+    const args = [data, n, dim, nlist, this.options.seed, sampleSize, 10, this.options.targetRecall, this.store.metric] as const;
     const result: IvfModelData =
       n * dim >= this.options.workerFromFloats
         ? await runInWorker(trainIvfModel as (...a: never[]) => IvfModelData, args, [data.buffer], this.abort.signal)

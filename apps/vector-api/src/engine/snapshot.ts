@@ -6,16 +6,17 @@ import { yieldToEventLoop } from './background';
 import { HnswIndex, type HnswSeed } from './hnsw-index';
 import { IvfIndex, type IvfSeed } from './ivf-index';
 import type { Metadata } from './filter';
-import type { IndexKind } from './types';
+import type { IndexKind, Metric } from './types';
 import type { IndexSeed, VectorCollection } from './vector-collection';
 
 /**
  * A table's snapshot: its rows (ids, metadata, vectors, and each label's state and change
  * seq) and its default index's structure (the hnswlib graph file, or the ivf model and
  * lists), as one byte stream of frames. The stream says what it holds (format version,
- * dimension, index kind, fingerprint of the index options) so a loader can refuse one made
- * for another table shape, and ends with a frame count so a truncated stream is refused
- * even before the store's checksum is checked.
+ * dimension, metric, index kind, fingerprint of the index options) so a loader can refuse
+ * one made for another table shape (a header without a metric is of a cosine table), and
+ * ends with a frame count so a truncated stream is refused even before the store's
+ * checksum is checked.
  *
  * Frame: [tag u8][length u32 LE][payload]. Little-endian throughout.
  */
@@ -43,10 +44,18 @@ export interface SnapshotShape {
   readonly indexKind: IndexKind;
   /** The index options that shape the stored structure (a change makes old snapshots useless). */
   readonly fingerprint: string;
+  /**
+   * The table's metric, when the caller knows it: a snapshot of another one is refused
+   * before anything is built. Either way the snapshot's metric must be the metric of the
+   * collection `create()` makes (vectors are stored per metric: normalised or raw).
+   */
+  readonly metric?: Metric;
 }
 
 interface Header extends SnapshotShape {
   readonly magic: number;
+  /** Absent in snapshots written before metrics existed: those are of cosine tables. */
+  readonly metric?: Metric;
   readonly formatVersion: number;
   readonly seq: number;
 }
@@ -142,7 +151,15 @@ export async function* writeSnapshot(
   try {
     const graph = index instanceof HnswIndex ? await index.writeGraph(graphPath) : undefined;
     const ivf = index instanceof IvfIndex ? index.exportModel() : null;
-    const header: Header = { magic: MAGIC, formatVersion: SNAPSHOT_FORMAT_VERSION, seq, ...shape };
+    if (shape.metric !== undefined && shape.metric !== collection.metric)
+      throw new SnapshotMismatchError(`the table is ${collection.metric}, the snapshot shape says ${shape.metric}`);
+    const header: Header = {
+      magic: MAGIC,
+      formatVersion: SNAPSHOT_FORMAT_VERSION,
+      seq,
+      ...shape,
+      metric: collection.metric,
+    };
     let frames = 1;
     yield jsonFrame(Tag.Header, header);
     const step = labelsPerFrame(shape.dimension);
@@ -276,16 +293,20 @@ export async function readSnapshot(
     const header = JSON.parse(fromUtf8.decode(first.payload)) as Header;
     if (header.magic !== MAGIC || header.formatVersion !== SNAPSHOT_FORMAT_VERSION)
       throw new SnapshotMismatchError(`snapshot format ${header.formatVersion} is not ${SNAPSHOT_FORMAT_VERSION}`);
+    const metric = header.metric ?? 'cosine';
     if (
       header.dimension !== expected.dimension ||
       header.indexKind !== expected.indexKind ||
-      header.fingerprint !== expected.fingerprint
+      header.fingerprint !== expected.fingerprint ||
+      (expected.metric !== undefined && metric !== expected.metric)
     )
       throw new SnapshotMismatchError(
-        `snapshot is of ${header.indexKind}/${header.dimension}/${header.fingerprint}, the table is ${expected.indexKind}/${expected.dimension}/${expected.fingerprint}`,
+        `snapshot is of ${header.indexKind}/${header.dimension}/${metric}/${header.fingerprint}, the table is ${expected.indexKind}/${expected.dimension}/${expected.metric ?? '?'}/${expected.fingerprint}`,
       );
     const built = create();
     collection = built;
+    if (built.metric !== metric)
+      throw new SnapshotMismatchError(`snapshot is of a ${metric} table, the table is ${built.metric}`);
     let hnswMeta: { dirty: number[] } | undefined;
     const states: Uint8Array[] = [];
     let ivfMeta: Omit<IvfSeed, 'centroids' | 'listOf'> | undefined;

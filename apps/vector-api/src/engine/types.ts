@@ -2,11 +2,20 @@
 export const INDEX_KINDS = ['flat', 'ivf', 'hnsw'] as const;
 export type IndexKind = (typeof INDEX_KINDS)[number];
 
-/** How a table scores similarity (platform contract, "Vector API, more"); set at creation. */
+/**
+ * A table's similarity metric, set at creation. `cosine`: score = cosine clamped to [0, 1]
+ * (vectors are stored L2-normalised); `dot`: score = dot product of the raw vectors;
+ * `euclidean`: score = 1 / (1 + L2 distance). Inside the engine every index ranks by a
+ * "similarity" (higher is better, see `Hit`); the collection turns it into the score.
+ */
 export const METRICS = ['cosine', 'dot', 'euclidean'] as const;
 export type Metric = (typeof METRICS)[number];
 
-/** One search result inside the engine: a row's uint32 label and its cosine similarity. */
+/**
+ * One search result inside the engine: a row's uint32 label and its similarity to the query,
+ * higher is better: q·x for cosine (both normalised) and dot, q·x − ‖x‖²/2 for euclidean
+ * (ranks exactly as −‖q − x‖², since ‖q‖² is the same for every row).
+ */
 export interface Hit {
   readonly label: number;
   readonly score: number;

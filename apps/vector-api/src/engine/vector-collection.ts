@@ -4,8 +4,8 @@ import { FlatIndex } from './flat-index';
 import { type Filter, type FilterRows, type Metadata, MetadataIndex } from './filter';
 import { HnswIndex, type HnswOptions, type HnswSeed } from './hnsw-index';
 import { IvfIndex, type IvfOptions, type IvfSeed } from './ivf-index';
-import type { Hit, IndexKind, IndexStatus, VectorIndex } from './types';
-import { SlotState, toNormalized, VectorStore } from './vector-store';
+import { compareHits, type Hit, type IndexKind, type IndexStatus, type Metric, type VectorIndex } from './types';
+import { SlotState, toStored, VectorStore } from './vector-store';
 
 export interface CollectionRow {
   readonly id: string;
@@ -22,6 +22,8 @@ export interface CollectionHit {
 }
 
 export interface CollectionOptions {
+  /** How rows are compared and scored (see Metric); fixed for the collection's life. Default cosine. */
+  readonly metric?: Metric;
   readonly ivf?: Partial<IvfOptions>;
   readonly hnsw?: Partial<HnswOptions>;
   /** A filter matching at most this many rows is answered by an exact scan of those rows. */
@@ -61,7 +63,7 @@ export interface RowBlock {
   readonly from: number;
   readonly state: Uint8Array;
   readonly seqOf: Float64Array;
-  /** The live rows' normalised vectors, in label order. */
+  /** The live rows' vectors as stored (normalised for cosine), in label order. */
   readonly vectors: Float32Array;
   /** The live rows' ids and metadata, in label order. */
   readonly rows: ReadonlyArray<readonly [string, Metadata | null]>;
@@ -75,8 +77,8 @@ export interface QueryPlan {
 }
 
 /**
- * One table in memory: string ids ↔ uint32 labels, the normalised vectors, metadata and
- * its inverted index, and the indexes (the table's default built eagerly, others on first
+ * One table in memory: string ids ↔ uint32 labels, the vectors (normalised for cosine),
+ * metadata and its inverted index, and the indexes (the table's default built eagerly, others on first
  * use). The planner guarantees min(n, matching rows) results ordered by exact similarity.
  */
 export class VectorCollection {
@@ -91,13 +93,15 @@ export class VectorCollection {
   private readonly sliceMs: number;
   /** What filter evaluation reads besides the inverted index: liveness and each row's metadata. */
   private readonly rows: FilterRows;
+  readonly metric: Metric;
 
   constructor(
     readonly dimension: number,
     readonly defaultIndex: IndexKind,
     private readonly options: CollectionOptions = {},
   ) {
-    this.store = new VectorStore(dimension, undefined, { simd: options.simd ?? true });
+    this.metric = options.metric ?? 'cosine';
+    this.store = new VectorStore(dimension, undefined, { simd: options.simd ?? true, metric: this.metric });
     this.exactFilterRows = options.exactFilterRows ?? 2000;
     this.exactFilterFraction = options.exactFilterFraction ?? 0.02;
     this.sliceMs = options.sliceMs ?? QUERY_SLICE_MS;
@@ -224,7 +228,7 @@ export class VectorCollection {
       const wasAlive = this.store.isAlive(row.label);
       const oldId = wasAlive ? this.ids[row.label] : undefined;
       const oldMetadata = wasAlive ? this.metadata[row.label] : undefined;
-      const vector = normalized && row.embedding instanceof Float32Array ? row.embedding : toNormalized(row.embedding);
+      const vector = normalized && row.embedding instanceof Float32Array ? row.embedding : toStored(row.embedding, this.metric);
       if (!this.store.put(row.label, vector, seq)) continue;
       if (wasAlive) {
         this.metaIndex.remove(row.label, oldMetadata);
@@ -282,8 +286,15 @@ export class VectorCollection {
     filter?: Filter,
     indexKind: IndexKind = this.defaultIndex,
   ): Promise<{ hits: CollectionHit[]; plan: QueryPlan }> {
-    const { hits, plan } = await runSliced(this.plan(toNormalized(vector), n, filter, indexKind), Number.POSITIVE_INFINITY);
-    return { plan, hits: this.toCollectionHits(hits.filter((h) => this.ids[h.label] !== undefined)) };
+    const q = toStored(vector, this.metric);
+    const { hits, plan } = await runSliced(this.plan(q, n, filter, indexKind), Number.POSITIVE_INFINITY);
+    return {
+      plan,
+      hits: this.toCollectionHits(
+        hits.filter((h) => this.ids[h.label] !== undefined),
+        q,
+      ),
+    };
   }
 
   /**
@@ -299,18 +310,29 @@ export class VectorCollection {
     filter?: Filter,
     indexKind: IndexKind = this.defaultIndex,
   ): Promise<{ hits: CollectionHit[]; plan: QueryPlan }> {
-    const q = toNormalized(vector);
+    const q = toStored(vector, this.metric);
     for (let attempt = 1; ; attempt++) {
       const { hits, plan } = await runSliced(this.plan(q, n, filter, indexKind), this.sliceMs);
       const alive = hits.filter((h) => this.ids[h.label] !== undefined);
-      if (alive.length === hits.length || attempt === QUERY_ATTEMPTS) return { plan, hits: this.toCollectionHits(alive) };
+      if (alive.length === hits.length || attempt === QUERY_ATTEMPTS) return { plan, hits: this.toCollectionHits(alive, q) };
     }
   }
 
-  private toCollectionHits(hits: readonly Hit[]): CollectionHit[] {
-    return hits.map((h) => ({
+  /**
+   * Hits as the API returns them, with the contract's score. Cosine keeps the kernel's
+   * similarity (clamped to [0, 1], as always). Dot and euclidean scores are recomputed in
+   * float64 from the stored vectors and the selected hits re-sorted by them: their float32
+   * similarities carry an absolute error that grows with the norms (and euclidean's
+   * ‖q‖² − 2·similarity cancels), so only the selection is taken from the scan.
+   */
+  private toCollectionHits(hits: readonly Hit[], q: Float32Array): CollectionHit[] {
+    const scored =
+      this.metric === 'cosine'
+        ? hits.map((h) => ({ label: h.label, score: Math.min(1, Math.max(0, h.score)) }))
+        : hits.map((h) => ({ label: h.label, score: this.store.score(h.label, q) })).sort(compareHits);
+    return scored.map((h) => ({
       id: this.ids[h.label] as string,
-      score: Math.min(1, Math.max(0, h.score)),
+      score: h.score,
       metadata: this.metadata[h.label] ?? {},
     }));
   }

@@ -1,4 +1,5 @@
 import { createScanKernel, type ScanKernel } from './simd';
+import type { Metric } from './types';
 
 /** Slot states of a label. A deleted label may be written again (labels are reused). */
 export const SlotState = { Empty: 0, Alive: 1, Deleted: 2 } as const;
@@ -18,16 +19,36 @@ export function toNormalized(values: ArrayLike<number>): Float32Array {
   return normalize(Float32Array.from(values));
 }
 
+/** A vector (row or query) as the engine holds it for the metric: normalised for cosine, else as float32. */
+export function toStored(values: ArrayLike<number>, metric: Metric): Float32Array {
+  return metric === 'cosine' ? toNormalized(values) : Float32Array.from(values);
+}
+
+/**
+ * The contract's score from a similarity (Hit.score) and the query as stored (toStored):
+ * cosine clamped to [0, 1]; dot as is; euclidean 1 / (1 + ‖q − x‖), with ‖q − x‖² =
+ * ‖q‖² − 2·similarity (clamped at 0). `queryNormSq` is ‖q‖² (euclidean only).
+ */
+export function scoreOf(metric: Metric, similarity: number, queryNormSq = 0): number {
+  if (metric === 'cosine') return Math.min(1, Math.max(0, similarity));
+  if (metric === 'dot') return similarity;
+  return 1 / (1 + Math.sqrt(Math.max(0, queryNormSq - 2 * similarity)));
+}
+
 export interface VectorStoreOptions {
   /**
    * false forces the JavaScript scan (tests compare both paths; a runtime without
    * WebAssembly SIMD gets it anyway). Default: WebAssembly SIMD when available.
    */
   readonly simd?: boolean;
+  /** How rows are compared (see Hit); the caller stores vectors as toStored makes them. Default cosine. */
+  readonly metric?: Metric;
 }
 
 /**
- * Every row's L2-normalised vector, addressed by label, so a dot product is the cosine.
+ * Every row's vector, addressed by label: L2-normalised for cosine (a dot product is then
+ * the cosine), as given for dot and euclidean. Scores are similarities (see Hit): the
+ * kernel, built for the metric, computes them.
  *
  * One copy of each vector: the scan kernel's block (WebAssembly memory, or its JS
  * fallback's buffer), row `label` = kernel row `label`. Exact scans run there, and single
@@ -47,18 +68,17 @@ export class VectorStore {
   /** One past the largest label ever stored. */
   size = 0;
   alive = 0;
-  /** Written over a deleted row in the kernel, so a scan scores it 0 and rarely asks about it. */
-  private readonly zeros: Float32Array;
+  readonly metric: Metric;
 
   constructor(
     readonly dim: number,
     initialCapacity = 1024,
     options: VectorStoreOptions = {},
   ) {
+    this.metric = options.metric ?? 'cosine';
     this.state = new Uint8Array(initialCapacity);
     this.seqOf = new Float64Array(initialCapacity);
-    this.kernel = createScanKernel(dim, initialCapacity, { simd: options.simd ?? true });
-    this.zeros = new Float32Array(dim);
+    this.kernel = createScanKernel(dim, initialCapacity, { simd: options.simd ?? true, metric: this.metric });
   }
 
   /** True when exact scans run on the WebAssembly SIMD kernel (false: JavaScript fallback). */
@@ -101,7 +121,7 @@ export class VectorStore {
   }
 
   /**
-   * Stores an already normalised vector as written by change `seq` (0 = unknown order,
+   * Stores a vector already as toStored makes it (normalised for cosine) as written by change `seq` (0 = unknown order,
    * accepted only over an empty slot). Returns false when the label holds a write at
    * least as new (stale replay), or seq 0 meets a used slot.
    */
@@ -126,7 +146,8 @@ export class VectorStore {
     if (this.isAlive(label) && (seq === 0 || seq > this.seqOf[label])) {
       this.state[label] = SlotState.Deleted;
       if (!keepSeq) this.seqOf[label] = seq;
-      this.kernel.set(label, this.zeros);
+      // Retired in the kernel, so a scan scores it low and rarely asks about it.
+      this.kernel.clear(label);
       this.alive--;
       return true;
     }
@@ -142,7 +163,7 @@ export class VectorStore {
     this.state[label] = SlotState.Deleted;
     this.seqOf[label] = seq;
     if (label >= this.size) this.size = label + 1;
-    if (this.kernel.size <= label) this.kernel.set(label, this.zeros);
+    if (this.kernel.size <= label) this.kernel.clear(label);
   }
 
   /** A view of the row's vector in the kernel: read it at once (see the class comment). */
@@ -152,6 +173,27 @@ export class VectorStore {
 
   dot(label: number, q: Float32Array): number {
     return dotAt(this.kernel.row(label), 0, q, this.dim);
+  }
+
+  /** The row's similarity to q (Hit.score, as the kernel's scans compute it, but in float64). */
+  similarity(label: number, q: Float32Array): number {
+    return dotAt(this.kernel.row(label), 0, q, this.dim) - this.kernel.bias(label);
+  }
+
+  /**
+   * The contract's score of the row for q (a stored query, see toStored), in float64 from
+   * the stored float32 values: what the kernel's float32 similarity approximates. For
+   * euclidean the distance is summed directly (no cancellation between large norms).
+   */
+  score(label: number, q: Float32Array): number {
+    const x = this.kernel.row(label);
+    if (this.metric !== 'euclidean') return scoreOf(this.metric, dotAt(x, 0, q, this.dim));
+    let d2 = 0;
+    for (let j = 0; j < this.dim; j++) {
+      const d = q[j] - x[j];
+      d2 += d * d;
+    }
+    return 1 / (1 + Math.sqrt(d2));
   }
 
   /** Labels of live rows, ascending. */

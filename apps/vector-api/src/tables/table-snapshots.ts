@@ -22,7 +22,7 @@ export interface SnapshotMark {
   readonly at: number;
 }
 
-/** What a table snapshot must match to be loaded: the index options that shape it. */
+/** What a table snapshot must match to be loaded: the metric and the index options that shape it. */
 export function snapshotShape(head: Pick<TableHead, 'dimension' | 'indexKind' | 'metric'>): SnapshotShape {
   const { m, efConstruction, seed } = DEFAULT_HNSW_OPTIONS;
   // The metric decides what the stored vectors and structure are (normalised or raw, the
@@ -31,7 +31,7 @@ export function snapshotShape(head: Pick<TableHead, 'dimension' | 'indexKind' | 
     head.indexKind === 'hnsw'
       ? `hnsw/${head.metric}/m=${m}/efc=${efConstruction}/seed=${seed}`
       : `${head.indexKind}/${head.metric}`;
-  return { dimension: head.dimension, indexKind: head.indexKind, fingerprint };
+  return { dimension: head.dimension, indexKind: head.indexKind, fingerprint, metric: head.metric };
 }
 
 /**

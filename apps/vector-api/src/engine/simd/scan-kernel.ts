@@ -1,3 +1,4 @@
+import type { Metric } from '../types';
 import { SCAN_KERNEL_WAT } from './scan-kernel.wat';
 import { type ScanResult, TopN } from './top-n';
 import { assembleWat } from './wat-assembler';
@@ -52,10 +53,17 @@ export function createWasmMemory(bytes: number): WasmMemory {
 export interface ScanKernelOptions {
   /** false forces the JavaScript fallback (tests, comparisons). Default: SIMD when available. */
   readonly simd?: boolean;
+  /**
+   * What a row's score is: q · row for `cosine` (rows and query normalised by the caller)
+   * and `dot`; for `euclidean` q · row − ‖row‖²/2, which ranks rows as −‖q − row‖² does.
+   * The kernel keeps ‖row‖²/2 per row (float64) and subtracts it as it reads the chunk's
+   * dot products, so the SIMD loop is the same for every metric. Default `cosine`.
+   */
+  readonly metric?: Metric;
 }
 
 /**
- * Exact dot-product scan over a contiguous block of (normalised) vectors. Rows live in the
+ * Exact similarity scan (dot products, see ScanKernelOptions.metric) over a contiguous block of vectors. Rows live in the
  * kernel's own memory, `stride` = dimension rounded up to a multiple of 4 with zero padding;
  * row r is label r of the engine's VectorStore. `scan` scores rows [0, size) in chunks of
  * 4096 and keeps the n best in a bounded heap (no full sort); `accept` is asked only about
@@ -67,6 +75,7 @@ export interface ScanKernel {
   readonly stride: number;
   /** True when the WebAssembly SIMD kernel runs, false for the JavaScript fallback. */
   readonly simd: boolean;
+  readonly metric: Metric;
   /** One past the highest row written. */
   readonly size: number;
   readonly capacity: number;
@@ -74,8 +83,12 @@ export interface ScanKernel {
   readonly bytes: number;
   /** Replaces the contents with `rows` rows of `dimension` floats, packed (no padding), from `block`. */
   load(block: Float32Array, rows?: number): void;
-  /** Writes one row (grows capacity by doubling). Write zeros to retire a row. */
+  /** Writes one row (grows capacity by doubling). */
   set(row: number, vector: ArrayLike<number>): void;
+  /** Retires a row: zeros, and for euclidean a score of −∞, so a scan rarely asks about it. */
+  clear(row: number): void;
+  /** What is subtracted from q · row to give the row's score: ‖row‖²/2 for euclidean, else 0. */
+  bias(row: number): number;
   /**
    * A view of row `row`'s `dimension` floats in the kernel's own storage (no copy), for
    * reading single vectors. Valid until the next `set` or `load` that grows the kernel (a
@@ -111,7 +124,10 @@ export function createScanKernel(dimension: number, capacity = 1024, options: Sc
   if (!Number.isInteger(dimension) || dimension < 1)
     throw new RangeError(`dimension must be a positive integer, got ${dimension}`);
   const useSimd = options.simd ?? true;
-  return useSimd && simdSupported() ? new WasmScanKernel(dimension, capacity) : new JsScanKernel(dimension, capacity);
+  const metric = options.metric ?? 'cosine';
+  return useSimd && simdSupported()
+    ? new WasmScanKernel(dimension, capacity, metric)
+    : new JsScanKernel(dimension, capacity, metric);
 }
 
 const align64 = (n: number): number => Math.ceil(n / 64) * 64;
@@ -131,13 +147,17 @@ abstract class BaseScanKernel implements ScanKernel {
   protected readonly rowsOff: number;
   protected f32!: Float32Array;
   protected i32!: Int32Array;
+  /** Euclidean only: ‖row‖²/2 per row (+∞ for a cleared row). */
+  private halfNorms: Float64Array | undefined;
 
   constructor(
     readonly dimension: number,
     capacity: number,
+    readonly metric: Metric,
   ) {
     this.stride = Math.ceil(dimension / 4) * 4;
     this.capacity = Math.max(1, Math.floor(capacity));
+    if (metric === 'euclidean') this.halfNorms = new Float64Array(this.capacity);
     this.idxOff = align64(this.stride * 4);
     this.outOff = this.idxOff + CHUNK * 4;
     this.rowsOff = this.outOff + CHUNK * 4;
@@ -163,7 +183,27 @@ abstract class BaseScanKernel implements ScanKernel {
     let cap = this.capacity;
     while (cap < rows) cap *= 2;
     this.resize(this.bytesFor(cap));
+    if (this.halfNorms !== undefined) {
+      const grown = new Float64Array(cap);
+      grown.set(this.halfNorms);
+      this.halfNorms = grown;
+    }
     this.capacity = cap;
+  }
+
+  /** Recomputes ‖row‖²/2 from the stored (float32) values. */
+  private measure(row: number): void {
+    const norms = this.halfNorms;
+    if (norms === undefined) return;
+    const f = this.f32;
+    const start = (this.rowsOff >> 2) + row * this.stride;
+    let s = 0;
+    for (let j = 0; j < this.dimension; j++) s += f[start + j] * f[start + j];
+    norms[row] = s / 2;
+  }
+
+  bias(row: number): number {
+    return this.halfNorms === undefined ? 0 : this.halfNorms[row];
   }
 
   load(block: Float32Array, rows = Math.floor(block.length / this.dimension)): void {
@@ -175,6 +215,10 @@ abstract class BaseScanKernel implements ScanKernel {
     else for (let r = 0; r < rows; r++) this.f32.set(block.subarray(r * dim, (r + 1) * dim), base + r * stride);
     // Rows beyond the new size are cleared so a shrinking load leaves no stale data.
     if (this.size > rows) this.f32.fill(0, base + rows * stride, base + this.size * stride);
+    if (this.halfNorms !== undefined) {
+      for (let r = 0; r < rows; r++) this.measure(r);
+      this.halfNorms.fill(0, rows);
+    }
     this.size = rows;
   }
 
@@ -183,6 +227,15 @@ abstract class BaseScanKernel implements ScanKernel {
       throw new RangeError(`vector has ${vector.length} dimensions, expected ${this.dimension}`);
     this.ensureCapacity(row + 1);
     this.f32.set(vector, (this.rowsOff >> 2) + row * this.stride);
+    this.measure(row);
+    if (row >= this.size) this.size = row + 1;
+  }
+
+  clear(row: number): void {
+    this.ensureCapacity(row + 1);
+    const start = (this.rowsOff >> 2) + row * this.stride;
+    this.f32.fill(0, start, start + this.dimension);
+    if (this.halfNorms !== undefined) this.halfNorms[row] = Infinity;
     if (row >= this.size) this.size = row + 1;
   }
 
@@ -221,13 +274,14 @@ abstract class BaseScanKernel implements ScanKernel {
     this.setQuery(query);
     const out = this.outOff >> 2;
     const end = first + count;
+    const norms = this.halfNorms;
     for (let start = first; start < end; start += CHUNK) {
       const n = Math.min(CHUNK, end - start);
       this.scoreRange(start, n);
       const scores = this.f32;
       let threshold = top.threshold;
       for (let i = 0; i < n; i++) {
-        const s = scores[out + i];
+        const s = norms === undefined ? scores[out + i] : scores[out + i] - norms[start + i];
         // Below the n-th best it cannot enter; a tie is settled by push() (smaller label wins).
         if (s < threshold) continue;
         const label = rowLabels === undefined ? start + i : rowLabels[start + i];
@@ -249,6 +303,7 @@ abstract class BaseScanKernel implements ScanKernel {
     const idx = this.idxOff >> 2;
     const out = this.outOff >> 2;
     const size = this.size;
+    const norms = this.halfNorms;
     for (let first = 0; first < rows.length; first += CHUNK) {
       const count = Math.min(CHUNK, rows.length - first);
       const list = this.i32;
@@ -261,7 +316,7 @@ abstract class BaseScanKernel implements ScanKernel {
       const scores = this.f32;
       let threshold = top.threshold;
       for (let i = 0; i < count; i++) {
-        const s = scores[out + i];
+        const s = norms === undefined ? scores[out + i] : scores[out + i] - norms[list[idx + i]];
         if (s < threshold) continue;
         const row = list[idx + i];
         if (accept !== undefined && !accept(row)) continue;
@@ -278,8 +333,8 @@ class WasmScanKernel extends BaseScanKernel {
   private readonly memory: WasmMemory;
   private readonly kernel: ScanModuleExports;
 
-  constructor(dimension: number, capacity: number) {
-    super(dimension, capacity);
+  constructor(dimension: number, capacity: number, metric: Metric) {
+    super(dimension, capacity, metric);
     this.memory = createWasmMemory(this.bytesFor(this.capacity));
     this.kernel = instantiateScanModule(this.memory);
     this.refresh();
@@ -309,8 +364,8 @@ class WasmScanKernel extends BaseScanKernel {
 class JsScanKernel extends BaseScanKernel {
   readonly simd = false;
 
-  constructor(dimension: number, capacity: number) {
-    super(dimension, capacity);
+  constructor(dimension: number, capacity: number, metric: Metric) {
+    super(dimension, capacity, metric);
     this.resize(this.bytesFor(this.capacity));
   }
 
