@@ -382,8 +382,8 @@ describe('vector-api: upsert, fetch, update, delete by filter, list ids, count, 
           expect(res.body.results.map((h) => h.id)).toEqual(['big', 'near', 'far']);
           expect(res.body.results.map((h) => h.score)).toEqual([7, 2, -2].map((x) => expect.closeTo(x, 5) as unknown));
         } else {
-          expect(res.body.results.map((h) => h.id)).toEqual(['near', 'big', 'far']);
-          const expected = [0, Math.sqrt(13), Math.sqrt(10)].map((d) => 1 / (1 + d));
+          expect(res.body.results.map((h) => h.id)).toEqual(['near', 'far', 'big']);
+          const expected = [0, Math.sqrt(10), Math.sqrt(13)].map((d) => 1 / (1 + d));
           expect(res.body.results.map((h) => h.score)).toEqual(expected.map((x) => expect.closeTo(x, 5) as unknown));
         }
       }
@@ -464,5 +464,50 @@ describe('vector-api: two instances see upserts, updates and deletes by filter t
     const del = await c1<{ deleted: number }>('DELETE', '/v1/tables/rep2/vectors', { filter: { doomed: true } });
     expect(del.body.deleted).toBe(1);
     expect((await c2<{ count: number }>('POST', '/v1/tables/rep2/count', {})).body.count).toBe(0);
+  });
+});
+
+describe('vector-api: snapshots hold upserts, updates and deletes by filter', () => {
+  it('a new instance loaded from a snapshot taken after them answers as the one that wrote them', async () => {
+    const env = { VECTOR_SNAPSHOT_MIN_CHANGES: '1', VECTOR_SNAPSHOT_CHECK_MS: '100' };
+    const one = await startVectorApp(env);
+    let two: VectorTestApp | undefined;
+    try {
+      const project = await newProject(one.app, 'snap');
+      const c1 = client(one.app, project.token);
+      expect((await c1('POST', '/v1/tables', { name: 'snap', dimension: 3, index: 'hnsw', metric: 'dot' })).status).toBe(201);
+      const rows = Array.from({ length: 30 }, (_, i) => ({ id: `s${i}`, embedding: [1, i / 10, 0], metadata: { g: i % 3 } }));
+      expect((await c1('POST', '/v1/tables/snap/insert', { rows })).status).toBe(201);
+      expect(
+        (await c1('POST', '/v1/tables/snap/upsert', { rows: [{ id: 's1', embedding: [0, 0, 5], metadata: { g: 'up' } }] }))
+          .status,
+      ).toBe(200);
+      expect((await c1('PATCH', '/v1/tables/snap/vectors/s2', { metadata: { g: null, patched: true } })).status).toBe(200);
+      expect((await c1<{ deleted: number }>('DELETE', '/v1/tables/snap/vectors', { filter: { g: 0 } })).body.deleted).toBe(10);
+      // Wait for a snapshot that covers every write above (applied_seq is the last one's seq).
+      const covered = await eventually(async () => {
+        const d = (await c1<{ index_status: { details: Record<string, number> } }>('GET', '/v1/tables/snap')).body.index_status
+          .details;
+        return d.snapshot_seq !== undefined && d.snapshot_seq >= (d.applied_seq ?? Infinity);
+      }, 200);
+      expect(covered).toBe(true);
+
+      two = await startVectorApp(env, one.db);
+      const c2 = client(two.app, project.token);
+      const table = await c2<{ rows: number; metric: string; index_status: { details: Record<string, number> } }>(
+        'GET',
+        '/v1/tables/snap',
+      );
+      expect(table.body).toMatchObject({ rows: 20, metric: 'dot' });
+      expect(table.body.index_status.details.from_snapshot).toBe(1);
+      const top = await c2<{ results: Hit[] }>('POST', '/v1/tables/snap/query', { vector: [0, 0, 1], n: 1 });
+      expect(top.body.results[0]).toMatchObject({ id: 's1', score: 5, metadata: { g: 'up' } });
+      expect((await c2('POST', '/v1/tables/snap/count', { filter: { patched: true } })).body).toEqual({ count: 1 });
+      expect((await c2('POST', '/v1/tables/snap/count', { filter: { g: 0 } })).body).toEqual({ count: 0 });
+      expect((await c2('POST', '/v1/tables/snap/count', { filter: { g: { $exists: false } } })).body).toEqual({ count: 1 });
+    } finally {
+      await two?.close();
+      await one.close();
+    }
   });
 });
