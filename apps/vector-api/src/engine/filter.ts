@@ -558,7 +558,7 @@ export class MetadataIndex {
     const ctx: TreeContext = { rows, size, marks: new Uint32Array(size), epoch: 0, work: 0 };
     const result = yield* this.allOf(filter, ctx);
     const out: number[] = [];
-    if (!result.negated) {
+    if (!result.negated && result.labels.length * 16 < size) {
       for (const label of result.labels) {
         if (rows.isAlive(label)) out.push(label);
         if (tick(ctx)) yield;
@@ -566,9 +566,11 @@ export class MetadataIndex {
       sortLabels(out);
       return out;
     }
+    // Negated, or many labels: one walk of the table puts them in order (cheaper than a sort).
     const epoch = mark(ctx, result.labels);
+    const wanted = !result.negated;
     for (let label = 0; label < size; label++) {
-      if (ctx.marks[label] !== epoch && rows.isAlive(label)) out.push(label);
+      if ((ctx.marks[label] === epoch) === wanted && rows.isAlive(label)) out.push(label);
       if (tick(ctx)) yield;
     }
     return out;
@@ -687,14 +689,17 @@ function* keep(from: readonly number[], other: readonly number[], inOther: boole
   return out;
 }
 
-/** The distinct labels of some lists (each distinct already). */
+/** The distinct labels of some lists (each distinct already): the longest copied whole, the others added. */
 function* union(lists: readonly number[][], ctx: TreeContext): Steps<number[]> {
   if (lists.length === 0) return [];
   if (lists.length === 1) return lists[0];
-  const epoch = ++ctx.epoch;
-  const out: number[] = [];
-  for (const list of lists) {
-    for (const label of list) {
+  let longest = 0;
+  for (let i = 1; i < lists.length; i++) if (lists[i].length > lists[longest].length) longest = i;
+  const epoch = mark(ctx, lists[longest]);
+  const out = lists[longest].slice();
+  for (let i = 0; i < lists.length; i++) {
+    if (i === longest) continue;
+    for (const label of lists[i]) {
       if (ctx.marks[label] !== epoch) {
         ctx.marks[label] = epoch;
         out.push(label);
