@@ -93,9 +93,11 @@ export class QueryDto {
     additionalProperties: true,
     maxProperties: MAX_FILTER.keys,
     description:
-      'key → value (equality; contains for array fields) or {$in|$ne|$gt|$gte|$lt|$lte: ...}; all keys must match. ' +
+      'key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}, ' +
+      'and $and / $or: [filters]; all keys must match. ' +
       `At most ${MAX_FILTER.keys} keys, ${MAX_FILTER.valuesPerArray} values per array (${MAX_FILTER.values} in all), ` +
-      `${MAX_FILTER.stringLength} characters per string, ${MAX_FILTER.depth} levels of nesting and ` +
+      `${MAX_FILTER.stringLength} characters per string, logical depth ${MAX_FILTER.depth} ($and / $or), ` +
+      `${MAX_FILTER.nesting} levels of nesting and ` +
       `${MAX_FILTER.size} characters of JSON; past them 400 filter_too_complex`,
     example: { genre: 'jazz', year: { $gte: 1960 } },
   })
