@@ -193,15 +193,17 @@ describe('filter language', () => {
       fc
         .record({ $gt: bound, $gte: bound, $lt: bound, $lte: bound }, { requiredKeys: [] })
         .filter((o) => Object.keys(o).length > 0),
-      fc.record(
-        {
-          $in: fc.array(scalar, { minLength: 1, maxLength: 4 }),
-          $nin: fc.array(scalar, { maxLength: 2 }),
-          $exists: fc.boolean(),
-          $lte: bound,
-        },
-        { requiredKeys: [] },
-      ),
+      fc
+        .record(
+          {
+            $in: fc.array(scalar, { minLength: 1, maxLength: 4 }),
+            $nin: fc.array(scalar, { maxLength: 2 }),
+            $exists: fc.boolean(),
+            $lte: bound,
+          },
+          { requiredKeys: [] },
+        )
+        .filter((o) => Object.keys(o).length > 0), // several operators in one object
     );
     const fields = fc.dictionary(fc.constantFrom('x', 'y', 'z', 'w'), cond, { maxKeys: 2 });
     /** Filters of logical depth ≤ 8 - depth + 1 from here; `spine` forces one branch to the bottom. */

@@ -617,6 +617,24 @@ export class MetadataIndex {
 
     const included: number[][] = [];
     const excluded: number[][] = [];
+    // The `$or` parts first: one that holds for few rows is checked like a selective part.
+    for (const c of filter) {
+      if (!isAnyOf(c)) continue;
+      const set = yield* this.anyOf(c, ctx);
+      if (!set.negated && set.labels.length === 0) return NO_ROW;
+      if (set.labels.length > 0) (set.negated ? excluded : included).push(set.labels);
+    }
+    const fewest = included.reduce<number[] | undefined>((a, b) => (a === undefined || b.length < a.length ? b : a), undefined);
+    if (fewest !== undefined && fewest.length * cost <= ctx.size) {
+      const matches = compileFilter(filter);
+      const labels: number[] = [];
+      for (const label of fewest) {
+        if (ctx.rows.isAlive(label) && matches(ctx.rows.metadata(label))) labels.push(label);
+        ctx.work += cost;
+        if (tick(ctx)) yield;
+      }
+      return { negated: false, labels };
+    }
     for (const c of conditions) {
       const parts: Array<[Atom, boolean]> = [];
       if (c.eq !== undefined) parts.push([this.equalAtom(c.key, c.eq), true]);
@@ -629,12 +647,6 @@ export class MetadataIndex {
         if (holds && atom.size === 0) return NO_ROW;
         if (atom.size > 0) (holds ? included : excluded).push(yield* this.collect(atom, ctx));
       }
-    }
-    for (const c of filter) {
-      if (!isAnyOf(c)) continue;
-      const set = yield* this.anyOf(c, ctx);
-      if (!set.negated && set.labels.length === 0) return NO_ROW;
-      if (set.labels.length > 0) (set.negated ? excluded : included).push(set.labels);
     }
     if (included.length === 0) return { negated: true, labels: yield* union(excluded, ctx) };
     included.sort((a, b) => a.length - b.length);
