@@ -262,6 +262,20 @@ describe('filter language', () => {
       );
     });
 
+    it('$exists on a key of one value per row (answered by a scan) and of few values (by the postings)', () => {
+      const metas = Array.from({ length: 2000 }, (_, i): Metadata =>
+        i % 5 === 0 ? { few: i % 3 } : i % 7 === 0 ? { uid: [], few: [] } : { uid: `u${i}`, few: [i % 3, 'x'] },
+      );
+      for (const f of [
+        { uid: { $exists: true } },
+        { uid: { $exists: false } },
+        { few: { $exists: false }, uid: { $exists: true } },
+        { $or: [{ uid: { $exists: false } }, { few: 2 }] },
+        { $or: [{ uid: { $exists: true } }, { few: { $exists: false } }] },
+      ])
+        check(metas, f, [3, 10, 14, 500, 1999]);
+    });
+
     it('reaches depth 8 with every operator (the generator is not shallow)', () => {
       const depthOf = (f: unknown): number => {
         const o = f as Record<string, unknown>;

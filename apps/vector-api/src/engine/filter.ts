@@ -291,7 +291,7 @@ interface Posting {
 
 /** One part of a condition as the inverted index answers it: the posting lists of the rows it holds for. */
 interface Atom {
-  readonly sets: Array<ReadonlySet<number>>;
+  readonly sets: ReadonlyArray<Iterable<number>>;
   /** Sum of the lists' sizes (a row in two lists counts twice). */
   readonly size: number;
 }
@@ -413,9 +413,23 @@ export class MetadataIndex {
     return { sets, size };
   }
 
-  /** The rows having the field (`$exists`): every list of its key's values, and its empty arrays. */
-  private *existsAtom(key: string): Steps<Atom> {
-    const sets: Array<ReadonlySet<number>> = [];
+  /**
+   * The rows having the field (`$exists`): every list of its key's values, and its empty
+   * arrays; or, when the key has so many distinct values that walking their lists costs
+   * more (one list per row, an id-like field), a scan of the table's metadata.
+   */
+  private *existsAtom(key: string, rows: FilterRows): Steps<Atom> {
+    const byValue = this.postings.get(key);
+    const tableSize = rows.size;
+    if (byValue !== undefined && byValue.size * 4 > tableSize) {
+      const labels: number[] = [];
+      for (let label = 0; label < tableSize; label++) {
+        if (rows.isAlive(label) && fieldOf(rows.metadata(label), key) !== undefined) labels.push(label);
+        if ((label + 1) % TESTS_PER_STEP === 0) yield;
+      }
+      return { sets: [labels], size: labels.length };
+    }
+    const sets: Array<Iterable<number>> = [];
     let size = 0;
     let examined = 0;
     const empty = this.emptyArrays.get(key);
@@ -423,7 +437,7 @@ export class MetadataIndex {
       sets.push(empty);
       size += empty.size;
     }
-    for (const posting of this.postings.get(key)?.values() ?? []) {
+    for (const posting of byValue?.values() ?? []) {
       sets.push(posting.labels);
       size += posting.labels.size;
       if (++examined % TESTS_PER_STEP === 0) yield;
@@ -464,13 +478,13 @@ export class MetadataIndex {
     // `$ne`, `$nin`, `$exists: false` parts: the rows of their lists are out.
     let excluded: Uint8Array | undefined;
     for (const c of filter) {
-      const sets: Array<ReadonlySet<number>> = [];
+      const sets: Array<Iterable<number>> = [];
       if (c.ne !== undefined) {
         const posting = this.posting(c.key, c.ne);
         if (posting) sets.push(posting.labels);
       }
       if (c.nin !== undefined) sets.push(...this.inAtom(c.key, c.nin).sets);
-      if (c.exists === false) sets.push(...(yield* this.existsAtom(c.key)).sets);
+      if (c.exists === false) sets.push(...(yield* this.existsAtom(c.key, rows)).sets);
       for (const set of sets) {
         excluded ??= new Uint8Array(size);
         for (const label of set) {
@@ -516,7 +530,7 @@ export class MetadataIndex {
 
     for (const c of filter) {
       if (c.range !== undefined) positives.push(yield* this.rangeAtom(c.key, c.range));
-      if (c.exists === true) positives.push(yield* this.existsAtom(c.key));
+      if (c.exists === true) positives.push(yield* this.existsAtom(c.key, rows));
     }
     positives.sort((a, b) => a.size - b.size);
     if (positives.length >= 255) throw new RangeError('too many filter conditions to count in a byte'); // MAX_FILTER keeps them ≤ 128
@@ -640,7 +654,7 @@ export class MetadataIndex {
       if (c.eq !== undefined) parts.push([this.equalAtom(c.key, c.eq), true]);
       if (c.in !== undefined) parts.push([this.inAtom(c.key, c.in), true]);
       if (c.range !== undefined) parts.push([yield* this.rangeAtom(c.key, c.range), true]);
-      if (c.exists !== undefined) parts.push([yield* this.existsAtom(c.key), c.exists]);
+      if (c.exists !== undefined) parts.push([yield* this.existsAtom(c.key, ctx.rows), c.exists]);
       if (c.ne !== undefined) parts.push([this.equalAtom(c.key, c.ne), false]);
       if (c.nin !== undefined) parts.push([this.inAtom(c.key, c.nin), false]);
       for (const [atom, holds] of parts) {
