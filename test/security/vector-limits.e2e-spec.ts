@@ -94,7 +94,7 @@ describe('vector-api: filter limits (issue 14, finding 3)', () => {
     [
       'nesting 1,000 deep',
       () => `{"vector":${JSON.stringify(vec(rng(1), DIM))},"n":10,"filter":${'{"a":'.repeat(1000)}1${'}'.repeat(1000)}}`,
-      `filter${'.a'.repeat(MAX_FILTER.depth)}`,
+      `filter${'.a'.repeat(MAX_FILTER.nesting)}`,
     ],
     ['a 100,000-character value', () => JSON.stringify(query({ k: 'x'.repeat(100_000) })), 'filter.k'],
   ])(

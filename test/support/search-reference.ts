@@ -2,7 +2,7 @@
  * Slow, obviously correct references that engine tests compare the vector engine with.
  * They share no code with apps/vector-api/src/engine, so a bug there cannot hide in both.
  */
-import type { Filter, Metadata, RangeOp, Scalar } from '../../apps/vector-api/src/engine/filter';
+import type { Metadata, Scalar } from '../../apps/vector-api/src/engine/filter';
 
 /** Brute-force cosine top-k in float64 over raw vectors: indexes best first (ties: smaller index). */
 export function bruteForce(
@@ -30,8 +30,8 @@ export function recallAt<T>(expected: readonly T[], actual: readonly T[]): numbe
   return expected.length === 0 ? 1 : expected.filter((x) => set.has(x)).length / expected.length;
 }
 
-function satisfies(v: Scalar, op: RangeOp, x: number): boolean {
-  if (typeof v !== 'number') return false;
+function satisfies(v: Scalar, op: string, x: unknown): boolean {
+  if (typeof v !== 'number' || typeof x !== 'number') return false;
   switch (op) {
     case '$gt':
       return v > x;
@@ -41,23 +41,40 @@ function satisfies(v: Scalar, op: RangeOp, x: number): boolean {
       return v < x;
     case '$lte':
       return v <= x;
+    default:
+      throw new Error(`not a range operator: ${op}`);
   }
 }
 
+/** One field's condition (the raw JSON) against the field's values ([] when missing). */
+function conditionHolds(values: readonly Scalar[], present: boolean, condition: unknown): boolean {
+  if (typeof condition !== 'object' || condition === null) return values.includes(condition as Scalar);
+  const ops = Object.entries(condition);
+  const bounds = ops.filter(([op]) => op.startsWith('$g') || op.startsWith('$l'));
+  if (bounds.length > 0 && !values.some((v) => bounds.every(([op, x]) => satisfies(v, op, x)))) return false;
+  for (const [op, arg] of ops) {
+    if (op === '$in' && !values.some((v) => (arg as Scalar[]).includes(v))) return false;
+    if (op === '$nin' && values.some((v) => (arg as Scalar[]).includes(v))) return false;
+    if (op === '$ne' && values.includes(arg as Scalar)) return false;
+    if (op === '$exists' && present !== arg) return false;
+  }
+  return true;
+}
+
 /**
- * The filter semantics of the contract, one row at a time: does this row's metadata match?
- * A scalar condition on an array field means "contains"; `$ne` holds when the field is
- * missing; a range holds when one element satisfies every bound.
+ * The filter semantics of the contract, one row at a time, read straight from the filter's
+ * JSON (valid per parseFilter): does this row's metadata match? Every key must hold;
+ * `$and` / `$or` combine filters; a scalar condition on an array field means "contains";
+ * `$ne` and `$nin` hold when the field is missing; a range holds when one element satisfies
+ * every bound; `$exists` tests presence.
  */
-export function matchesFilter(metadata: Metadata | undefined, filter: Filter): boolean {
-  return filter.every((c) => {
-    const field = metadata?.[c.key];
+export function matchesFilter(metadata: Metadata | undefined, filter: unknown): boolean {
+  return Object.entries(filter as Record<string, unknown>).every(([key, condition]) => {
+    if (key === '$and') return (condition as unknown[]).every((f) => matchesFilter(metadata, f));
+    if (key === '$or') return (condition as unknown[]).some((f) => matchesFilter(metadata, f));
+    const present = metadata !== undefined && Object.prototype.hasOwnProperty.call(metadata, key);
+    const field = present ? metadata[key] : undefined;
     const values: readonly Scalar[] = field === undefined ? [] : Array.isArray(field) ? field : [field];
-    if (c.eq !== undefined && !values.includes(c.eq)) return false;
-    if (c.in !== undefined && !values.some((v) => c.in?.includes(v))) return false;
-    if (c.ne !== undefined && values.includes(c.ne)) return false;
-    const range = c.range;
-    if (range !== undefined && !values.some((v) => range.every(([op, x]) => satisfies(v, op, x)))) return false;
-    return true;
+    return conditionHolds(values, present, condition);
   });
 }

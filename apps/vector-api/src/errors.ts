@@ -10,7 +10,7 @@ export const VECTOR_ERRORS = {
   }),
   /** A query filter over one of the size limits of docs/vector.md ("Filters"); `param` says where. */
   filter_too_complex: invalidRequest(400, {
-    when: '`POST /v1/tables/{table}/query` with a `filter` over one of its size limits (keys, values per array and in all, string length, nesting, JSON size: docs/vector.md, "Filters"); `param` names the offending part (`filter.tags.$in`), or `filter` for a total. Checked before anything else reads the filter.',
+    when: '`POST /v1/tables/{table}/query` with a `filter` over one of its size limits (keys, values per array and in all, string length, nesting, logical depth of `$and` / `$or` over 8, JSON size: docs/vector.md, "Filters"); `param` names the offending part (`filter.tags.$in`), or `filter` for a total. Checked before anything else reads the filter.',
     fix: 'Keep the filter within the limits: fewer keys and values, shorter strings, less nesting.',
   }),
   /** A per-table route on an instance of another partition than the table's (VECTOR_PARTITION, docs/scaling.md). */

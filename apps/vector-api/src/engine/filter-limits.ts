@@ -7,8 +7,17 @@
  * metadata per record, 1,000 records per upsert).
  */
 export const MAX_FILTER = {
-  /** Nesting of objects and arrays; the filter object itself is level 1 (`{"k": {"$in": [..]}}` is 3). */
+  /**
+   * Logical depth: the filter is depth 1, each element of an `$and` / `$or` array one
+   * deeper than the filter holding it.
+   */
   depth: 8,
+  /**
+   * Nesting of objects and arrays; the filter object itself is level 1 (`{"k": {"$in": [..]}}`
+   * is 3). A filter at logical depth d is at level 2d - 1, its field's operator object at
+   * 2d and an `$in` list at 2d + 1, so every valid depth-8 filter fits in 2·8 + 3.
+   */
+  nesting: 2 * 8 + 3,
   /** Object keys at every level in all: field names and operators. */
   keys: 128,
   /** Elements of one array (an `$in` list). */
@@ -23,7 +32,8 @@ export const MAX_FILTER = {
 
 /**
  * The filter breaks one of MAX_FILTER's limits. `path` names the offending string, array or
- * object for a limit of one part (length, nesting), the filter itself for a total.
+ * object for a limit of one part (length, nesting, logical depth), the filter itself for a
+ * total.
  */
 export class FilterLimitError extends Error {
   constructor(
@@ -37,21 +47,43 @@ export class FilterLimitError extends Error {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * Where a value sits, for the logical depth: `filter` is a position where a filter object
+ * is expected (the root, an element of `$and` / `$or`), `list` the array of an `$and` /
+ * `$or` key of such a filter, `data` anything else.
+ */
+type Role = 'filter' | 'list' | 'data';
+
 interface Pending {
   readonly value: unknown;
   readonly path: string;
   readonly depth: number;
+  readonly role: Role;
+  /** Logical depth of the filter (role `filter`) or of the filter holding the list (role `list`). */
+  readonly logical: number;
 }
+
+const LOGICAL_KEYS = new Set(['$and', '$or']);
 
 function childPath(parent: string, key: string): string {
   return `${parent}.${key}`;
+}
+
+/** The error for a filter (an element of `$and` / `$or`) past MAX_FILTER.depth; parseFilter uses it too. */
+export function filterTooDeep(path: string): FilterLimitError {
+  return new FilterLimitError(
+    path,
+    `${path} is too deeply nested: $and and $or may nest filters at most ${MAX_FILTER.depth} levels deep, the filter being level 1 (docs/vector.md, "Filters").`,
+  );
 }
 
 /**
  * Checks MAX_FILTER in one iterative pass that stops at the first limit crossed: every
  * node is visited at most once and nothing is pushed before the counts that admit it are
  * checked, so the work is linear in what is admitted (≤ keys + values nodes), not in the
- * input. Types and operators are parseFilter's business; this only bounds the size.
+ * input. The logical depth is checked on the way (an element of an `$and` / `$or` array of
+ * a filter at MAX_FILTER.depth is refused), so parseFilter's recursion is bounded by it.
+ * Types and operators are parseFilter's business; this only bounds the size.
  */
 export function checkFilterLimits(value: unknown, root = 'filter'): FilterLimitError | undefined {
   let keys = 0;
@@ -60,9 +92,10 @@ export function checkFilterLimits(value: unknown, root = 'filter'): FilterLimitE
   const over = (path: string, what: string): FilterLimitError =>
     new FilterLimitError(path, `${path} is too large: ${what} (docs/vector.md, "Filters").`);
   const overall = (what: string): FilterLimitError => over(root, what);
-  const stack: Pending[] = [{ value, path: root, depth: 1 }];
+  const nesting = `objects and arrays may nest at most ${MAX_FILTER.nesting} levels`;
+  const stack: Pending[] = [{ value, path: root, depth: 1, role: 'filter', logical: 1 }];
   while (stack.length > 0) {
-    const { value: v, path, depth } = stack.pop() as Pending;
+    const { value: v, path, depth, role, logical } = stack.pop() as Pending;
     if (typeof v === 'string') {
       if (v.length > MAX_FILTER.stringLength)
         return over(path, `a string may have at most ${MAX_FILTER.stringLength} characters`);
@@ -72,15 +105,18 @@ export function checkFilterLimits(value: unknown, root = 'filter'): FilterLimitE
     } else if (typeof v === 'boolean') {
       size += v ? 4 : 5;
     } else if (Array.isArray(v)) {
-      if (depth > MAX_FILTER.depth) return over(path, `objects and arrays may nest at most ${MAX_FILTER.depth} levels`);
+      if (depth > MAX_FILTER.nesting) return over(path, nesting);
+      if (role === 'list' && v.length > 0 && logical + 1 > MAX_FILTER.depth) return filterTooDeep(`${path}[0]`);
       if (v.length > MAX_FILTER.valuesPerArray)
         return over(path, `an array may have at most ${MAX_FILTER.valuesPerArray} values`);
       values += v.length;
       if (values > MAX_FILTER.values) return overall(`a filter may have at most ${MAX_FILTER.values} array values in all`);
       size += 2 + Math.max(0, v.length - 1);
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: `${path}[${i}]`, depth: depth + 1 });
+      const child: Role = role === 'list' ? 'filter' : 'data';
+      for (let i = v.length - 1; i >= 0; i--)
+        stack.push({ value: v[i], path: `${path}[${i}]`, depth: depth + 1, role: child, logical: logical + 1 });
     } else if (isPlainObject(v)) {
-      if (depth > MAX_FILTER.depth) return over(path, `objects and arrays may nest at most ${MAX_FILTER.depth} levels`);
+      if (depth > MAX_FILTER.nesting) return over(path, nesting);
       const own = Object.keys(v);
       keys += own.length;
       if (keys > MAX_FILTER.keys) return overall(`a filter may have at most ${MAX_FILTER.keys} keys in all`);
@@ -90,7 +126,8 @@ export function checkFilterLimits(value: unknown, root = 'filter'): FilterLimitE
         const p = childPath(path, key);
         if (key.length > MAX_FILTER.stringLength) return over(p, `a key may have at most ${MAX_FILTER.stringLength} characters`);
         size += key.length + 3;
-        stack.push({ value: v[key], path: p, depth: depth + 1 });
+        const child: Role = role === 'filter' && LOGICAL_KEYS.has(key) ? 'list' : 'data';
+        stack.push({ value: v[key], path: p, depth: depth + 1, role: child, logical });
       }
     } else {
       size += 4; // null (and anything JSON cannot carry, which parseFilter refuses)

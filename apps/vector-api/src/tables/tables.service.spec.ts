@@ -307,6 +307,12 @@ describe('TablesService', () => {
       expect(res.results.map((r) => r.id)).toEqual(['x', 'y']);
       const ranged = await f.service.query(P, 'docs', query({ vector: [1, 0, 0], filter: { year: { $gt: 1959 } } }));
       expect(ranged.results.map((r) => r.id)).toEqual(['near-x', 'y']);
+      const either = await f.service.query(
+        P,
+        'docs',
+        query({ vector: [1, 0, 0], filter: { $or: [{ genre: 'rock' }, { year: { $gte: 1970 } }], tags: { $exists: false } } }),
+      );
+      expect(either.results.map((r) => r.id)).toEqual(['near-x', 'y']);
     });
 
     it.each(['flat', 'ivf', 'hnsw'] as const)('answers exactly with a per-query index override (%s)', async (index) => {
@@ -320,6 +326,9 @@ describe('TablesService', () => {
       ['a non-numeric range bound', { year: { $gte: 'x' } }, 'filter.year.$gte'],
       ['an $in that is not an array', { genre: { $in: 'jazz' } }, 'filter.genre.$in'],
       ['an empty condition', { genre: {} }, 'filter.genre'],
+      ['an empty $or', { $or: [] }, 'filter.$or'],
+      ['a mistake inside $or', { $or: [{ genre: 'jazz' }, { year: { $gt: 'x' } }] }, 'filter.$or[1].year.$gt'],
+      ['a non-boolean $exists', { genre: { $exists: 1 } }, 'filter.genre.$exists'],
     ])('400 parameter_invalid for %s in the filter, naming it', async (_name, filter, param) => {
       expect(await failure(f.service.query(P, 'docs', query({ vector: [1, 0, 0], filter })))).toMatchObject({
         code: 'parameter_invalid',
@@ -336,6 +345,11 @@ describe('TablesService', () => {
         'filter.genre.$in',
       ],
       ['a value longer than allowed', { genre: 'x'.repeat(1025) }, 'filter.genre'],
+      [
+        '$or nested 9 deep',
+        JSON.parse(`${'{"$or":[{"genre":"jazz"},'.repeat(8)}{"year":1959}${']}'.repeat(8)}`) as Record<string, unknown>,
+        `filter${'.$or[1]'.repeat(7)}.$or[0]`, // the first filter at depth 9
+      ],
     ])('400 filter_too_complex for %s, naming where', async (_name, filter, param) => {
       expect(await failure(f.service.query(P, 'docs', query({ vector: [1, 0, 0], filter })))).toMatchObject({
         code: 'filter_too_complex',

@@ -78,10 +78,11 @@ const FILTER_DOC: ApiPropertyOptions = {
   additionalProperties: true,
   maxProperties: MAX_FILTER.keys,
   description:
-    'key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}; all keys must match; ' +
-    '$and / $or take arrays of filters (docs/vector.md, "Filters"). ' +
+    'key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}, ' +
+    'and $and / $or: [filters]; all keys must match (docs/vector.md, "Filters"). ' +
     `At most ${MAX_FILTER.keys} keys, ${MAX_FILTER.valuesPerArray} values per array (${MAX_FILTER.values} in all), ` +
-    `${MAX_FILTER.stringLength} characters per string, 8 levels of $and/$or and ` +
+    `${MAX_FILTER.stringLength} characters per string, logical depth ${MAX_FILTER.depth} ($and / $or), ` +
+    `${MAX_FILTER.nesting} levels of nesting and ` +
     `${MAX_FILTER.size} characters of JSON; past them 400 filter_too_complex`,
   example: { genre: 'jazz', year: { $gte: 1960 } },
 };
