@@ -21,6 +21,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/projects': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every project, oldest first */
+    get: operations['ProjectsAdminController_list'];
+    put?: never;
+    /** Create a project: tables and tokens of one tenant */
+    post: operations['ProjectsAdminController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['ProjectsAdminController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{id}/tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a token of the project; the token is shown once */
+    post: operations['ProjectsAdminController_createToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/tokens': {
     parameters: {
       query?: never;
@@ -28,9 +79,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Every token of every project, revoked ones too, newest first */
     get: operations['VectorTokensAdminController_list'];
     put?: never;
-    /** Create an API token; the token is shown once */
+    /** Create an API token of the default project; the token is shown once (POST /admin/v1/projects/{id}/tokens for another project) */
     post: operations['VectorTokensAdminController_create'];
     delete?: never;
     options?: never;
@@ -113,7 +165,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List tables */
+    /** List the project's tables */
     get: operations['TablesController_list'];
     put?: never;
     /** Create a table */
@@ -137,6 +189,40 @@ export interface paths {
     post?: never;
     /** Delete a table and all its vectors */
     delete: operations['TablesController_drop'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{table}/count': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The exact number of rows, or of rows matching a filter */
+    post: operations['VectorsController_count'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{table}/fetch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Rows by id (up to 1000), with their metadata and optionally their embeddings */
+    post: operations['VectorsController_fetch'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -168,8 +254,25 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The n most similar vectors, best first, optionally filtered by metadata */
+    /** The n most similar vectors, best first, optionally filtered by metadata; or a batch of up to 100 such queries (`queries`) */
     post: operations['VectorsController_query'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{table}/upsert': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Insert up to 1000 vectors or overwrite the embedding and metadata of those whose id exists; all or nothing */
+    post: operations['VectorsController_upsert'];
     delete?: never;
     options?: never;
     head?: never;
@@ -183,11 +286,64 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Ids in byte order, a page at a time (stable under concurrent writes) */
+    get: operations['VectorsController_listIds'];
+    put?: never;
+    post?: never;
+    /** Delete vectors by id (unknown ids are reported, not an error) or every vector matching a filter */
+    delete: operations['VectorsController_deleteVectors'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{table}/vectors/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
     get?: never;
     put?: never;
     post?: never;
-    /** Delete vectors by id; unknown ids are reported, not an error */
-    delete: operations['VectorsController_deleteVectors'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Merge a row's metadata (null removes a key) and/or replace its embedding */
+    patch: operations['VectorsController_update'];
+    trace?: never;
+  };
+  '/v1/tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's tokens that still work, newest first (never the token itself) */
+    get: operations['VectorTokensController_list'];
+    put?: never;
+    /** Create a token of the project; the token is shown once */
+    post: operations['VectorTokensController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tokens/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a token of the project, effective immediately (not the one making the call) */
+    delete: operations['VectorTokensController_revoke'];
     options?: never;
     head?: never;
     patch?: never;
@@ -209,6 +365,51 @@ export interface components {
       /** Format: date-time */
       started_at: string;
     };
+    BatchQueryItemDto: {
+      /**
+       * @description key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}, and $and / $or: [filters]; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or), 19 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
+       * @example {
+       *       "genre": "jazz",
+       *       "year": {
+       *         "$gte": 1960
+       *       }
+       *     }
+       */
+      filter?: {
+        [key: string]: unknown;
+      };
+      n: number;
+      /** @description Exactly the table dimension (longer than the largest dimension: dimension_mismatch before the table is read); finite numbers */
+      vector: number[];
+    };
+    BatchQueryResponseDto: {
+      /** @description Execution time of the whole batch in milliseconds */
+      latency_ms: number;
+      /** @description One result list per query of `queries`, in order */
+      results: components['schemas']['QueryResultItemDto'][][];
+    };
+    CountVectorsDto: {
+      /**
+       * @description key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}, and $and / $or: [filters]; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or), 19 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
+       * @example {
+       *       "genre": "jazz",
+       *       "year": {
+       *         "$gte": 1960
+       *       }
+       *     }
+       */
+      filter?: {
+        [key: string]: unknown;
+      };
+    };
+    CountedDto: {
+      /** @description Rows matching the filter (all rows without one), exact */
+      count: number;
+    };
+    CreateProjectDto: {
+      /** @example search */
+      name: string;
+    };
     CreateTableDto: {
       /** @example 384 */
       dimension: number;
@@ -217,15 +418,35 @@ export interface components {
        * @default flat
        * @enum {string}
        */
-      index: 'flat' | 'ivf' | 'hnsw';
+      index?: 'flat' | 'ivf' | 'hnsw';
+      /**
+       * @description How similarity is scored: `cosine` (score = cosine similarity clamped to [0, 1]), `dot` (score = dot product), `euclidean` (score = 1 / (1 + L2 distance)). Fixed at creation.
+       * @default cosine
+       * @enum {string}
+       */
+      metric?: 'cosine' | 'dot' | 'euclidean';
       /** @example articles */
       name: string;
     };
     DeleteVectorsDto: {
-      ids: string[];
+      /**
+       * @description Delete every row matching it (or `ids`, not both). key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}, and $and / $or: [filters]; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or), 19 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
+       * @example {
+       *       "genre": "jazz",
+       *       "year": {
+       *         "$gte": 1960
+       *       }
+       *     }
+       */
+      filter?: {
+        [key: string]: unknown;
+      };
+      /** @description The ids to delete (or `filter`, not both) */
+      ids?: string[];
     };
     DeletedDto: {
       deleted: number;
+      /** @description The ids of `ids` that were not in the table (always empty for `filter`) */
       not_found: string[];
     };
     /** @description Every error of every route but POST /oauth/token (docs/errors.md). */
@@ -262,6 +483,33 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    FetchVectorsDto: {
+      ids: string[];
+      /**
+       * @description Return each row's stored `embedding`
+       * @default false
+       */
+      include_values?: boolean;
+    };
+    FetchedDto: {
+      not_found: string[];
+      /** @description The rows found, in the order of `ids` */
+      rows: components['schemas']['FetchedRowDto'][];
+    };
+    FetchedRowDto: {
+      /** @description With `include_values`: the embedding as stored (float32) */
+      embedding?: number[];
+      id: string;
+      metadata: {
+        [key: string]: string | number | boolean | (string | number | boolean)[];
+      };
+    };
+    IdsPageDto: {
+      /** @description Ids in byte order */
+      ids: string[];
+      /** @description Pass as `cursor` for the next page; null on the last */
+      next_cursor: string | null;
+    };
     IndexStatusDto: {
       /** @description Index parameters and counters (nlist, nprobe, m, ef_search, points, tombstones, pending, progress, ...), and where this instance stands: applied_seq (the change log position applied), snapshot_seq, snapshot_bytes, snapshot_write_ms, snapshot_load_ms (the snapshot it loaded or last wrote) */
       details: {
@@ -287,9 +535,19 @@ export interface components {
       /** @example search-backend */
       name: string;
     };
+    ProjectDto: {
+      /** Format: date-time */
+      created_at: string;
+      /** @example proj_4hXk2mQw8Zx1Lc7Vb4nTp9Yd */
+      id: string;
+      name: string;
+    };
+    ProjectListDto: {
+      data: components['schemas']['ProjectDto'][];
+    };
     QueryDto: {
       /**
-       * @description key → value (equality; contains for array fields) or {$in|$ne|$gt|$gte|$lt|$lte: ...}; all keys must match. At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, 8 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
+       * @description key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}, and $and / $or: [filters]; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or), 19 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
        * @example {
        *       "genre": "jazz",
        *       "year": {
@@ -301,13 +559,26 @@ export interface components {
         [key: string]: unknown;
       };
       /**
+       * @description Return each result's `metadata`
+       * @default true
+       */
+      include_metadata?: boolean;
+      /**
+       * @description Return each result's stored `embedding`
+       * @default false
+       */
+      include_values?: boolean;
+      /**
        * @description Default: the table's index
        * @enum {string}
        */
       index?: 'flat' | 'ivf' | 'hnsw';
-      n: number;
-      /** @description Exactly the table dimension (longer than the largest dimension: dimension_mismatch before the table is read); finite numbers */
-      vector: number[];
+      /** @description Required with `vector` */
+      n?: number;
+      /** @description A batch: instead of `vector`, `n` and `filter`; the answer has one result list per query, in order */
+      queries?: components['schemas']['BatchQueryItemDto'][];
+      /** @description Exactly the table dimension (longer than the largest dimension: dimension_mismatch before the table is read); finite numbers. Required unless `queries` is sent. */
+      vector?: number[];
     };
     QueryResponseDto: {
       /** @description Query execution time in milliseconds */
@@ -315,11 +586,14 @@ export interface components {
       results: components['schemas']['QueryResultItemDto'][];
     };
     QueryResultItemDto: {
+      /** @description With `include_values`: the embedding as stored (float32) */
+      embedding?: number[];
       id: string;
-      metadata: {
+      /** @description Unless `include_metadata` is false */
+      metadata?: {
         [key: string]: string | number | boolean | (string | number | boolean)[];
       };
-      /** @description Cosine similarity clamped to [0, 1] */
+      /** @description By the table's metric: cosine similarity clamped to [0, 1] (`cosine`), the dot product (`dot`), 1 / (1 + L2 distance) (`euclidean`); higher is more similar */
       score: number;
     };
     ReadinessChecksDto: {
@@ -345,12 +619,37 @@ export interface components {
       /** @enum {string} */
       index: 'flat' | 'ivf' | 'hnsw';
       index_status: components['schemas']['IndexStatusDto'];
+      /** @enum {string} */
+      metric: 'cosine' | 'dot' | 'euclidean';
       name: string;
       /** @description Number of vectors in the table */
       rows: number;
     };
     TableListDto: {
       data: components['schemas']['TableDto'][];
+    };
+    UpdateVectorDto: {
+      /** @description Replaces the embedding */
+      embedding?: number[];
+      /** @description Merged into the stored metadata: a key with a value sets it, a key with null removes it */
+      metadata?: {
+        [key: string]: (string | number | boolean | (string | number | boolean)[]) | null;
+      };
+    };
+    UpdatedVectorDto: {
+      id: string;
+      /** @description The metadata after the merge */
+      metadata: {
+        [key: string]: string | number | boolean | (string | number | boolean)[];
+      };
+    };
+    UpsertedDto: {
+      /** @description Rows whose id was new */
+      inserted: number;
+      /** @description Rows whose id existed: embedding and metadata overwritten */
+      updated: number;
+      /** @description Rows written: inserted + updated */
+      upserted: number;
     };
     VectorRowDto: {
       /** @description Exactly the table dimension; finite numbers */
@@ -367,10 +666,25 @@ export interface components {
       created_at: string;
       /** @example tok_8GfK... */
       id: string;
+      /**
+       * @description The token's last 4 characters, to tell tokens apart (null for tokens created before projects existed)
+       * @example x9Qa
+       */
+      last4: string | null;
+      /**
+       * Format: date-time
+       * @description When the token last authenticated a request (updated at most once a minute)
+       */
+      last_used_at: string | null;
       name: string;
+      /**
+       * @description The project whose tables the token reaches
+       * @example proj_default
+       */
+      project_id: string;
       /** Format: date-time */
       revoked_at: string | null;
-      /** @description The bearer token. Shown once; stored only as SHA-256. */
+      /** @description The bearer token (vt_…). Shown once; stored only as SHA-256. */
       token: string;
     };
     VectorTokenDto: {
@@ -378,7 +692,22 @@ export interface components {
       created_at: string;
       /** @example tok_8GfK... */
       id: string;
+      /**
+       * @description The token's last 4 characters, to tell tokens apart (null for tokens created before projects existed)
+       * @example x9Qa
+       */
+      last4: string | null;
+      /**
+       * Format: date-time
+       * @description When the token last authenticated a request (updated at most once a minute)
+       */
+      last_used_at: string | null;
       name: string;
+      /**
+       * @description The project whose tables the token reaches
+       * @example proj_default
+       */
+      project_id: string;
       /** Format: date-time */
       revoked_at: string | null;
     };
@@ -416,6 +745,343 @@ export interface operations {
         headers: {
           /** @description The Bearer challenge (RFC 6750) */
           'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ProjectsAdminController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProjectListDto'];
+        };
+      };
+      /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ProjectsAdminController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateProjectDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProjectDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ProjectsAdminController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProjectDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such project). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ProjectsAdminController_createToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VectorTokenCreatedDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such project). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -909,7 +1575,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `resource_already_exists` (a table with this name exists). */
+      /** @description Codes: `resource_already_exists` (the project has a table with this name). */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1008,7 +1674,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `resource_missing` (no such table). */
+      /** @description Codes: `resource_missing` (no such table in the project). */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1098,8 +1764,232 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `resource_missing` (no such table). */
+      /** @description Codes: `resource_missing` (no such table in the project). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  VectorsController_count: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        table: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CountVectorsDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CountedDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `filter_too_complex` (a filter over its size limits), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; a malformed filter), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such table in the project). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `table_not_in_partition` (VECTOR_PARTITION: another partition holds the table). */
+      421: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  VectorsController_fetch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        table: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FetchVectorsDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FetchedDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such table in the project). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `table_not_in_partition` (VECTOR_PARTITION: another partition holds the table). */
+      421: {
         headers: {
           [name: string]: unknown;
         };
@@ -1183,7 +2073,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `resource_missing` (no such table). */
+      /** @description Codes: `resource_missing` (no such table in the project). */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1276,15 +2166,16 @@ export interface operations {
       };
     };
     responses: {
+      /** @description `results` for one query; one list per query for a batch */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['QueryResponseDto'];
+          'application/json': components['schemas']['QueryResponseDto'] | components['schemas']['BatchQueryResponseDto'];
         };
       };
-      /** @description Codes: `body_invalid`, `dimension_mismatch` (a vector whose length is not the table dimension), `filter_too_complex` (a filter over its size limits), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; a malformed filter or non-finite vector values), `parameter_missing`, `parameter_unknown`. */
+      /** @description Codes: `body_invalid`, `dimension_mismatch` (a vector whose length is not the table dimension), `filter_too_complex` (a filter over its size limits), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; a malformed filter; a malformed filter, non-finite vector values, or both vector and queries), `parameter_missing` (neither vector nor queries, or vector without n), `parameter_unknown`. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1304,7 +2195,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `resource_missing` (no such table). */
+      /** @description Codes: `resource_missing` (no such table in the project). */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1324,6 +2215,214 @@ export interface operations {
       };
       /** @description Codes: `unsupported_media_type`. */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `table_not_in_partition` (VECTOR_PARTITION: another partition holds the table). */
+      421: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  VectorsController_upsert: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        table: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['InsertVectorsDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpsertedDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `dimension_mismatch` (embeddings whose length is not the table dimension; error.ids names their rows), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; non-finite embedding values, invalid metadata or an id twice in the batch; error.ids names the rows), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such table in the project). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `table_not_in_partition` (VECTOR_PARTITION: another partition holds the table). */
+      421: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  VectorsController_listIds: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description `next_cursor` of the previous page */
+        cursor?: string;
+        /** @description Only ids starting with it */
+        prefix?: string;
+      };
+      header?: never;
+      path: {
+        table: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['IdsPageDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a cursor this route did not return), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such table in the project). */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -1396,7 +2495,7 @@ export interface operations {
           'application/json': components['schemas']['DeletedDto'];
         };
       };
-      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding), `parameter_missing`, `parameter_unknown`. */
+      /** @description Codes: `body_invalid`, `filter_too_complex` (a filter over its size limits), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; a malformed filter), `parameter_missing` (neither ids nor filter), `parameter_unknown`. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1416,7 +2515,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `resource_missing` (no such table). */
+      /** @description Codes: `resource_missing` (no such table in the project). */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1445,6 +2544,362 @@ export interface operations {
       };
       /** @description Codes: `table_not_in_partition` (VECTOR_PARTITION: another partition holds the table). */
       421: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  VectorsController_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        table: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateVectorDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdatedVectorDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `dimension_mismatch` (an embedding whose length is not the table dimension), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; non-finite embedding values or invalid metadata), `parameter_missing` (neither metadata nor embedding), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such table in the project; no such table in the project, or no row with this id). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `table_not_in_partition` (VECTOR_PARTITION: another partition holds the table). */
+      421: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  VectorTokensController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VectorTokenListDto'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  VectorTokensController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VectorTokenCreatedDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  VectorTokensController_revoke: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VectorTokenDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such token in the project). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `token_in_use` (the token making the call). */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -57,7 +57,7 @@ describe('vector-client against vector-api', () => {
       params: { path: { table: 'articles' } },
       body: { vector: [1, 0, 0], n: 5, filter: { lang: 'en' } },
     });
-    expect(after.data?.results.map((r) => r.id)).toEqual(['a3']);
+    expect(after.data?.results.flat().map((r) => r.id)).toEqual(['a3']);
 
     const dropped = await api.DELETE('/v1/tables/{table}', { params: { path: { table: 'articles' } } });
     expect(dropped.data).toEqual({ name: 'articles', deleted: true });

@@ -476,7 +476,8 @@ describe('errors that teach', () => {
       return error.message;
     };
     const OFFERS_WANT = 'This route takes an OAuth 2.0 access token from POST /oauth/token';
-    const VECTOR_WANT = 'This route takes a vector token (vt_…, created at POST /admin/v1/projects/{id}/tokens or POST /v1/tokens)';
+    const VECTOR_WANT =
+      'This route takes a vector token (vt_…, created at POST /admin/v1/projects/{id}/tokens or POST /v1/tokens)';
     const PAYMENTS_WANT = 'This route takes a secret API key (sk_test_… or sk_live_…)';
     const ADMIN_WANT = 'This route takes the admin key (ADMIN_API_KEY)';
     const ADMIN_ELSEWHERE = ' (the admin key works only on /admin/v1 routes).';
