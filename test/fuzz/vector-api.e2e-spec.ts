@@ -134,7 +134,7 @@ defineFuzzSuite<VectorFixtures>({
       body: () => ({ ids: [...fx.rowIds, 'nope'], include_values: true }),
     }),
     'PATCH /v1/tables/{table}/vectors/{id}': (fx) => ({
-      params: { table: [fx.table], id: [fx.rowIds[1] as string] },
+      params: { table: [fx.table], id: [fx.rowIds[1]] },
       body: () => ({ metadata: { year: 1961, mood: null }, embedding: vector() }),
     }),
     'GET /v1/tables/{table}/vectors': (fx) => ({ params: { table: [fx.table] }, query: { limit: ['2'], prefix: ['r'] } }),

@@ -184,7 +184,7 @@ export class TablesService {
       const labelOf = new Map(existing.map((r) => [r.id, r.label]));
       const fresh = await this.repo.takeLabels(tx, t.id, rows.length - labelOf.size);
       let next = 0;
-      const labels = rows.map((r) => labelOf.get(r.id) ?? (fresh[next++] as number));
+      const labels = rows.map((r) => labelOf.get(r.id) ?? fresh[next++]);
       if (labelOf.size > 0) await this.repo.deleteRows(tx, t.id, [...labelOf.keys()]);
       await this.repo.createRows(tx, t.id, rows, labels);
       await this.repo.recordChange(tx, t.id, change.seq, 'insert', labels);
