@@ -27,7 +27,7 @@ describe('vector-api API tokens', () => {
 
     const ok = await t.app.inject({ method: 'GET', url: '/v1/whoami', headers: { authorization: `Bearer ${token}` } });
     expect(ok.statusCode).toBe(200);
-    expect(ok.json()).toEqual({ kind: 'vector_token', tokenId: id });
+    expect(ok.json()).toEqual({ kind: 'vector_token', tokenId: id, projectId: 'proj_default' });
 
     const list = await t.app.inject({ method: 'GET', url: '/admin/v1/tokens', headers: ADMIN });
     expect(JSON.stringify(list.json())).not.toContain(token);

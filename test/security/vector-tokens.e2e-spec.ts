@@ -1,7 +1,8 @@
 /**
- * vector-api tenancy. What docs/vector.md promises: tables are shared by all tokens of a
- * deployment (one namespace, like a Pinecone project) — tokens are NOT a tenancy
- * boundary; a token only authenticates. What it does promise: a revoked token is refused
+ * vector-api tokens within one project. What docs/vector.md promises: a project's tables are
+ * shared by all its tokens (the project is the tenant, like a Pinecone project; isolation
+ * between projects is test/vector-api/projects.e2e-spec.ts) — tokens of one project are NOT
+ * a boundary; a token only authenticates. What it does promise: a revoked token is refused
  * at once on every route with no effect, and a token never opens the admin routes. Every
  * token route of /openapi.json appears in both tables below.
  */
@@ -9,7 +10,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { startVectorApp, type VectorTestApp } from '../vector-api/support';
 import { type ErrorBody, fillPath, openApiOperations, opKey, snapshotDatabase } from './support';
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH';
 
 interface Request {
   readonly method: Method;
@@ -45,12 +46,17 @@ describe('vector-api: tokens', () => {
   /** One request per token operation, on the table `table`. */
   const requestFor = (key: string, table: string): Request => {
     const [method, path] = key.split(' ') as [Method, string];
-    const url = fillPath(path, { table });
+    const url = fillPath(path, { table, id: 'r2' });
     const payloads: Record<string, object> = {
       'POST /v1/tables': { name: `${table}_new`, dimension: 2 },
       'POST /v1/tables/{table}/insert': { rows: [{ id: `row_${Math.random().toString(36).slice(2)}`, embedding: [0.5, 0.5] }] },
+      'POST /v1/tables/{table}/upsert': { rows: [{ id: 'r2', embedding: [0, 1], metadata: { by: 'upsert' } }] },
+      'POST /v1/tables/{table}/fetch': { ids: ['r1'] },
+      'PATCH /v1/tables/{table}/vectors/{id}': { metadata: { touched: true } },
+      'POST /v1/tables/{table}/count': { filter: { k: 'owner-secret-doc' } },
       'POST /v1/tables/{table}/query': { vector: [1, 0], n: 5 },
       'DELETE /v1/tables/{table}/vectors': { ids: ['r1'] },
+      'POST /v1/tokens': { name: 'from-a-token' },
     };
     return { method, url, ...(payloads[key] ? { payload: payloads[key] } : {}) };
   };
@@ -73,7 +79,7 @@ describe('vector-api: tokens', () => {
     await t.close();
   });
 
-  /** Tables are one namespace: another token reaches the owner's table like the owner does (docs/vector.md). */
+  /** A project's tables are one namespace: another token of it reaches the owner's table like the owner does (docs/vector.md). */
   const SHARED: Record<string, () => Promise<void>> = {
     'POST /v1/tables': async () => {
       const dup = await as(other.token, { method: 'POST', url: '/v1/tables', payload: { name: 'owners', dimension: 2 } });
@@ -101,6 +107,38 @@ describe('vector-api: tokens', () => {
       await as(owner.token, { method: 'POST', url: '/v1/tables', payload: { name: 'owners_scratch', dimension: 2 } });
       expect((await as(other.token, requestFor('DELETE /v1/tables/{table}', 'owners_scratch'))).statusCode).toBe(200);
     },
+    'POST /v1/tables/{table}/upsert': async () => {
+      const res = await as(other.token, requestFor('POST /v1/tables/{table}/upsert', 'owners'));
+      expect([res.statusCode, res.json()]).toEqual([200, { upserted: 1, inserted: 0, updated: 1 }]);
+    },
+    'POST /v1/tables/{table}/fetch': async () => {
+      const res = await as(other.token, requestFor('POST /v1/tables/{table}/fetch', 'owners'));
+      expect(res.json()).toEqual({ rows: [{ id: 'r1', metadata: { k: 'owner-secret-doc' } }], not_found: [] });
+    },
+    'PATCH /v1/tables/{table}/vectors/{id}': async () => {
+      const res = await as(other.token, requestFor('PATCH /v1/tables/{table}/vectors/{id}', 'owners'));
+      expect(res.statusCode).toBe(200);
+    },
+    'GET /v1/tables/{table}/vectors': async () => {
+      const res = await as(other.token, requestFor('GET /v1/tables/{table}/vectors', 'owners'));
+      expect(res.json<{ ids: string[] }>().ids).toContain('r1');
+    },
+    'POST /v1/tables/{table}/count': async () => {
+      expect((await as(other.token, requestFor('POST /v1/tables/{table}/count', 'owners'))).json()).toEqual({ count: 1 });
+    },
+    'GET /v1/tokens': async () => {
+      const res = await as(other.token, { method: 'GET', url: '/v1/tokens' });
+      expect(res.json<{ data: Array<{ id: string }> }>().data.map((x) => x.id)).toContain(owner.id);
+    },
+    'POST /v1/tokens': async () => {
+      expect((await as(other.token, requestFor('POST /v1/tokens', 'owners'))).statusCode).toBe(201);
+    },
+    'DELETE /v1/tokens/{id}': async () => {
+      const spare = await newToken(t.app, 'spare');
+      const res = await as(other.token, { method: 'DELETE', url: `/v1/tokens/${spare.id}` });
+      expect(res.statusCode).toBe(200);
+      expect((await as(spare.token, { method: 'GET', url: '/v1/tables' })).statusCode).toBe(401);
+    },
   };
 
   it('has a case for every token operation of /openapi.json', async () => {
@@ -109,7 +147,7 @@ describe('vector-api: tokens', () => {
     expect([...ops].sort()).toEqual(Object.keys(SHARED).sort());
   });
 
-  it.each(Object.keys(SHARED))('%s: tables are shared by all tokens (documented; tokens are not tenants)', async (key) => {
+  it.each(Object.keys(SHARED))('%s: a project is shared by all its tokens (documented; tokens are not tenants)', async (key) => {
     await SHARED[key]?.();
   });
 
