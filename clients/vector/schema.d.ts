@@ -2799,6 +2799,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Codes: `token_limit_reached` (the project has 100 tokens that work). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Codes: `body_too_large`. */
       413: {
         headers: {

@@ -17,6 +17,7 @@ interface VectorFixtures {
   rowIds: string[];
   bodyLimit: number;
   insertBodyLimit: number;
+  queryBodyLimit: number;
 }
 
 const ADMIN = { authorization: 'Bearer dev-admin-key' };
@@ -68,6 +69,7 @@ defineFuzzSuite<VectorFixtures>({
         rowIds,
         bodyLimit: t.config.BODY_LIMIT_BYTES,
         insertBodyLimit: t.config.VECTOR_INSERT_BODY_LIMIT_BYTES,
+        queryBodyLimit: t.config.VECTOR_QUERY_BODY_LIMIT_BYTES,
       },
     };
   },
@@ -95,6 +97,7 @@ defineFuzzSuite<VectorFixtures>({
     routeBodyLimits: {
       'POST /v1/tables/{table}/insert': fx.insertBodyLimit,
       'POST /v1/tables/{table}/upsert': fx.insertBodyLimit,
+      'POST /v1/tables/{table}/query': fx.queryBodyLimit,
     },
   }),
   templates: {
@@ -182,7 +185,7 @@ defineFuzzSuite<VectorFixtures>({
       expectError(res, 400, 'parameter_invalid', 'rows[0].metadata.tag');
     }, 60_000);
 
-    test('vector-api accepts insert bodies over the platform default limit (1 MiB), up to its own; other routes keep 1 MiB', async () => {
+    test('vector-api accepts insert and query bodies over the platform default limit (1 MiB), up to their own; other routes keep 1 MiB', async () => {
       const { fixtures, fuzzer, operations } = get();
       expect(fixtures.bodyLimit).toBe(1_048_576);
       expect(fixtures.insertBodyLimit).toBeGreaterThan(2 * 1_048_576);
@@ -211,6 +214,13 @@ defineFuzzSuite<VectorFixtures>({
           headers: auth,
           payload: `{"vector":[1,0,0,0],${padding}"n":2}`,
         },
+        200,
+      );
+      const count = operations.find((o) => o.key === 'POST /v1/tables/{table}/count') as Operation;
+      await fuzzer.probe(
+        count,
+        'large-body',
+        { method: 'POST', url: `/v1/tables/${fixtures.table}/count`, headers: auth, payload: `{${padding}}` },
         413,
       );
       expect(fuzzer.failures.splice(0)).toEqual([]);

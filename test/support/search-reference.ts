@@ -53,6 +53,7 @@ function conditionHolds(values: readonly Scalar[], present: boolean, condition: 
   const bounds = ops.filter(([op]) => op.startsWith('$g') || op.startsWith('$l'));
   if (bounds.length > 0 && !values.some((v) => bounds.every(([op, x]) => satisfies(v, op, x)))) return false;
   for (const [op, arg] of ops) {
+    if (op === '$eq' && !values.includes(arg as Scalar)) return false;
     if (op === '$in' && !values.some((v) => (arg as Scalar[]).includes(v))) return false;
     if (op === '$nin' && values.some((v) => (arg as Scalar[]).includes(v))) return false;
     if (op === '$ne' && values.includes(arg as Scalar)) return false;

@@ -210,6 +210,26 @@ describe('vector-api projects: the tenant of tables and tokens', () => {
       expect((await a.call<ErrorRes>('DELETE', '/v1/tokens/tok_nope')).status).toBe(404);
     });
 
+    it('holds at most 100 working tokens it made itself (409 token_limit_reached); revoking one makes room', async () => {
+      const own = await newProject(t.app, 'many-tokens');
+      const call = client(t.app, own.token);
+      let last: Res<TokenView> | undefined;
+      for (let i = 1; i < 100; i++) {
+        last = await call<TokenView>('POST', '/v1/tokens', { name: `t${i}` });
+        expect(last.status).toBe(201);
+      }
+      const refused = await call<ErrorRes>('POST', '/v1/tokens', { name: 'one-too-many' });
+      expect([refused.status, refused.body.error.code, refused.body.error.type]).toEqual([
+        409,
+        'token_limit_reached',
+        'invalid_request_error',
+      ]);
+      expect((await call('DELETE', `/v1/tokens/${last?.body.id ?? ''}`)).status).toBe(200);
+      expect((await call('POST', '/v1/tokens', { name: 'fits-again' })).status).toBe(201);
+      // The operator is not limited.
+      expect((await admin('POST', `/admin/v1/projects/${own.id}/tokens`, { name: 'by-operator' })).status).toBe(201);
+    });
+
     it('validates the name and needs a token', async () => {
       const bad = await a.call<ErrorRes>('POST', '/v1/tokens', {});
       expect(bad.status).toBe(400);

@@ -155,6 +155,21 @@ describe('vector-api: upsert, fetch, update, delete by filter, list ids, count, 
       expect((await call<{ rows: number }>('GET', '/v1/tables/pa')).body.rows).toBe(2);
     });
 
+    it('updates a row whose id has the longest length (512 characters, astral ones too)', async () => {
+      const long = 'x'.repeat(512);
+      const astral = '😀'.repeat(512);
+      await call('POST', '/v1/tables/pa/insert', {
+        rows: [
+          { id: long, embedding: [1, 1, 0] },
+          { id: astral, embedding: [1, 0, 1] },
+        ],
+      });
+      for (const id of [long, astral]) {
+        const res = await call('PATCH', `/v1/tables/pa/vectors/${encodeURIComponent(id)}`, { metadata: { long: true } });
+        expect([res.status, res.body]).toEqual([200, { id, metadata: { long: true } }]);
+      }
+    });
+
     it('answers 404 for an unknown id, 400 for a wrong dimension, bad metadata, or an empty body', async () => {
       const missing = await call<ErrorRes>('PATCH', '/v1/tables/pa/vectors/nope', { metadata: { a: 1 } });
       expect(missing.status).toBe(404);
@@ -189,6 +204,12 @@ describe('vector-api: upsert, fetch, update, delete by filter, list ids, count, 
       const ids = await call<{ ids: string[] }>('GET', '/v1/tables/df/vectors?limit=1000');
       expect(ids.body.ids).toHaveLength(40);
       expect(ids.body.ids.some((id) => ['d0', 'd5', 'd10'].includes(id))).toBe(false);
+    });
+
+    it('refuses an empty filter (it would empty the table): delete the table instead', async () => {
+      const res = await call<ErrorRes>('DELETE', '/v1/tables/df/vectors', { filter: {} });
+      expect([res.status, res.body.error.code, res.body.error.param]).toEqual([400, 'parameter_invalid', 'filter']);
+      expect((await call('POST', '/v1/tables/df/count', {})).body).toEqual({ count: 40 });
     });
 
     it('needs exactly one of ids and filter; checks the filter', async () => {
@@ -263,6 +284,7 @@ describe('vector-api: upsert, fetch, update, delete by filter, list ids, count, 
         ['limit=x', 'limit'],
         ['cursor=***', 'cursor'],
         ['cursor=', 'cursor'],
+        ['cursor=AA', 'cursor'], // decodes to a NUL character, which no id holds
       ] as const) {
         const res = await call<ErrorRes>('GET', `/v1/tables/li/vectors?${qs}`);
         expect([qs, res.status, res.body.error.param]).toEqual([qs, 400, param]);
@@ -288,6 +310,8 @@ describe('vector-api: upsert, fetch, update, delete by filter, list ids, count, 
       expect((await call('POST', '/v1/tables/co/count', { filter: { nope: { $exists: true } } })).body).toEqual({ count: 0 });
       const bad = await call<ErrorRes>('POST', '/v1/tables/co/count', { filter: { i: { $regex: 'x' } } });
       expect([bad.status, bad.body.error.code]).toEqual([400, 'parameter_invalid']);
+      expect((await call('POST', '/v1/tables/co/count')).body).toEqual({ count: 30 }); // no body: {}
+      expect((await call('POST', '/v1/tables/co/count', { filter: { tag: { $eq: 'x' } } })).body).toEqual({ count: 10 });
       const extra = await call<ErrorRes>('POST', '/v1/tables/co/count', { filter: {}, n: 1 });
       expect([extra.status, extra.body.error.code]).toEqual([400, 'parameter_unknown']);
     });
@@ -330,6 +354,25 @@ describe('vector-api: upsert, fetch, update, delete by filter, list ids, count, 
       expect(res.status).toBe(200);
       expect(res.body.results.map((list) => list.map((h) => h.id))).toEqual([['q'], ['p'], ['p', 'q']]);
       expect(Number.isInteger(res.body.latency_ms)).toBe(true);
+    });
+
+    it('takes a batch over 1 MiB of JSON (VECTOR_QUERY_BODY_LIMIT_BYTES) and caps the embeddings returned', async () => {
+      await table('qb', 1024);
+      const v = Array.from({ length: 1024 }, (_, i) => Math.sin(i) * 0.123456789);
+      await call('POST', '/v1/tables/qb/insert', { rows: [{ id: 'only', embedding: v }] });
+      const queries = Array.from({ length: 100 }, () => ({ vector: v, n: 1 }));
+      expect(JSON.stringify({ queries }).length).toBeGreaterThan(1_048_576);
+      const res = await call<{ results: Hit[][] }>('POST', '/v1/tables/qb/query', { queries });
+      expect(res.status).toBe(200);
+      expect(res.body.results).toHaveLength(100);
+      const many = Array.from({ length: 2 }, () => ({ vector: v, n: 600 }));
+      const capped = await call<ErrorRes>('POST', '/v1/tables/qb/query', { queries: many, include_values: true });
+      expect([capped.status, capped.body.error.code, capped.body.error.param]).toEqual([
+        400,
+        'parameter_invalid',
+        'include_values',
+      ]);
+      expect((await call('POST', '/v1/tables/qb/query', { queries: many })).status).toBe(200);
     });
 
     it('checks every query of a batch before running any; limits and mixing forms are 400', async () => {

@@ -34,6 +34,16 @@ export class VectorConfig extends PlatformConfig {
   @Min(1024)
   VECTOR_INSERT_BODY_LIMIT_BYTES: number = 64 * 1024 * 1024;
 
+  /**
+   * Largest body of POST /v1/tables/{table}/query: a batch of 100 queries of 4096 numbers is
+   * about 8 MB of JSON, past the 1 MiB of the other routes.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  VECTOR_QUERY_BODY_LIMIT_BYTES: number = 16 * 1024 * 1024;
+
   /** How often each instance polls the change sequence for other instances' writes. */
   @Expose()
   @Type(() => Number)

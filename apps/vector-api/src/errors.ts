@@ -10,13 +10,18 @@ export const VECTOR_ERRORS = {
   }),
   /** A query filter over one of the size limits of docs/vector.md ("Filters"); `param` says where. */
   filter_too_complex: invalidRequest(400, {
-    when: '`POST /v1/tables/{table}/query` with a `filter` over one of its size limits (keys, values per array and in all, string length, nesting, logical depth of `$and` / `$or` over 8, JSON size: docs/vector.md, "Filters"); `param` names the offending part (`filter.tags.$in`), or `filter` for a total. Checked before anything else reads the filter.',
+    when: '`POST /v1/tables/{table}/query`, `POST …/count` or `DELETE …/vectors` with a `filter` over one of its size limits (keys, values per array and in all, string length, nesting, logical depth of `$and` / `$or` over 8, JSON size: docs/vector.md, "Filters"); `param` names the offending part (`filter.tags.$in`), or `filter` for a total. Checked before anything else reads the filter.',
     fix: 'Keep the filter within the limits: fewer keys and values, shorter strings, less nesting.',
   }),
   /** A per-table route on an instance of another partition than the table's (VECTOR_PARTITION, docs/scaling.md). */
   table_not_in_partition: invalidRequest(421, {
     when: "A route of one table (`GET /v1/tables/{table}`, `…/insert`, `…/query`, `DELETE …/vectors`) reached a vector-api instance started with `VECTOR_PARTITION` whose partition does not hold that table; the message names the table, this instance's partition and the table's (`param: table`). Checked before the table is looked up, so it is also the answer for a table that does not exist. Creating, listing and deleting tables work on every instance.",
     fix: "Send the table's requests through the proxy of docs/scaling.md, whose `split_clients` routes each table to its partition's group; if it answered this, its number of groups or its `split_clients` lines differ from the instances' `VECTOR_PARTITION`: generate them again for the same n.",
+  }),
+  /** A project already has as many working tokens as it may. */
+  token_limit_reached: invalidRequest(409, {
+    when: '`POST /v1/tokens` by a project that already has 100 tokens that work (not revoked). The rate limit counts per token, so the tokens a project makes itself are bounded (the operator, through `/admin/v1`, is not).',
+    fix: 'Revoke tokens the project no longer uses (`DELETE /v1/tokens/{id}`), then create the new one.',
   }),
   /** A project's token asked to revoke itself. */
   token_in_use: invalidRequest(409, {

@@ -8,17 +8,20 @@ export const vectorService: ServiceDefinition<VectorConfig> = {
   configClass: VectorConfig,
   module: (config) => VectorAppModule.forRoot(config),
   errors: VECTOR_ERRORS,
+  // Row ids are up to 512 characters (PATCH /v1/tables/{table}/vectors/{id}); an astral
+  // character counts twice.
+  maxParamLength: 1024,
   openApi: {
     configure: (builder) =>
       builder.addSecurity('vector_token', {
         type: 'http',
         scheme: 'bearer',
-        description: 'API token from POST /admin/v1/tokens',
+        description: "A project's API token (vt_…) from POST /admin/v1/projects/{id}/tokens or POST /v1/tokens",
       }),
     credentialErrors: { vector_token: ['invalid_api_key'] },
     title: 'vector-api',
     version: '1.0.0',
     description:
-      'Vector search API: tables of embeddings with metadata, similarity queries with filters (flat, ivf, hnsw indexes).',
+      'Vector search API: projects own tables of embeddings with metadata; insert, upsert, fetch, update, list, count, delete, and similarity queries (cosine, dot or euclidean) with filters over flat, ivf and hnsw indexes.',
   },
 };

@@ -25,6 +25,8 @@ export interface ServiceDefinition<C extends PlatformConfig> {
   readonly openApi: OpenApiOptions;
   /** The app's own error codes, registered into the platform's catalogue at boot. */
   readonly errors?: ErrorCatalog;
+  /** Longest path parameter, in characters after decoding (Fastify's default: 100). */
+  readonly maxParamLength?: number;
 }
 
 /** Paths a ROLE=worker process answers; everything else is 404 there. */
@@ -95,6 +97,7 @@ export async function createServiceApp<C extends PlatformConfig>(
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    ...(definition.maxParamLength === undefined ? {} : { maxParamLength: definition.maxParamLength }),
     trustProxy: config.trustProxy,
     forceCloseConnections: 'idle',
     frameworkErrors,

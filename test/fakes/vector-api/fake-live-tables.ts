@@ -37,8 +37,13 @@ export class FakeLiveTables implements Surface<LiveTables> {
   }
 
   /** Memory here is always current (one instance, every change applied at commit). */
-  catchUpNow(table: LiveTable): Promise<boolean> {
-    return Promise.resolve(this.tables.get(tableKey(table.projectId, table.name)) === table);
+  catchUpNow(table: LiveTable): Promise<LiveTable | undefined> {
+    const live = this.tables.get(tableKey(table.projectId, table.name));
+    return Promise.resolve(live?.id === table.id ? live : undefined);
+  }
+
+  catchUpLocked(table: LiveTable): Promise<LiveTable | undefined> {
+    return this.catchUpNow(table);
   }
 
   created(head: TableHead): LiveTable {

@@ -35,6 +35,10 @@ describe('filter language', () => {
 
   it.each<[string, unknown, number[]]>([
     ['equality', { genre: 'jazz' }, [0, 2]],
+    ['$eq, as the bare value', { genre: { $eq: 'jazz' } }, [0, 2]],
+    ['$eq on an array field: contains', { tags: { $eq: 'mono' } }, [0]],
+    ['$eq with other operators: all hold', { year: { $eq: 1970, $gte: 1960 } }, [2]],
+    ['$eq with a bound it misses', { year: { $eq: 1959, $gte: 1960 } }, []],
     ['array contains', { tags: 'studio' }, [1]],
     ['boolean', { ok: true }, [0]],
     ['several keys (and)', { genre: 'jazz', year: 1970 }, [2]],

@@ -13,6 +13,7 @@
  *   other `$`-key at this level is refused.
  * - a field's condition is a scalar (equality; for an array field: the array contains it)
  *   or an operator object whose operators must all hold:
+ *   - `$eq` (a scalar): the same as the bare value (Pinecone's spelling);
  *   - `$in` (array of scalars): the field equals one of them (array field: contains one;
  *     `[]` matches nothing);
  *   - `$nin` (array of scalars): the field equals none of them (array field: contains none;
@@ -87,8 +88,8 @@ const isScalar = (v: unknown): v is Scalar =>
   typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const RANGE_OPS: readonly RangeOp[] = ['$gt', '$gte', '$lt', '$lte'];
-const OPERATORS = new Set(['$in', '$nin', '$ne', ...RANGE_OPS, '$exists']);
-const OPERATOR_LIST = '$in, $nin, $ne, $gt, $gte, $lt, $lte or $exists';
+const OPERATORS = new Set(['$eq', '$in', '$nin', '$ne', ...RANGE_OPS, '$exists']);
+const OPERATOR_LIST = '$eq, $in, $nin, $ne, $gt, $gte, $lt, $lte or $exists';
 
 /** Checks a metadata object (from the API) and returns it typed. */
 export function parseMetadata(value: unknown, path: string): Metadata {
@@ -144,17 +145,19 @@ function parseNode(value: unknown, path: string, depth: number): Clause[] {
         p,
         `${p}: unknown logical operator; a filter takes $and and $or, other operators go inside a field's condition, e.g. {"price": {"$lt": 10}}`,
       );
-    clauses.push(parseCondition(key, raw, p));
+    clauses.push(...parseCondition(key, raw, p));
   }
   return clauses;
 }
 
-function parseCondition(key: string, raw: unknown, p: string): Condition {
-  if (isScalar(raw)) return { key, eq: raw };
+/** A field's condition; `$eq` (the bare value's equality, as Pinecone writes it) is a condition of its own. */
+function parseCondition(key: string, raw: unknown, p: string): Condition[] {
+  if (isScalar(raw)) return [{ key, eq: raw }];
   if (!isPlainObject(raw)) throw new FilterError(p, `${p} must be a string, number, boolean or an operator object`);
   const ops = Object.entries(raw);
   if (ops.length === 0) throw new FilterError(p, `${p} must not be an empty object`);
   const range: Array<[RangeOp, number]> = [];
+  const equal: Condition[] = [];
   let cond: { key: string; in?: Scalar[]; nin?: Scalar[]; ne?: Scalar; exists?: boolean } = { key };
   for (const [op, arg] of ops) {
     const po = `${p}.${op}`;
@@ -163,7 +166,10 @@ function parseCondition(key: string, raw: unknown, p: string): Condition {
         po,
         `${po}: unknown operator; use ${OPERATOR_LIST} (and $and / $or beside field names, to combine filters)`,
       );
-    if (op === '$in' || op === '$nin') {
+    if (op === '$eq') {
+      if (!isScalar(arg)) throw new FilterError(po, `${po} must be a string, number or boolean`);
+      equal.push({ key, eq: arg });
+    } else if (op === '$in' || op === '$nin') {
       if (!Array.isArray(arg) || !arg.every(isScalar))
         throw new FilterError(po, `${po} must be an array of strings, numbers or booleans`);
       cond = op === '$in' ? { ...cond, in: arg } : { ...cond, nin: arg };
@@ -178,7 +184,8 @@ function parseCondition(key: string, raw: unknown, p: string): Condition {
       range.push([op as RangeOp, arg]);
     }
   }
-  return range.length > 0 ? { ...cond, range } : cond;
+  const rest = range.length > 0 ? { ...cond, range } : cond;
+  return Object.keys(rest).length > 1 ? [...equal, rest] : equal;
 }
 
 function inRange(v: Scalar, range: ReadonlyArray<readonly [RangeOp, number]>): boolean {

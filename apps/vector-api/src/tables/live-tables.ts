@@ -1,3 +1,4 @@
+import type { PrismaTx } from '@app/platform';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { VectorConfig } from '../config';
 import type { IndexKind, Metric } from '../engine/types';
@@ -5,6 +6,14 @@ import { type CollectionRow, VectorCollection } from '../engine/vector-collectio
 import { type SnapshotMark, TableSnapshots } from './table-snapshots';
 import { ownsTable } from './partition';
 import { type StoredRow, type TableHead, TablesRepository } from './tables.repository';
+
+/** The change log no longer reaches back to what this instance holds of a table (pruned): reload it. */
+export class ChangeLogGap extends Error {
+  constructor(table: string) {
+    super(`the change log of table '${table}' has a gap; reload it`);
+    this.name = 'ChangeLogGap';
+  }
+}
 
 /** Runs async work on one table one at a time (applying changes in order). */
 export class Mutex {
@@ -186,20 +195,41 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /**
-   * Brings the table up to every change committed so far (by any instance): reads that must
-   * see the others' writes (an exact count, a delete by filter under the table's lock).
-   * False when the table is gone.
+   * The table as this instance holds it now (a reload may have replaced the object `table`
+   * was), brought up to every change committed so far by any instance: for reads that must
+   * see the others' writes (an exact count). undefined when the table is gone.
    */
-  async catchUpNow(table: LiveTable): Promise<boolean> {
+  async catchUpNow(table: LiveTable): Promise<LiveTable | undefined> {
     const seq = await this.repo.currentSeq(table.id);
-    if (seq === null) return false;
-    if (seq > table.appliedSeq && !(await this.catchUp(table, seq))) {
-      this.logger.warn({ table: table.name }, 'change log has a gap (pruned); reloading the table');
-      const head = await this.repo.findTable(table.projectId, table.name);
-      if (!head || head.id !== table.id) return false;
-      await this.load(head);
+    const current = seq === null ? undefined : await this.current(table);
+    if (seq === null || !current) return undefined;
+    if (seq > current.appliedSeq && !(await this.catchUp(current, seq))) {
+      this.logger.warn({ table: current.name, project: current.projectId }, 'change log has a gap (pruned); reloading the table');
+      const head = await this.repo.findTable(current.projectId, current.name);
+      if (!head || head.id !== current.id) return undefined;
+      return this.load(head);
     }
-    return true;
+    return current;
+  }
+
+  /**
+   * Inside a write's transaction that holds the table's row lock with change `seq`: the table
+   * with every earlier change applied (all of them committed, none can commit meanwhile), read
+   * through that transaction (no second connection while the lock is held). Throws
+   * ChangeLogGap when the log no longer reaches back to what this instance holds: the caller
+   * rolls back and calls catchUpNow, which reloads, then tries again.
+   */
+  async catchUpLocked(table: LiveTable, tx: PrismaTx, seq: bigint): Promise<LiveTable | undefined> {
+    const current = await this.current(table);
+    if (!current) return undefined;
+    if (seq - 1n > current.appliedSeq && !(await this.catchUp(current, seq - 1n, tx))) throw new ChangeLogGap(current.name);
+    return current;
+  }
+
+  /** The registered incarnation of this table (the same id), loading it if it is not held. */
+  private async current(table: LiveTable): Promise<LiveTable | undefined> {
+    const live = this.tables.get(keyOf(table)) ?? (await this.resolve(table.projectId, table.name));
+    return live?.id === table.id ? live : undefined;
   }
 
   /** Registers a table this instance has just created (empty). */
@@ -278,7 +308,10 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
         const live = this.register(head, collection, BigInt(mark.seq), mark);
         if (await this.catchUp(live)) return live;
         // The log after the snapshot was pruned: only the rows can be trusted.
-        this.logger.warn({ table: head.name }, 'change log no longer reaches back to the snapshot; loading the rows');
+        this.logger.warn(
+          { table: head.name, project: head.projectId },
+          'change log no longer reaches back to the snapshot; loading the rows',
+        );
       }
       const collection = this.newCollection(head, true);
       let after = -1;
@@ -292,7 +325,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
       collection.warm(); // one background build over all rows, not one per page
       const live = this.register(head, collection, head.seq);
       await this.catchUp(live); // a gap here cannot be: changes after head.seq are minutes old at most
-      this.logger.log({ table: head.name, rows: collection.size }, 'vector table loaded');
+      this.logger.log({ table: head.name, project: head.projectId, rows: collection.size }, 'vector table loaded');
       return live;
     })().finally(() => this.loading.delete(head.id));
     this.loading.set(head.id, work);
@@ -303,14 +336,15 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
    * Applies every committed change after `appliedSeq`, in seq order, up to `target`.
    * Returns false when changes are missing (pruned from the log): the caller reloads.
    */
-  private catchUp(table: LiveTable, target?: bigint): Promise<boolean> {
+  private catchUp(table: LiveTable, target?: bigint, tx?: PrismaTx): Promise<boolean> {
     return table.mutex.run(async () => {
       for (;;) {
-        const changes = await this.repo.changesSince(table.id, table.appliedSeq);
+        const changes = await this.repo.changesSince(table.id, table.appliedSeq, 1000, tx);
         for (const change of changes) {
           if (change.seq !== table.appliedSeq + 1n) return false;
+          if (target !== undefined && change.seq > target) return true;
           if (change.op === 'insert') {
-            const rows = await this.repo.rowsByLabels(table.id, change.labels);
+            const rows = await this.repo.rowsByLabels(table.id, change.labels, tx);
             table.collection.insert(toCollectionRows(rows), Number(change.seq));
           } else {
             table.collection.deleteLabels(change.labels, Number(change.seq));
@@ -334,7 +368,7 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
       const live = this.tables.get(keyOf(head));
       if (!live || live.id !== head.id) await this.load(head);
       else if (head.seq > live.appliedSeq && !(await this.catchUp(live, head.seq))) {
-        this.logger.warn({ table: head.name }, 'change log has a gap (pruned); reloading the table');
+        this.logger.warn({ table: head.name, project: head.projectId }, 'change log has a gap (pruned); reloading the table');
         await this.load(head);
       }
     }

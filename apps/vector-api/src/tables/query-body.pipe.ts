@@ -77,14 +77,17 @@ export class FilterBodyPipe<T extends object> implements PipeTransform<unknown, 
   private readonly inner = new PlatformValidationPipe();
   private readonly fields: ReadonlySet<string>;
 
+  /** `optional`: a request without a body is taken as `{}` (every field of the DTO is optional). */
   constructor(
     private readonly metatype: Type<T>,
     fields: ReadonlyArray<keyof T & string>,
+    private readonly optional = false,
   ) {
     this.fields = new Set(fields);
   }
 
-  async transform(value: unknown): Promise<T> {
+  async transform(raw: unknown): Promise<T> {
+    const value = raw === undefined && this.optional ? {} : raw;
     if (isPlainObject(value)) {
       refuseExtraKeys(value, this.fields);
       checkFilter(value.filter, 'filter');

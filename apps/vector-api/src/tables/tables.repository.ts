@@ -148,17 +148,18 @@ export class TablesRepository {
     return rows.map((r) => storedRow(r));
   }
 
-  async rowsByLabels(tableId: string, labels: readonly number[]): Promise<StoredRow[]> {
+  /** `tx`: read inside a write's transaction (it holds the table's lock). */
+  async rowsByLabels(tableId: string, labels: readonly number[], tx?: PrismaTx): Promise<StoredRow[]> {
     if (labels.length === 0) return [];
-    const rows = await this.prisma.vectorRow.findMany({
+    const rows = await (tx ?? this.prisma).vectorRow.findMany({
       where: { tableId, label: { in: [...labels] } },
       orderBy: { label: 'asc' },
     });
     return rows.map((r) => storedRow(r));
   }
 
-  async changesSince(tableId: string, seq: bigint, limit = 1000): Promise<Change[]> {
-    const rows = await this.prisma.vectorChange.findMany({
+  async changesSince(tableId: string, seq: bigint, limit = 1000, tx?: PrismaTx): Promise<Change[]> {
+    const rows = await (tx ?? this.prisma).vectorChange.findMany({
       where: { tableId, seq: { gt: seq } },
       orderBy: { seq: 'asc' },
       take: limit,

@@ -1,28 +1,30 @@
 import { NotFoundError, type TransactionOptions, TransactionRunner } from '@app/platform';
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
+import type { Filter } from '../engine/filter';
 import type { CollectionHit } from '../engine/vector-collection';
 import { type CreateTableDto, type TableDeletedDto, type TableDto, type TableListDto, toTableDto } from './dto/table.dto';
-import type {
-  BatchQueryResponseDto,
-  CountedDto,
-  CountVectorsDto,
-  DeletedDto,
-  DeleteVectorsDto,
-  FetchedDto,
-  FetchVectorsDto,
-  IdsPageDto,
-  InsertedDto,
-  InsertVectorsDto,
-  ListIdsQueryDto,
-  QueryDto,
-  QueryResponseDto,
-  QueryResultItemDto,
-  UpdatedVectorDto,
-  UpdateVectorDto,
-  UpsertedDto,
+import {
+  type BatchQueryResponseDto,
+  type CountedDto,
+  type CountVectorsDto,
+  type DeletedDto,
+  type DeleteVectorsDto,
+  type FetchedDto,
+  type FetchVectorsDto,
+  type IdsPageDto,
+  type InsertedDto,
+  type InsertVectorsDto,
+  type ListIdsQueryDto,
+  MAX_ID_LENGTH,
+  type QueryDto,
+  type QueryResponseDto,
+  type QueryResultItemDto,
+  type UpdatedVectorDto,
+  type UpdateVectorDto,
+  type UpsertedDto,
 } from './dto/vectors.dto';
-import { type LiveTable, LiveTables } from './live-tables';
+import { ChangeLogGap, type LiveTable, LiveTables } from './live-tables';
 import { checkRows, checkVector, idsDetail, listIds, mergeMetadata, toFilter } from './row-rules';
 import { TablePartition } from './table-partition';
 import { type StoredRow, TablesRepository } from './tables.repository';
@@ -33,6 +35,9 @@ export interface ProjectScope {
   readonly projectId: string;
 }
 
+/** Embeddings one query request may return (`include_values`), as Pinecone caps top_k with values. */
+const MAX_VALUES_PER_REQUEST = 1000;
+
 /** Cursors of GET …/vectors: the last id of the page, base64url (opaque to callers). */
 function encodeCursor(id: string): string {
   return Buffer.from(id, 'utf8').toString('base64url');
@@ -40,7 +45,8 @@ function encodeCursor(id: string): string {
 
 function decodeCursor(cursor: string): string {
   const id = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  if (id.length === 0 || encodeCursor(id) !== cursor) {
+  // No id holds NUL (PostgreSQL text cannot) or is longer than MAX_ID_LENGTH.
+  if (id.length === 0 || id.length > MAX_ID_LENGTH || id.includes('\u0000') || encodeCursor(id) !== cursor) {
     throw new VectorError('parameter_invalid', 'cursor is not a next_cursor this route returned.', { param: 'cursor' });
   }
   return id;
@@ -253,8 +259,8 @@ export class TablesService {
   async count(scope: ProjectScope, name: string, dto: CountVectorsDto): Promise<CountedDto> {
     const t = await this.table(scope, name);
     const filter = dto.filter == null ? undefined : toFilter(dto.filter);
-    if (!(await this.live.catchUpNow(t))) throw this.gone(t);
-    const current = (await this.live.resolve(scope.projectId, name)) ?? t;
+    const current = await this.live.catchUpNow(t);
+    if (!current) throw this.gone(t);
     return { count: filter === undefined ? current.collection.size : current.collection.matchingLabels(filter).length };
   }
 
@@ -291,6 +297,14 @@ export class TablesService {
     path: string,
   ): Promise<BatchQueryResponseDto> {
     const at = (i: number, field: string): string => (path === '' ? field : `${path}[${i}].${field}`);
+    const wanted = items.reduce((sum, q) => sum + (typeof q.n === 'number' ? q.n : 0), 0);
+    if (options.include_values && wanted > MAX_VALUES_PER_REQUEST) {
+      throw new VectorError(
+        'parameter_invalid',
+        `include_values returns at most ${MAX_VALUES_PER_REQUEST} embeddings per request; this one asks for up to ${wanted} (the sum of n): lower n or split the batch.`,
+        { param: 'include_values' },
+      );
+    }
     const parsed = items.map((q, i) => ({
       vector: checkVector(t, q.vector, at(i, 'vector')),
       n: q.n,
@@ -320,13 +334,20 @@ export class TablesService {
       const ids = [...new Set(results.flatMap((hits) => hits.map((h) => h.id)))];
       values = new Map((await this.repo.rowsByIds(t.id, ids)).map((r) => [r.id, valuesOf(r)]));
     }
+    // A row deleted between the search and the read of its embedding is left out.
     return results.map((hits) =>
-      hits.map((h) => ({
-        id: h.id,
-        score: h.score,
-        ...(withMetadata ? { metadata: h.metadata } : {}),
-        ...(withValues ? { embedding: values.get(h.id) ?? [] } : {}),
-      })),
+      hits.flatMap((h) => {
+        const embedding = values.get(h.id);
+        if (withValues && embedding === undefined) return [];
+        return [
+          {
+            id: h.id,
+            score: h.score,
+            ...(withMetadata ? { metadata: h.metadata } : {}),
+            ...(embedding !== undefined ? { embedding } : {}),
+          },
+        ];
+      }),
     );
   }
 
@@ -341,8 +362,27 @@ export class TablesService {
         { param: both ? 'filter' : 'ids' },
       );
     }
+    if (dto.filter != null && Object.keys(dto.filter).length === 0) {
+      throw new VectorError(
+        'parameter_invalid',
+        'An empty filter matches every row: to remove them all, delete the table (DELETE /v1/tables/{table}) and create it again.',
+        { param: 'filter' },
+      );
+    }
     const filter = dto.filter == null ? undefined : toFilter(dto.filter);
     const ids = dto.ids == null ? [] : [...new Set(dto.ids)];
+    try {
+      return await this.deleteOnce(t, ids, filter);
+    } catch (err) {
+      if (!(err instanceof ChangeLogGap)) throw err;
+      // This instance fell behind a pruned log: reload the table (outside the lock), then again.
+      if (!(await this.live.catchUpNow(t))) throw this.gone(t);
+      return this.deleteOnce(t, ids, filter);
+    }
+  }
+
+  private async deleteOnce(t: LiveTable, ids: readonly string[], filter: Filter | undefined): Promise<DeletedDto> {
+    let target = t;
     const deleted = await unlessNothingToCommit(
       this.transactions.run(async (tx) => {
         const change = await this.repo.nextChange(tx, t.id, 0);
@@ -351,8 +391,9 @@ export class TablesService {
         if (filter !== undefined) {
           // The table's row is locked: every other write committed before us, none can commit
           // until we do. Applying them all first makes the filter see exactly what we delete.
-          if (!(await this.live.catchUpNow(t))) return null;
-          const current = (await this.live.resolve(scope.projectId, name)) ?? t;
+          const current = await this.live.catchUpLocked(t, tx, change.seq);
+          if (!current) throw new NotFoundError('table', t.name, 'table');
+          target = current;
           rows = await this.repo.deleteRowsByLabels(tx, t.id, current.collection.matchingLabels(filter));
         } else {
           rows = await this.repo.rowLabels(tx, t.id, ids);
@@ -371,8 +412,8 @@ export class TablesService {
       }, WRITE_TX),
     );
     if (deleted === null) throw this.gone(t);
-    if (deleted === undefined) return { deleted: 0, not_found: ids };
-    await this.live.applyDelete(t, deleted.seq, deleted.labels);
+    if (deleted === undefined) return { deleted: 0, not_found: [...ids] };
+    await this.live.applyDelete(target, deleted.seq, deleted.labels);
     const found = new Set(deleted.ids);
     return { deleted: found.size, not_found: ids.filter((id) => !found.has(id)) };
   }

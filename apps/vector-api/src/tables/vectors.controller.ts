@@ -144,13 +144,14 @@ export class VectorsController {
   count(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('table') table: string,
-    @RawBody(new FilterBodyPipe(CountVectorsDto, ['filter'])) dto: CountVectorsDto,
+    @RawBody(new FilterBodyPipe(CountVectorsDto, ['filter'], true)) dto: CountVectorsDto,
   ): Promise<CountedDto> {
     return this.tables.count(caller, table, dto);
   }
 
   @Post('query')
   @HttpCode(200)
+  @BodyLimit((config: VectorConfig) => config.VECTOR_QUERY_BODY_LIMIT_BYTES)
   @ApiOperation({
     summary:
       'The n most similar vectors, best first, optionally filtered by metadata; or a batch of up to 100 such queries (`queries`)',

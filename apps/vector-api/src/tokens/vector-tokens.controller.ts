@@ -23,8 +23,9 @@ export class VectorTokensController {
   @Post()
   @ApiOperation({ summary: 'Create a token of the project; the token is shown once' })
   @ApiCreatedResponse({ type: VectorTokenCreatedDto })
+  @ApiErrors({ code: 'token_limit_reached', when: 'the project has 100 tokens that work' })
   create(@CurrentPrincipal() caller: VectorTokenPrincipal, @Body() body: NameDto): Promise<VectorTokenCreatedDto> {
-    return this.tokens.create(caller.projectId, body.name);
+    return this.tokens.create(caller.projectId, body.name, true);
   }
 
   @Delete(':id')

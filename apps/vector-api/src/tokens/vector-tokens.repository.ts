@@ -52,6 +52,11 @@ export class VectorTokensRepository {
     });
   }
 
+  /** How many tokens of the project still work. */
+  countActive(tx: PrismaTx, projectId: string): Promise<number> {
+    return tx.vectorToken.count({ where: { projectId, revokedAt: null } });
+  }
+
   findActive(tokenHash: string): Promise<{ id: string; projectId: string } | null> {
     return this.prisma.vectorToken.findFirst({
       where: { tokenHash, revokedAt: null },

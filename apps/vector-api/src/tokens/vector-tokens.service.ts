@@ -7,6 +7,9 @@ import { VECTOR_TOKEN_REVOKED } from './vector-token.authenticator';
 import type { VectorTokenPrincipal } from './vector-token.principal';
 import { VectorTokensRepository } from './vector-tokens.repository';
 
+/** Tokens of one project that may work at once. */
+export const MAX_TOKENS_PER_PROJECT = 100;
+
 /**
  * API tokens of projects, for the admin API and for the projects themselves (`/v1/tokens`).
  * A token is returned once, then only its hash and last 4 characters exist.
@@ -20,12 +23,29 @@ export class VectorTokensService {
     private readonly revocations: RevocationBus,
   ) {}
 
-  /** A new token of the project (which the caller has checked exists). */
-  async create(projectId: string, name: string): Promise<VectorTokenCreatedDto> {
+  /**
+   * A new token of the project (which the caller has checked exists). A project creating its
+   * own (`limited`) may hold at most MAX_TOKENS_PER_PROJECT that work: the rate limit counts
+   * per token, so unbounded self-service tokens would multiply a project's share. The
+   * operator is not limited.
+   */
+  async create(projectId: string, name: string, limited = false): Promise<VectorTokenCreatedDto> {
     const token = newOpaqueSecret('vt_');
-    const row = await this.transactions.run((tx) =>
-      this.repository.create(tx, { id: newId('tok'), projectId, name, tokenHash: apiKeyHash(token), last4: token.slice(-4) }),
-    );
+    const row = await this.transactions.run(async (tx) => {
+      if (limited && (await this.repository.countActive(tx, projectId)) >= MAX_TOKENS_PER_PROJECT) {
+        throw new VectorError(
+          'token_limit_reached',
+          `A project has at most ${MAX_TOKENS_PER_PROJECT} tokens that work; revoke one (DELETE /v1/tokens/{id}) before creating another.`,
+        );
+      }
+      return this.repository.create(tx, {
+        id: newId('tok'),
+        projectId,
+        name,
+        tokenHash: apiKeyHash(token),
+        last4: token.slice(-4),
+      });
+    });
     return { ...toVectorTokenDto(row), token };
   }
 

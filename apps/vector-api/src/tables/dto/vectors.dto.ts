@@ -294,10 +294,10 @@ export class ListIdsQueryDto {
   @Max(MAX_IDS_PER_PAGE)
   limit?: number;
 
-  @ApiPropertyOptional({ maxLength: 1024, description: '`next_cursor` of the previous page' })
+  @ApiPropertyOptional({ maxLength: 4096, description: '`next_cursor` of the previous page' })
   @IsOptional()
   @IsString()
-  @Length(1, 1024)
+  @Length(1, 4096)
   cursor?: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: MAX_ID_LENGTH, description: 'Only ids starting with it' })
