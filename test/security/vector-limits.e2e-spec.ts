@@ -134,12 +134,17 @@ describe('vector-api: filter limits (issue 14, finding 3)', () => {
     expect(errorOf(longString)).toMatchObject({ code: 'filter_too_complex' });
   });
 
-  it("the probe's 100,000-key filter (2.4 MB) → 413 body_too_large, before it is parsed", async () => {
+  it("the probe's 100,000-key filter (2.4 MB, within the query route's 16 MiB) → 400 filter_too_complex; past the limit → 413", async () => {
     const payload = JSON.stringify(query(manyKeys(100_000)));
     const res = await timed(t.app, hostile, 'POST', '/v1/tables/big/query', payload);
     log(`100,000 keys: ${(payload.length / 1e6).toFixed(2)} MB body → ${res.status} in ${res.ms.toFixed(0)} ms`);
-    expect(res.status).toBe(413);
-    expect(errorOf(res)).toMatchObject({ type: 'invalid_request_error', code: 'body_too_large' });
+    expect(res.status).toBe(400);
+    expect(errorOf(res)).toMatchObject({ type: 'invalid_request_error', code: 'filter_too_complex', param: 'filter' });
+    const huge = JSON.stringify(query(manyKeys(700_000)));
+    expect(huge.length).toBeGreaterThan(16 * 1024 * 1024);
+    const refused = await timed(t.app, hostile, 'POST', '/v1/tables/big/query', huge);
+    expect(refused.status).toBe(413);
+    expect(errorOf(refused)).toMatchObject({ type: 'invalid_request_error', code: 'body_too_large' });
   });
 
   /** `body` with 30,000 unknown keys added (50,000 took class-transformer 1.3 s to copy before any check). */

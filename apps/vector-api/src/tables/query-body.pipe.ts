@@ -4,7 +4,7 @@ import { checkFilterLimits } from '../engine/filter-limits';
 import { VectorError } from '../errors';
 import { MAX_DIMENSION } from './dto/table.dto';
 import { MAX_QUERIES_PER_BATCH, QueryDto } from './dto/vectors.dto';
-import { isPlainObject, refuseExtraKeys } from './raw-body';
+import { isPlainObject, KnownFieldsPipe, refuseExtraKeys } from './raw-body';
 
 const QUERY_FIELDS: ReadonlySet<string> = new Set([
   'vector',
@@ -70,28 +70,13 @@ export class QueryBodyPipe implements PipeTransform<unknown, Promise<QueryDto>> 
 }
 
 /**
- * A flat body with an optional `filter` (delete by filter, count): refuses unknown keys and
- * a filter over its size limits before the platform's pipe validates the rest.
+ * A flat body with an optional `filter` (delete by filter, count): unknown keys and a filter
+ * over its size limits are refused before the platform's pipe validates the rest.
  */
-export class FilterBodyPipe<T extends object> implements PipeTransform<unknown, Promise<T>> {
-  private readonly inner = new PlatformValidationPipe();
-  private readonly fields: ReadonlySet<string>;
-
-  /** `optional`: a request without a body is taken as `{}` (every field of the DTO is optional). */
-  constructor(
-    private readonly metatype: Type<T>,
-    fields: ReadonlyArray<keyof T & string>,
-    private readonly optional = false,
-  ) {
-    this.fields = new Set(fields);
-  }
-
-  async transform(raw: unknown): Promise<T> {
-    const value = raw === undefined && this.optional ? {} : raw;
-    if (isPlainObject(value)) {
-      refuseExtraKeys(value, this.fields);
-      checkFilter(value.filter, 'filter');
-    }
-    return (await this.inner.transform(value, { type: 'body', metatype: this.metatype, data: undefined })) as T;
-  }
+export function filterBodyPipe<T extends object>(
+  metatype: Type<T>,
+  fields: ReadonlyArray<keyof T & string>,
+  optional = false,
+): KnownFieldsPipe<T> {
+  return new KnownFieldsPipe(metatype, fields, { optional, check: (body) => checkFilter(body.filter, 'filter') });
 }

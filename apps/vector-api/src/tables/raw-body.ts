@@ -35,6 +35,13 @@ export function refuseExtraKeys(value: unknown, fields: ReadonlySet<string>, pat
  * refuseExtraKeys. Use with `@RawBody(new KnownFieldsPipe(Dto, [...fields]))` and
  * `@ApiBody({ type: Dto })`.
  */
+export interface KnownFieldsOptions {
+  /** A request without a body is taken as `{}` (every field of the DTO is optional). */
+  readonly optional?: boolean;
+  /** More checks of the object before the pipe walks it (e.g. a filter's size limits). */
+  readonly check?: (body: Record<string, unknown>) => void;
+}
+
 export class KnownFieldsPipe<T extends object> implements PipeTransform<unknown, Promise<T>> {
   private readonly inner = new PlatformValidationPipe();
   private readonly fields: ReadonlySet<string>;
@@ -42,12 +49,15 @@ export class KnownFieldsPipe<T extends object> implements PipeTransform<unknown,
   constructor(
     private readonly metatype: Type<T>,
     fields: ReadonlyArray<keyof T & string>,
+    private readonly options: KnownFieldsOptions = {},
   ) {
     this.fields = new Set(fields);
   }
 
-  async transform(value: unknown): Promise<T> {
+  async transform(raw: unknown): Promise<T> {
+    const value = raw === undefined && this.options.optional ? {} : raw;
     refuseExtraKeys(value, this.fields);
+    if (isPlainObject(value)) this.options.check?.(value);
     return (await this.inner.transform(value, { type: 'body', metatype: this.metatype, data: undefined })) as T;
   }
 }

@@ -31,7 +31,7 @@ import {
   UpsertedDto,
 } from './dto/vectors.dto';
 import { InsertBodyPipe } from './insert-body.pipe';
-import { FilterBodyPipe, QueryBodyPipe } from './query-body.pipe';
+import { filterBodyPipe, QueryBodyPipe } from './query-body.pipe';
 import { KnownFieldsPipe, RawBody } from './raw-body';
 import { TablesService } from './tables.service';
 
@@ -144,7 +144,7 @@ export class VectorsController {
   count(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('table') table: string,
-    @RawBody(new FilterBodyPipe(CountVectorsDto, ['filter'], true)) dto: CountVectorsDto,
+    @RawBody(filterBodyPipe(CountVectorsDto, ['filter'], true)) dto: CountVectorsDto,
   ): Promise<CountedDto> {
     return this.tables.count(caller, table, dto);
   }
@@ -184,7 +184,7 @@ export class VectorsController {
   deleteVectors(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('table') table: string,
-    @RawBody(new FilterBodyPipe(DeleteVectorsDto, ['ids', 'filter'])) dto: DeleteVectorsDto,
+    @RawBody(filterBodyPipe(DeleteVectorsDto, ['ids', 'filter'])) dto: DeleteVectorsDto,
   ): Promise<DeletedDto> {
     return this.tables.deleteVectors(caller, table, dto);
   }
