@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { createRootLogger, createServiceApp, loadConfig, type PlatformConfig, type ServiceDefinition } from '@app/platform';
+import {
+  createRootLogger,
+  createServiceApp,
+  loadConfig,
+  type PlatformConfig,
+  RedisService,
+  type ServiceDefinition,
+} from '@app/platform';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -42,6 +49,7 @@ export async function startTestApp<C extends PlatformConfig>(
   });
   const logger = createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: 'json' }, sink);
   const app = await createServiceApp(definition, config, logger);
+  await redisReady(app);
   return {
     app,
     config,
@@ -52,4 +60,22 @@ export async function startTestApp<C extends PlatformConfig>(
       if (!options.db) await db.drop();
     },
   };
+}
+
+/**
+ * Waits (up to 3 s) for the app's Redis command connection to be ready. It connects in the
+ * background and queues nothing meanwhile (enableOfflineQueue: false), so on a loaded machine
+ * the first requests could find it still connecting and fail open (no rate limit headers).
+ * Tests that point REDIS_URL at nothing go on after the wait.
+ */
+async function redisReady(app: NestFastifyApplication): Promise<void> {
+  let redis: RedisService;
+  try {
+    redis = app.get(RedisService);
+  } catch {
+    return;
+  }
+  for (let waited = 0; redis.commands.status !== 'ready' && waited < 3000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
