@@ -2,7 +2,7 @@ import { NotFoundError, type TransactionOptions, TransactionRunner } from '@app/
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { Filter } from '../engine/filter';
-import type { CollectionHit } from '../engine/vector-collection';
+import type { CollectionHit, CollectionRow } from '../engine/vector-collection';
 import { type CreateTableDto, type TableDeletedDto, type TableDto, type TableListDto, toTableDto } from './dto/table.dto';
 import {
   type BatchQueryResponseDto,
@@ -27,7 +27,7 @@ import {
 import { ChangeLogGap, type LiveTable, LiveTables } from './live-tables';
 import { checkRows, checkVector, idsDetail, listIds, mergeMetadata, toFilter } from './row-rules';
 import { TablePartition } from './table-partition';
-import { type StoredRow, TablesRepository } from './tables.repository';
+import { type NewRow, type StoredRow, TablesRepository } from './tables.repository';
 import { VectorError } from '../errors';
 
 /** Whose tables a call reaches: the caller's project (a token's, or a console session's). */
@@ -50,6 +50,11 @@ function decodeCursor(cursor: string): string {
     throw new VectorError('parameter_invalid', 'cursor is not a next_cursor this route returned.', { param: 'cursor' });
   }
   return id;
+}
+
+/** Committed rows as the engine takes them: row i under labels[i]. */
+function withLabels(rows: readonly NewRow[], labels: readonly number[]): CollectionRow[] {
+  return rows.map((r, i) => ({ id: r.id, label: labels[i], embedding: r.embedding, metadata: r.metadata }));
 }
 
 /** A stored embedding as JSON numbers (float32 values, exactly as stored). */
@@ -163,11 +168,7 @@ export class TablesService {
       return change;
     }, WRITE_TX);
     if (!change) throw this.gone(t);
-    await this.live.applyInsert(
-      t,
-      change.seq,
-      rows.map((r, i) => ({ id: r.id, label: change.labels[i], embedding: r.embedding, metadata: r.metadata })),
-    );
+    await this.live.applyInsert(t, change.seq, withLabels(rows, change.labels));
     return { inserted: rows.length };
   }
 
@@ -197,11 +198,7 @@ export class TablesService {
       return { seq: change.seq, labels, updated: labelOf.size };
     }, WRITE_TX);
     if (!written) throw this.gone(t);
-    await this.live.applyInsert(
-      t,
-      written.seq,
-      rows.map((r, i) => ({ id: r.id, label: written.labels[i], embedding: r.embedding, metadata: r.metadata })),
-    );
+    await this.live.applyInsert(t, written.seq, withLabels(rows, written.labels));
     return { upserted: rows.length, inserted: rows.length - written.updated, updated: written.updated };
   }
 
