@@ -2,22 +2,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clusteredVectors } from '../../../../test/support/random';
+import { answers, bytes, COUNT, DIM, queries, replay, rows, shape } from '../../../../test/support/snapshot-fixture';
 import { parseFilter } from './filter';
 import { readSnapshot, SnapshotMismatchError, type SnapshotShape, writeSnapshot } from './snapshot';
 import type { IndexKind, Metric } from './types';
-import { type CollectionRow, VectorCollection } from './vector-collection';
-
-const DIM = 24;
-const COUNT = 3000;
-const { vectors } = clusteredVectors(41, COUNT + 600, DIM, 30);
-const rows: CollectionRow[] = vectors.slice(0, COUNT + 500).map((embedding, i) => ({
-  id: `v${i}`,
-  label: i,
-  embedding,
-  metadata: { parity: i % 2 === 0 ? 'even' : 'odd', n: i },
-}));
-const queries = vectors.slice(COUNT + 500);
+import { VectorCollection } from './vector-collection';
 
 const open: VectorCollection[] = [];
 let dir: string;
@@ -40,24 +29,6 @@ function collection(kind: IndexKind, deferIndex = false, metric?: Metric): Vecto
   });
   open.push(c);
   return c;
-}
-
-const shape = (kind: IndexKind): SnapshotShape => ({ dimension: DIM, indexKind: kind, fingerprint: `${kind}-test` });
-
-async function bytes(source: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
-  const out: Uint8Array[] = [];
-  for await (const chunk of source) out.push(chunk.slice());
-  return out;
-}
-
-async function* replay(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
-  for (const c of chunks) yield await Promise.resolve(c);
-}
-
-async function answers(c: VectorCollection, kind?: IndexKind): Promise<string[][]> {
-  const out: string[][] = [];
-  for (const q of queries) out.push((await c.query(q, 10, parseFilter({ parity: 'even' }), kind)).hits.map((h) => h.id));
-  return out;
 }
 
 describe.each([

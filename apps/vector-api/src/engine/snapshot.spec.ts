@@ -1,22 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clusteredVectors } from '../../../../test/support/random';
-import { parseFilter } from './filter';
-import { readSnapshot, SnapshotFormatError, SnapshotMismatchError, type SnapshotShape, writeSnapshot } from './snapshot';
+import { answers, bytes, COUNT, DIM, replay, rows, shape } from '../../../../test/support/snapshot-fixture';
+import { readSnapshot, SnapshotFormatError, SnapshotMismatchError, writeSnapshot } from './snapshot';
 import type { IndexKind } from './types';
-import { type CollectionRow, VectorCollection } from './vector-collection';
-
-const DIM = 24;
-const COUNT = 3000;
-const { vectors } = clusteredVectors(41, COUNT + 600, DIM, 30);
-const rows: CollectionRow[] = vectors.slice(0, COUNT + 500).map((embedding, i) => ({
-  id: `v${i}`,
-  label: i,
-  embedding,
-  metadata: { parity: i % 2 === 0 ? 'even' : 'odd', n: i },
-}));
-const queries = vectors.slice(COUNT + 500);
+import { VectorCollection } from './vector-collection';
 
 const open: VectorCollection[] = [];
 let dir: string;
@@ -38,24 +26,6 @@ function collection(kind: IndexKind, deferIndex = false): VectorCollection {
   });
   open.push(c);
   return c;
-}
-
-const shape = (kind: IndexKind): SnapshotShape => ({ dimension: DIM, indexKind: kind, fingerprint: `${kind}-test` });
-
-async function bytes(source: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
-  const out: Uint8Array[] = [];
-  for await (const chunk of source) out.push(chunk.slice());
-  return out;
-}
-
-async function* replay(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
-  for (const c of chunks) yield await Promise.resolve(c);
-}
-
-async function answers(c: VectorCollection, kind?: IndexKind): Promise<string[][]> {
-  const out: string[][] = [];
-  for (const q of queries) out.push((await c.query(q, 10, parseFilter({ parity: 'even' }), kind)).hits.map((h) => h.id));
-  return out;
 }
 
 describe.each(['hnsw', 'ivf'] as const)('%s snapshot', (kind) => {
@@ -109,7 +79,7 @@ describe.each(['hnsw', 'ivf'] as const)('%s snapshot', (kind) => {
     expect(c.size).toBe(original.size);
     expect(c.labelOf(`v${COUNT + 300}`)).toBe(9);
     expect(c.has('v9')).toBe(false);
-    const q = vectors[COUNT + 300];
+    const q = rows[COUNT + 300].embedding;
     expect((await c.query(q, 1)).hits[0]?.id).toBe(`v${COUNT + 300}`);
     expect(await answers(c, 'flat')).toEqual(await answers(original, 'flat'));
   });
