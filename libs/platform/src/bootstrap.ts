@@ -97,7 +97,7 @@ export async function createServiceApp<C extends PlatformConfig>(
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    ...(definition.maxParamLength === undefined ? {} : { maxParamLength: definition.maxParamLength }),
+    ...(definition.maxParamLength === undefined ? {} : { routerOptions: { maxParamLength: definition.maxParamLength } }),
     trustProxy: config.trustProxy,
     forceCloseConnections: 'idle',
     frameworkErrors,
