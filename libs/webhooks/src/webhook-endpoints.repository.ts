@@ -9,6 +9,8 @@ export interface EndpointRow {
   ownerId: string;
   url: string;
   events: string[];
+  description: string | null;
+  rateLimitPerSecond: number | null;
   secret: string;
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
@@ -25,6 +27,8 @@ export function toEndpoint(row: EndpointRow): WebhookEndpointRecord {
     ownerId: row.ownerId,
     url: row.url,
     events: row.events,
+    description: row.description,
+    rateLimitPerSecond: row.rateLimitPerSecond,
     secret: row.secret,
     previousSecret: row.previousSecret,
     previousSecretExpiresAt: row.previousSecretExpiresAt,

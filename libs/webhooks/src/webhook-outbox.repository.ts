@@ -71,7 +71,7 @@ export class WebhookOutboxRepository {
     for (const ev of events) {
       for (const ep of endpoints) {
         if (ep.ownerType !== ev.ownerType || ep.ownerId !== ev.ownerId) continue;
-        if (ep.events.length > 0 && !ep.events.includes(ev.event)) continue;
+        if (!subscribes(ep.events, ev.event)) continue;
         rows.push({
           id: newId('dlv'),
           eventId: ev.id,
@@ -124,4 +124,9 @@ export class WebhookOutboxRepository {
         LIMIT ${limit}::int
       )`;
   }
+}
+
+/** Whether an endpoint's `events` take this kind: `*` (or, from before it existed, an empty list) takes every kind. */
+export function subscribes(events: readonly string[], kind: string): boolean {
+  return events.length === 0 || events.includes('*') || events.includes(kind);
 }

@@ -35,7 +35,11 @@ export interface WebhookEnvelope {
 export interface WebhookEndpointRecord extends WebhookOwner {
   readonly id: string;
   readonly url: string;
+  /** Event kinds delivered; `*` = all (also kinds added later). */
   readonly events: readonly string[];
+  readonly description: string | null;
+  /** Deliveries per second at most, shared by every worker; null = no limit. */
+  readonly rateLimitPerSecond: number | null;
   readonly secret: string;
   readonly previousSecret: string | null;
   readonly previousSecretExpiresAt: Date | null;
