@@ -1,6 +1,7 @@
 /** The smallest service that runs libs/webhooks: the platform plus WebhooksModule, no routes. */
 import { PlatformModule, type ServiceDefinition } from '@app/platform';
-import { WebhooksConfig, WebhooksModule } from '@app/webhooks';
+import { eventKind, WebhooksConfig, WebhooksModule } from '@app/webhooks';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { Expose } from 'class-transformer';
 
@@ -16,6 +17,11 @@ export class BenchConfig extends WebhooksConfig {
 export const BENCH_EVENT = 'bench.event';
 export const BENCH_OWNER_TYPE = 'bench';
 
+class BenchEventData {
+  @ApiPropertyOptional() payload?: string;
+}
+const BENCH_EVENT_KIND = eventKind({ type: BENCH_EVENT, description: 'benchmark', data: BenchEventData, example: () => ({}) });
+
 @Module({})
 class WebhooksBenchModule {
   static forRoot(config: BenchConfig): DynamicModule {
@@ -23,7 +29,7 @@ class WebhooksBenchModule {
       module: WebhooksBenchModule,
       imports: [
         PlatformModule.forRoot({ service: 'webhooks-bench', config }),
-        WebhooksModule.forRoot({ ownerType: BENCH_OWNER_TYPE, eventTypes: [BENCH_EVENT] }),
+        WebhooksModule.forRoot({ ownerType: BENCH_OWNER_TYPE, events: [BENCH_EVENT_KIND] }),
       ],
     };
   }

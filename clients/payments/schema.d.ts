@@ -125,6 +125,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List your events, newest first (every event your webhooks get, kept EVENT_RETENTION_DAYS days) */
+    get: operations['EventsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/events/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve one of your events */
+    get: operations['EventsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/payments': {
     parameters: {
       query?: never;
@@ -211,6 +245,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/webhook-endpoints/event-types': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every kind of event this service sends, with a JSON Schema of its data and an example envelope */
+    get: operations['WebhookEndpointsController_eventTypes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/webhook-endpoints/{id}': {
     parameters: {
       query?: never;
@@ -226,7 +277,8 @@ export interface paths {
     delete: operations['WebhookEndpointsController_delete'];
     options?: never;
     head?: never;
-    patch?: never;
+    /** Change an endpoint: url (checked as at creation), events, description, disabled, rate_limit_per_second */
+    patch: operations['WebhookEndpointsController_update'];
     trace?: never;
   };
   '/v2/webhook-endpoints/{id}/deliveries': {
@@ -289,7 +341,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Redeliver every failed delivery created since a time */
+    /** Redeliver every failed delivery created since a time (and until another) */
     post: operations['WebhookEndpointsController_recover'];
     delete?: never;
     options?: never;
@@ -314,6 +366,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/webhook-endpoints/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send an example event (marked "test": true) to this endpoint through the normal signed delivery path; logged as a delivery */
+    post: operations['WebhookEndpointsController_sendTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -331,13 +400,17 @@ export interface components {
       started_at: string;
     };
     CreateWebhookEndpointDto: {
+      /** @description Free text for your own reference */
+      description?: string | null;
       /**
-       * @description Event types to receive; omitted or empty = all
+       * @description Event kinds to receive (GET …/webhook-endpoints/event-types); "*" = every kind, also kinds added later. Omitted (or empty) = ["*"]
        * @example [
        *       "offer.opened"
        *     ]
        */
       events?: string[];
+      /** @description Deliveries per second at most to this endpoint; beyond it deliveries wait (never dropped). null = no limit */
+      rate_limit_per_second?: number | null;
       /**
        * Format: uri
        * @description http or https (https required in production); not a private or metadata address
@@ -439,6 +512,27 @@ export interface components {
         | 'api_error';
     } & {
       [key: string]: unknown;
+    };
+    EventDto: {
+      /** @description As in the webhook (GET …/webhook-endpoints/event-types) */
+      data: {
+        [key: string]: unknown;
+      };
+      /** @example offer.opened */
+      event: string;
+      /** @example evt_… */
+      id: string;
+      /** @enum {string} */
+      object: 'event';
+      /** Format: date-time */
+      timestamp: string;
+    };
+    EventListDto: {
+      /** @description Newest first */
+      data: components['schemas']['EventDto'][];
+      has_more: boolean;
+      /** @enum {string} */
+      object: 'list';
     };
     LivenessDto: {
       /** @enum {string} */
@@ -550,6 +644,12 @@ export interface components {
        * @example 2026-11-20T00:00:00Z
        */
       since: string;
+      /**
+       * Format: date-time
+       * @description And created at or before this time (default: now)
+       * @example 2026-11-21T00:00:00Z
+       */
+      until?: string;
     };
     RefundCreateDto: {
       /** @description Minor units; defaults to what is left to refund */
@@ -583,6 +683,32 @@ export interface components {
       reason: 'duplicate' | 'fraudulent' | 'requested_by_customer' | null;
       /** @enum {string} */
       status: 'succeeded';
+    };
+    SendTestEventDto: {
+      /**
+       * @description The kind of example event to send (default: the first kind of the catalogue)
+       * @example offer.opened
+       */
+      event?: string;
+    };
+    UpdateWebhookEndpointDto: {
+      description?: string | null;
+      /** @description true disables the endpoint (nothing is sent; its deliveries fail); false enables it again */
+      disabled?: boolean;
+      /**
+       * @description Event kinds, or ["*"] for every kind (at least one)
+       * @example [
+       *       "*"
+       *     ]
+       */
+      events?: string[];
+      /** @description null = no limit */
+      rate_limit_per_second?: number | null;
+      /**
+       * Format: uri
+       * @description Checked as at creation (scheme, private addresses)
+       */
+      url?: string;
     };
     WebhookAttemptDto: {
       /** Format: date-time */
@@ -635,9 +761,15 @@ export interface components {
     WebhookEndpointDto: {
       /** Format: date-time */
       created_at: string;
+      description: string | null;
       /** @description Why it was disabled (e.g. the receiver answered 410 Gone) */
       disabled_reason: string | null;
-      /** @description Event types it receives; empty = all */
+      /**
+       * @description Event kinds it receives; ["*"] = every kind
+       * @example [
+       *       "*"
+       *     ]
+       */
       events: string[];
       /**
        * Format: date-time
@@ -653,6 +785,8 @@ export interface components {
        * @description Until when the rotated-out secret also signs; null outside a grace period
        */
       previous_secret_expires_at: string | null;
+      /** @description Deliveries per second at most; null = no limit */
+      rate_limit_per_second: number | null;
       /** @enum {string} */
       status: 'enabled' | 'disabled';
       /** @example https://partner.example.com/webhooks */
@@ -667,9 +801,15 @@ export interface components {
     WebhookEndpointWithSecretDto: {
       /** Format: date-time */
       created_at: string;
+      description: string | null;
       /** @description Why it was disabled (e.g. the receiver answered 410 Gone) */
       disabled_reason: string | null;
-      /** @description Event types it receives; empty = all */
+      /**
+       * @description Event kinds it receives; ["*"] = every kind
+       * @example [
+       *       "*"
+       *     ]
+       */
       events: string[];
       /**
        * Format: date-time
@@ -685,6 +825,8 @@ export interface components {
        * @description Until when the rotated-out secret also signs; null outside a grace period
        */
       previous_secret_expires_at: string | null;
+      /** @description Deliveries per second at most; null = no limit */
+      rate_limit_per_second: number | null;
       /**
        * @description The signing secret; shown only in this answer
        * @example whsec_…
@@ -695,6 +837,27 @@ export interface components {
       /** @example https://partner.example.com/webhooks */
       url: string;
     };
+    WebhookEventTypeDto: {
+      description: string;
+      /** @description An example envelope: {id, event, timestamp, data} */
+      example: {
+        [key: string]: unknown;
+      };
+      /** @enum {string} */
+      object: 'webhook_event_type';
+      /** @description JSON Schema (2020-12) of the event's `data` */
+      schema: {
+        [key: string]: unknown;
+      };
+      /** @example offer.opened */
+      type: string;
+    };
+    WebhookEventTypeListDto: {
+      data: components['schemas']['WebhookEventTypeDto'][];
+      has_more: boolean;
+      /** @enum {string} */
+      object: 'list';
+    };
     WebhookRecoveryDto: {
       endpoint_id: string;
       /** @enum {string} */
@@ -703,6 +866,8 @@ export interface components {
       requeued: number;
       /** Format: date-time */
       since: string;
+      /** Format: date-time */
+      until: string | null;
     };
   };
   responses: never;
@@ -1420,6 +1585,169 @@ export interface operations {
         };
       };
       /** @description Codes: `resource_missing` (no such customer). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  EventsController_list: {
+    parameters: {
+      query?: {
+        /** @description An event kind, or every kind under a prefix: `offer.*` */
+        type?: string;
+        /** @description Only events created at or after this: ISO 8601 or Unix seconds */
+        'created[gte]'?: string;
+        /** @description Only events created at or before this: ISO 8601 or Unix seconds */
+        'created[lte]'?: string;
+        limit?: number;
+        /** @description An event id: the events created before it (the next page) */
+        starting_after?: string;
+        /** @description An event id: the events created after it (the previous page) */
+        ending_before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventListDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; type names no event kind, or starting_after with ending_before), `parameter_unknown`, `resource_missing` (starting_after or ending_before names no event of yours). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  EventsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such event of yours (or past its retention)). */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2189,6 +2517,67 @@ export interface operations {
       };
     };
   };
+  WebhookEndpointsController_eventTypes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEventTypeListDto'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   WebhookEndpointsController_get: {
     parameters: {
       query?: never;
@@ -2311,6 +2700,109 @@ export interface operations {
       };
       /** @description Codes: `resource_missing` (no such webhook endpoint of yours). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  WebhookEndpointsController_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateWebhookEndpointDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpointDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; an unknown event type, an empty events list, or a null url, events or disabled), `parameter_unknown`, `webhook_url_invalid` (not http(s), not https in production, or a private address). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such webhook endpoint of yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2762,6 +3254,118 @@ export interface operations {
       };
       /** @description Codes: `resource_missing` (no such webhook endpoint of yours). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  WebhookEndpointsController_sendTest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SendTestEventDto'];
+      };
+    };
+    responses: {
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; event is not a kind of the catalogue), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such webhook endpoint of yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `webhook_endpoint_disabled` (the endpoint is disabled: enable it first). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -4,7 +4,8 @@ import { WebhooksModule } from '@app/webhooks';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { OffersConfig } from './config';
 import { OffersDomainModule } from './domain.module';
-import { OFFER_EVENT_TYPES } from './events/offer-events';
+import { OFFER_EVENT_KINDS } from './events/offer-events';
+import { EventsController } from './webhook-endpoints/events.controller';
 import { WebhookEndpointsController } from './webhook-endpoints/webhook-endpoints.controller';
 import { PARTNER_WEBHOOK_OWNER } from './webhook-endpoints/webhook-owner';
 import { OFFERS_CREDENTIAL_KINDS } from './oauth/credential-kinds';
@@ -21,8 +22,8 @@ export class OffersAppModule {
     // and the offers domain emits through its outbox.
     const webhooks = WebhooksModule.forRoot({
       ownerType: PARTNER_WEBHOOK_OWNER,
-      eventTypes: OFFER_EVENT_TYPES,
-      controllers: [WebhookEndpointsController],
+      events: Object.values(OFFER_EVENT_KINDS),
+      controllers: [WebhookEndpointsController, EventsController],
     });
     // Requests per minute per OAuth client, by partner tier (platform contract: Offers service decisions).
     const perMinute: Readonly<Record<Tier, number>> = {

@@ -8,6 +8,7 @@ export * from './database/prisma.service';
 export { Prisma } from './database/generated/client';
 export * from './database/schema-drift';
 export * from './docs/api-errors';
+export * from './docs/json-schema';
 export * from './docs/openapi';
 export * from './errors/domain-error';
 export * from './errors/error-body';

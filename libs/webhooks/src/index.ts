@@ -8,3 +8,6 @@ export { WebhooksConfig } from './webhooks.config';
 export { WEBHOOKS_ERRORS, type WebhooksErrorCode } from './webhooks.errors';
 export { WebhooksModule, type WebhooksModuleOptions } from './webhooks.module';
 export * from './webhooks.types';
+export { WebhookEventsRoutes } from './http/webhook-events.routes';
+export { type EventView, WebhookEventsService } from './webhook-events.service';
+export { eventKind, type WebhookEventKind, type WebhookEventTypeView } from './event-types';

@@ -60,7 +60,14 @@ export interface DeliveryWork {
   readonly status: WebhookDeliveryStatus;
   readonly roundAttempts: number;
   readonly endpoint: WebhookEndpointRecord;
-  readonly event: { readonly id: string; readonly event: string; readonly data: unknown; readonly createdAt: Date };
+  readonly event: {
+    readonly id: string;
+    readonly event: string;
+    readonly data: unknown;
+    readonly createdAt: Date;
+    /** Sent by POST …/webhook-endpoints/{id}/test: the envelope says `"test": true`. */
+    readonly test: boolean;
+  };
 }
 
 export interface AttemptRow {
@@ -104,7 +111,13 @@ export class WebhookDeliveriesRepository {
       status: row.status,
       roundAttempts: row.roundAttempts,
       endpoint: toEndpoint(row.endpoint),
-      event: { id: row.event.id, event: row.event.event, data: row.event.data, createdAt: row.event.createdAt },
+      event: {
+        id: row.event.id,
+        event: row.event.event,
+        data: row.event.data,
+        createdAt: row.event.createdAt,
+        test: row.event.test,
+      },
     };
   }
 
@@ -204,14 +217,19 @@ export class WebhookDeliveriesRepository {
     tx: PrismaTx,
     owner: WebhookOwner,
     endpointId: string,
-    filter: { deliveryId: string } | { failedSince: Date },
+    filter: { deliveryId: string } | { failedSince: Date; until?: Date },
     at: Date,
   ): Promise<string[]> {
     const rows = await tx.webhookDelivery.findMany({
       where: {
         endpointId,
         endpoint: { ownerType: owner.ownerType, ownerId: owner.ownerId },
-        ...('deliveryId' in filter ? { id: filter.deliveryId } : { status: 'failed', createdAt: { gte: filter.failedSince } }),
+        ...('deliveryId' in filter
+          ? { id: filter.deliveryId }
+          : {
+              status: 'failed',
+              createdAt: { gte: filter.failedSince, ...(filter.until === undefined ? {} : { lte: filter.until }) },
+            }),
       },
       select: { id: true },
     });

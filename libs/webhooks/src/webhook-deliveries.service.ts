@@ -3,6 +3,8 @@ import { Clock, NotFoundError, TransactionRunner } from '@app/platform';
 import { DeliveryQueue } from './delivery/delivery-queue';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { WebhookEventsRepository } from './webhook-events.repository';
+import { WebhookEventsService } from './webhook-events.service';
 import type { ListView, WebhookDeliveryStatus, WebhookDeliveryView, WebhookOwner } from './webhooks.types';
 import { deliveryView } from './webhooks.views';
 import { WebhooksError } from './webhooks.errors';
@@ -17,6 +19,7 @@ export interface RecoveryView {
   readonly object: 'webhook_recovery';
   readonly endpoint_id: string;
   readonly since: string;
+  readonly until: string | null;
   readonly requeued: number;
 }
 
@@ -31,6 +34,8 @@ export class WebhookDeliveriesService {
     private readonly transactions: TransactionRunner,
     private readonly queue: DeliveryQueue,
     private readonly clock: Clock,
+    private readonly events: WebhookEventsService,
+    private readonly testEvents: WebhookEventsRepository,
   ) {}
 
   async list(owner: WebhookOwner, endpointId: string, input: ListDeliveriesInput = {}): Promise<ListView<WebhookDeliveryView>> {
@@ -59,13 +64,42 @@ export class WebhookDeliveriesService {
     return this.get(owner, endpointId, deliveryId);
   }
 
-  /** Redelivers every failed delivery of the endpoint created at or after `since`. */
-  async recover(owner: WebhookOwner, endpointId: string, since: Date): Promise<RecoveryView> {
+  /** Redelivers every failed delivery of the endpoint created at or after `since` (and at or before `until`). */
+  async recover(owner: WebhookOwner, endpointId: string, since: Date, until?: Date): Promise<RecoveryView> {
+    if (until !== undefined && until < since) {
+      throw new WebhooksError('parameter_invalid', 'until must not be before since', { param: 'until' });
+    }
     await this.endpointOf(owner, endpointId, true);
     const now = this.clock.now();
-    const ids = await this.transactions.run((tx) => this.repository.requeue(tx, owner, endpointId, { failedSince: since }, now));
+    const ids = await this.transactions.run((tx) =>
+      this.repository.requeue(tx, owner, endpointId, { failedSince: since, ...(until === undefined ? {} : { until }) }, now),
+    );
     await this.enqueue(ids);
-    return { object: 'webhook_recovery', endpoint_id: endpointId, since: since.toISOString(), requeued: ids.length };
+    return {
+      object: 'webhook_recovery',
+      endpoint_id: endpointId,
+      since: since.toISOString(),
+      until: until?.toISOString() ?? null,
+      requeued: ids.length,
+    };
+  }
+
+  /**
+   * Sends an example event of `event` (default: the app's first kind) to this endpoint only,
+   * marked `"test": true`, through the normal signed delivery path; it is logged as a
+   * delivery of the endpoint (and not listed by the events API).
+   */
+  async sendTest(owner: WebhookOwner, endpointId: string, event: string | undefined): Promise<WebhookDeliveryView> {
+    const catalogue = this.events.eventTypes().data;
+    const kind = event === undefined ? catalogue[0] : this.events.eventType(event, 'event');
+    if (kind === undefined) throw new WebhooksError('parameter_invalid', 'This service has no event kinds', { param: 'event' });
+    await this.endpointOf(owner, endpointId, true);
+    const now = this.clock.now();
+    const deliveryId = await this.transactions.run((tx) =>
+      this.testEvents.insertTestEvent(tx, owner, endpointId, { event: kind.type, data: kind.example.data }, now),
+    );
+    await this.enqueue([deliveryId]);
+    return this.get(owner, endpointId, deliveryId);
   }
 
   private async endpointOf(owner: WebhookOwner, endpointId: string, mustBeEnabled: boolean): Promise<void> {

@@ -28,7 +28,7 @@ export class WebhookEmitter {
       throw new Error(`WebhookEmitter of ${this.options.ownerType} cannot emit for owner type ${input.ownerType}`);
     }
     if (!this.options.eventTypes.includes(input.event)) {
-      throw new Error(`Unknown webhook event type ${input.event}; add it to WebhooksModule.forRoot({ eventTypes })`);
+      throw new Error(`Unknown webhook event type ${input.event}; add it to WebhooksModule.forRoot({ events })`);
     }
     return this.outbox.insertEvent(tx, input, this.clock.now());
   }

@@ -39,6 +39,19 @@ export function toEndpoint(row: EndpointRow): WebhookEndpointRecord {
   };
 }
 
+/** Optional settings of an endpoint (create and update). */
+export interface EndpointSettings {
+  readonly description?: string | null;
+  readonly rateLimitPerSecond?: number | null;
+}
+
+/** An update: only the fields present change. */
+export interface EndpointPatch extends EndpointSettings {
+  readonly url?: string;
+  readonly events?: readonly string[];
+  readonly disabled?: boolean;
+}
+
 /**
  * The registered endpoints. Every method takes the owner, so no query can cross owners;
  * writes run in the caller's transaction.
@@ -50,7 +63,7 @@ export class WebhookEndpointsRepository {
   async createEndpoint(
     tx: PrismaTx,
     owner: WebhookOwner,
-    input: { url: string; events: readonly string[]; secret: string },
+    input: EndpointSettings & { url: string; events: readonly string[]; secret: string },
   ): Promise<WebhookEndpointRecord> {
     const row = await tx.webhookEndpoint.create({
       data: {
@@ -59,6 +72,8 @@ export class WebhookEndpointsRepository {
         ownerId: owner.ownerId,
         url: input.url,
         events: [...input.events],
+        description: input.description ?? null,
+        rateLimitPerSecond: input.rateLimitPerSecond ?? null,
         secret: input.secret,
       },
     });
@@ -107,6 +122,34 @@ export class WebhookEndpointsRepository {
       where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId, disabledAt: { not: null } },
       data: { disabledAt: null, disabledReason: null, failingSince: null },
     });
+    return findEndpoint(tx, owner, id);
+  }
+
+  /**
+   * Applies an update (only the fields given). `disabled: true` disables an enabled endpoint
+   * (keeping an earlier reason); `disabled: false` enables it as `enableEndpoint`. Null when
+   * not the owner's.
+   */
+  async updateEndpoint(
+    tx: PrismaTx,
+    owner: WebhookOwner,
+    id: string,
+    patch: EndpointPatch,
+    at: Date,
+  ): Promise<WebhookEndpointRecord | null> {
+    const current = await findEndpoint(tx, owner, id);
+    if (current === null) return null;
+    if (patch.disabled === false && current.disabledAt !== null) await this.enableEndpoint(tx, owner, id);
+    const data = {
+      ...(patch.url === undefined ? {} : { url: patch.url }),
+      ...(patch.events === undefined ? {} : { events: [...patch.events] }),
+      ...(patch.description === undefined ? {} : { description: patch.description }),
+      ...(patch.rateLimitPerSecond === undefined ? {} : { rateLimitPerSecond: patch.rateLimitPerSecond }),
+      ...(patch.disabled === true && current.disabledAt === null
+        ? { disabledAt: at, disabledReason: 'disabled by its owner' }
+        : {}),
+    };
+    if (Object.keys(data).length > 0) await tx.webhookEndpoint.update({ where: { id }, data });
     return findEndpoint(tx, owner, id);
   }
 

@@ -12,6 +12,17 @@ import { WebhooksError } from './webhooks.errors';
 export interface CreateEndpointInput {
   readonly url: string;
   readonly events?: readonly string[] | undefined;
+  readonly description?: string | null | undefined;
+  readonly rateLimitPerSecond?: number | null | undefined;
+}
+
+/** `PATCH …/webhook-endpoints/{id}`: only the fields present change (null clears description and the rate limit). */
+export interface UpdateEndpointInput {
+  readonly url?: string | undefined;
+  readonly events?: readonly string[] | undefined;
+  readonly description?: string | null | undefined;
+  readonly disabled?: boolean | undefined;
+  readonly rateLimitPerSecond?: number | null | undefined;
 }
 
 export interface DeletedView {
@@ -38,8 +49,7 @@ export class WebhookEndpointsService {
 
   async create(owner: WebhookOwner, input: CreateEndpointInput): Promise<WebhookEndpointView> {
     const events = this.checkEvents(input.events ?? []);
-    const checked = await checkUrl(input.url, this.config, this.resolver);
-    if (!checked.ok) throw new WebhooksError('webhook_url_invalid', checked.reason, { param: 'url' });
+    await this.checkUrl(input.url);
     const secret = newWebhookSecret();
     const max = this.config.WEBHOOK_MAX_ENDPOINTS_PER_OWNER;
     const endpoint = await this.transactions.run(async (tx) => {
@@ -53,7 +63,13 @@ export class WebhookEndpointsService {
           );
         }
       }
-      return this.repository.createEndpoint(tx, owner, { url: input.url, events, secret });
+      return this.repository.createEndpoint(tx, owner, {
+        url: input.url,
+        events,
+        secret,
+        description: input.description ?? null,
+        rateLimitPerSecond: input.rateLimitPerSecond ?? null,
+      });
     });
     return endpointView(endpoint, this.clock.now(), true);
   }
@@ -86,6 +102,40 @@ export class WebhookEndpointsService {
     return endpointView(endpoint, this.clock.now());
   }
 
+  /**
+   * Changes an endpoint's URL (checked as at creation), events, description, rate limit, or
+   * disables / enables it. An empty update answers the endpoint unchanged.
+   */
+  async update(owner: WebhookOwner, id: string, input: UpdateEndpointInput): Promise<WebhookEndpointView> {
+    if (input.events !== undefined && input.events.length === 0) {
+      throw new WebhooksError('parameter_invalid', 'events must name at least one event kind, or "*" for all of them', {
+        param: 'events',
+      });
+    }
+    const events = input.events === undefined ? undefined : this.checkEvents(input.events);
+    // the owner's endpoint first: another owner's id is a 404 even with a bad URL
+    if ((await this.repository.findEndpoint(owner, id)) === null) throw new NotFoundError('webhook endpoint', id, 'id');
+    if (input.url !== undefined) await this.checkUrl(input.url);
+    const now = this.clock.now();
+    const endpoint = await this.transactions.run((tx) =>
+      this.repository.updateEndpoint(
+        tx,
+        owner,
+        id,
+        {
+          ...(input.url === undefined ? {} : { url: input.url }),
+          ...(events === undefined ? {} : { events }),
+          ...(input.description === undefined ? {} : { description: input.description }),
+          ...(input.rateLimitPerSecond === undefined ? {} : { rateLimitPerSecond: input.rateLimitPerSecond }),
+          ...(input.disabled === undefined ? {} : { disabled: input.disabled }),
+        },
+        now,
+      ),
+    );
+    if (endpoint === null) throw new NotFoundError('webhook endpoint', id, 'id');
+    return endpointView(endpoint, now);
+  }
+
   /** New secret now; the old one keeps signing (second signature) for WEBHOOK_SECRET_GRACE_HOURS. */
   async rotateSecret(owner: WebhookOwner, id: string): Promise<WebhookEndpointView> {
     const now = this.clock.now();
@@ -96,15 +146,28 @@ export class WebhookEndpointsService {
     return endpointView(endpoint, now, true);
   }
 
+  /** The creation-time SSRF and scheme check (security/url-guard.ts), for create and update. */
+  private async checkUrl(url: string): Promise<void> {
+    const checked = await checkUrl(url, this.config, this.resolver);
+    if (!checked.ok) throw new WebhooksError('webhook_url_invalid', checked.reason, { param: 'url' });
+  }
+
+  /**
+   * Known kinds, sorted and without repeats; `"*"` (all kinds, also those added later)
+   * absorbs the rest, and so does an empty list (what "all" was before `"*"`).
+   */
   private checkEvents(events: readonly string[]): string[] {
     const known = new Set(this.options.eventTypes);
     for (const [i, e] of events.entries()) {
-      if (!known.has(e)) {
-        throw new WebhooksError('parameter_invalid', `events[${i}] must be one of: ${this.options.eventTypes.join(', ')}`, {
-          param: `events[${i}]`,
-        });
+      if (e !== '*' && !known.has(e)) {
+        throw new WebhooksError(
+          'parameter_invalid',
+          `events[${i}] must be "*" (every kind) or one of: ${this.options.eventTypes.join(', ')}`,
+          { param: `events[${i}]` },
+        );
       }
     }
+    if (events.length === 0 || events.includes('*')) return ['*'];
     return [...new Set(events)].sort();
   }
 }

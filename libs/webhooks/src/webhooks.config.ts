@@ -121,14 +121,24 @@ export abstract class WebhooksConfig extends PlatformConfig {
   WEBHOOK_LOCK_DURATION_MS: number = 30_000;
 
   /**
-   * Events (with their deliveries and attempts) older than this many days are purged once
-   * every delivery of theirs has finished; 0 keeps them forever.
+   * Events older than this many days leave the events API at once and are purged (with
+   * their deliveries and attempts) once every delivery of theirs has finished; 0 keeps them
+   * forever. Default 30 (platform contract, Events API).
    */
   @Expose()
+  @IsOptional()
   @Type(() => Number)
   @IsNumber()
   @Min(0)
-  WEBHOOK_RETENTION_DAYS: number = 30;
+  EVENT_RETENTION_DAYS?: number;
+
+  /** The name EVENT_RETENTION_DAYS had before the events API; read when that one is unset. */
+  @Expose()
+  @IsOptional()
+  @Type(() => Number)
+  @IsNumber()
+  @Min(0)
+  WEBHOOK_RETENTION_DAYS?: number;
 
   /** Whether endpoint URLs may point to private addresses (WEBHOOK_ALLOW_PRIVATE_URLS, else outside production). */
   get allowPrivateUrls(): boolean {
@@ -154,8 +164,13 @@ export abstract class WebhooksConfig extends PlatformConfig {
     return Math.round(this.WEBHOOK_SECRET_GRACE_HOURS * 3_600_000);
   }
 
+  /** EVENT_RETENTION_DAYS (else the older WEBHOOK_RETENTION_DAYS, else 30). */
+  get retentionDays(): number {
+    return this.EVENT_RETENTION_DAYS ?? this.WEBHOOK_RETENTION_DAYS ?? 30;
+  }
+
   get retentionMs(): number {
-    return Math.round(this.WEBHOOK_RETENTION_DAYS * 86_400_000);
+    return Math.round(this.retentionDays * 86_400_000);
   }
 
   get disableAfterMs(): number {

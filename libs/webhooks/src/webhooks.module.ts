@@ -6,6 +6,9 @@ import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { OutboxDispatcher } from './delivery/outbox-dispatcher';
 import type { WebhookEndpointsRoutes } from './http/webhook-endpoints.routes';
+import type { WebhookEventsRoutes } from './http/webhook-events.routes';
+import { WebhookEventsRepository } from './webhook-events.repository';
+import { WebhookEventsService } from './webhook-events.service';
 import type { Resolver } from './security/url-guard';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
@@ -17,6 +20,7 @@ import { WebhooksConfig } from './webhooks.config';
 import { WebhooksMetrics } from './webhooks.metrics';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from './webhooks.tokens';
 import type { WebhookOwnerType } from './webhooks.types';
+import type { WebhookEventKind } from './event-types';
 
 /** An owner type is stored in a VARCHAR(32) column and names the app's BullMQ queue. */
 const OWNER_TYPE = /^[a-z][a-z0-9_]{0,31}$/;
@@ -24,13 +28,17 @@ const OWNER_TYPE = /^[a-z][a-z0-9_]{0,31}$/;
 export interface WebhooksModuleOptions {
   /** Whose endpoints and events this service manages: a name the app chooses (e.g. its tenant kind). */
   readonly ownerType: WebhookOwnerType;
-  /** Every event type the app emits (endpoint filters are validated against it). */
-  readonly eventTypes: readonly string[];
+  /**
+   * Every kind of event the app emits, with its description, data class and example: the
+   * emitter refuses other types, endpoint filters are validated against them, and they are
+   * the catalogue (`GET …/webhook-endpoints/event-types`).
+   */
+  readonly events: readonly WebhookEventKind[];
   /**
    * The app's HTTP routes, mounted in this module (they use its services): classes that
    * extend `WebhookEndpointsRoutes`. Omit to mount none.
    */
-  readonly controllers?: ReadonlyArray<Type<WebhookEndpointsRoutes<never>>>;
+  readonly controllers?: ReadonlyArray<Type<WebhookEndpointsRoutes<never> | WebhookEventsRoutes<never>>>;
   /** DNS resolver of the registration-time SSRF check (tests only). */
   readonly resolver?: Resolver;
   /** Run the dispatcher, sweeps and worker here; default: PlatformConfig.runsWorkers (ROLE≠api). */
@@ -71,7 +79,8 @@ export class WebhooksModule {
           inject: [PlatformConfig],
           useFactory: (platform: PlatformConfig): ResolvedWebhooksOptions => ({
             ownerType: options.ownerType,
-            eventTypes: [...options.eventTypes],
+            eventTypes: options.events.map((k) => k.type),
+            eventKinds: [...options.events],
             runWorkers: options.runWorkers ?? platform.runsWorkers,
           }),
         },
@@ -87,8 +96,10 @@ export class WebhooksModule {
         WebhookEmitter,
         WebhookEndpointsService,
         WebhookDeliveriesService,
+        WebhookEventsRepository,
+        WebhookEventsService,
       ],
-      exports: [WebhookEmitter, WebhookEndpointsService, WebhookDeliveriesService, WebhooksConfig],
+      exports: [WebhookEmitter, WebhookEndpointsService, WebhookDeliveriesService, WebhookEventsService, WebhooksConfig],
     };
   }
 }

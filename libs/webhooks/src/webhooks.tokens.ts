@@ -1,5 +1,6 @@
 import { defineQueue, type QueueDefinition } from '@app/platform';
 import type { WebhookOwnerType } from './webhooks.types';
+import type { WebhookEventKind } from './event-types';
 
 /** Injection token of the resolved `WebhooksModuleOptions`. */
 export const WEBHOOKS_OPTIONS = Symbol('WEBHOOKS_OPTIONS');
@@ -8,6 +9,8 @@ export interface ResolvedWebhooksOptions {
   readonly ownerType: WebhookOwnerType;
   /** Event types the app emits; endpoint filters may only name these. */
   readonly eventTypes: readonly string[];
+  /** The same kinds with their catalogue entries. */
+  readonly eventKinds: readonly WebhookEventKind[];
   /** Run the outbox dispatcher, sweeps and the delivery worker in this process (ROLE≠api). */
   readonly runWorkers: boolean;
 }

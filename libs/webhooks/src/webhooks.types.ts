@@ -30,6 +30,8 @@ export interface WebhookEnvelope {
   readonly event: string;
   readonly timestamp: string;
   readonly data: unknown;
+  /** Only on test events (POST …/webhook-endpoints/{id}/test). */
+  readonly test?: true;
 }
 
 export interface WebhookEndpointRecord extends WebhookOwner {
@@ -76,6 +78,8 @@ export interface WebhookEndpointView {
   readonly object: 'webhook_endpoint';
   readonly url: string;
   readonly events: readonly string[];
+  readonly description: string | null;
+  readonly rate_limit_per_second: number | null;
   readonly status: 'enabled' | 'disabled';
   readonly disabled_reason: string | null;
   readonly failing_since: string | null;

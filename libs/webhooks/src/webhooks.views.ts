@@ -17,6 +17,8 @@ export function endpointView(e: WebhookEndpointRecord, now: Date, withSecret = f
     object: 'webhook_endpoint',
     url: e.url,
     events: e.events,
+    description: e.description,
+    rate_limit_per_second: e.rateLimitPerSecond,
     status: e.disabledAt === null ? 'enabled' : 'disabled',
     disabled_reason: e.disabledReason,
     failing_since: iso(e.failingSince),

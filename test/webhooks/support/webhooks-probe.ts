@@ -4,7 +4,15 @@
  * owner is taken from the `x-test-owner` header, so the tests do not depend on auth.
  */
 import { PlatformModule, PrismaService, runTransaction, type ServiceDefinition } from '@app/platform';
-import { WebhookEmitter, WebhookEndpointsRoutes, WebhooksConfig, WebhooksModule, type WebhookOwner } from '@app/webhooks';
+import {
+  eventKind,
+  WebhookEmitter,
+  WebhookEndpointsRoutes,
+  WebhooksConfig,
+  WebhooksModule,
+  type WebhookOwner,
+} from '@app/webhooks';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import {
   type CanActivate,
   Controller,
@@ -36,6 +44,15 @@ export class ProbeConfig extends WebhooksConfig {
 }
 
 export const PROBE_EVENTS = ['offer.opened', 'offer.closed', 'indication.received'] as const;
+
+/** The probe's events carry any JSON; the catalogue documents one optional field. */
+export class ProbeEventData {
+  @ApiPropertyOptional({ type: 'integer' }) n?: number;
+}
+
+export const PROBE_EVENT_KINDS = PROBE_EVENTS.map((type) =>
+  eventKind({ type, description: `probe ${type}`, data: ProbeEventData, example: () => ({ n: 1 }) }),
+);
 export const PROBE_OWNER_TYPE = 'partner';
 
 /** Stand-in for AuthGuard: the request's principal is the owner id in the `x-test-owner` header. */
@@ -66,7 +83,7 @@ class WebhooksProbeModule {
         PlatformModule.forRoot({ service: 'webhooks-probe', config }),
         WebhooksModule.forRoot({
           ownerType: PROBE_OWNER_TYPE,
-          eventTypes: PROBE_EVENTS,
+          events: PROBE_EVENT_KINDS,
           controllers: [ProbeEndpointsController],
         }),
       ],

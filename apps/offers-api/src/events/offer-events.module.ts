@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Injectable, Module } from '@nestjs/common';
 import type { PrismaTx } from '@app/platform';
 import { WebhookEmitter } from '@app/webhooks';
-import { type OfferEvent, OfferEvents } from './offer-events';
+import { type OfferEvent, OfferEvents, type OfferEventType } from './offer-events';
 
 /** OfferEvents over the webhooks outbox: every event is owned by one partner. */
 @Injectable()
@@ -10,7 +10,7 @@ export class WebhookOfferEvents extends OfferEvents {
     super();
   }
 
-  async emit(tx: PrismaTx, event: OfferEvent): Promise<void> {
+  async emit<K extends OfferEventType>(tx: PrismaTx, event: OfferEvent<K>): Promise<void> {
     await this.emitter.emit(tx, { ownerType: 'partner', ownerId: event.partnerId, event: event.event, data: { ...event.data } });
   }
 }

@@ -1,22 +1,114 @@
 import type { PrismaTx } from '@app/platform';
+import { eventKind } from '@app/webhooks';
+import { AllocationEventData, allocationEventData } from '../allocations/dto/allocation.dto';
+import { IndicationDto, indicationView } from '../indications/dto/indication.dto';
+import { OfferDto, offerView } from '../offers/dto/offer.dto';
+import type { OfferRecord } from '../offers/offer.types';
 
-/** Every webhook event offers-api emits (offers-distribution.md "Events"). */
-export const OFFER_EVENT_TYPES = [
-  'offer.opened',
-  'offer.closing_soon',
-  'offer.closed',
-  'indication.received',
-  'allocation.confirmed',
-  'allocation.scaled',
-] as const;
-export type OfferEventType = (typeof OFFER_EVENT_TYPES)[number];
+/** The offer every example of the catalogue is about (fixed values: an example, not a real offer). */
+const EXAMPLE_OFFER: OfferRecord = {
+  id: 'offer_4fZk2QmT8xWb1nLp7yRc3sDv',
+  company: 'Acme Robotics plc',
+  ticker: 'ACME',
+  type: 'ipo',
+  status: 'live',
+  pricePerShare: '2.5',
+  currency: 'gbp',
+  minimumInvestment: '250',
+  sharesOffered: 40_000_000,
+  opensAt: new Date('2026-12-01T08:00:00.000Z'),
+  closesAt: new Date('2026-12-08T16:30:00.000Z'),
+  closingSoonNotifiedAt: null,
+  allocatedAt: null,
+  createdAt: new Date('2026-11-20T10:00:00.000Z'),
+};
 
-export interface OfferEvent {
+const exampleAllocation = (sharesAllocated: number): AllocationEventData =>
+  allocationEventData({
+    id: 'alloc_7Hq2VxN4bKp9sLm3zRc8tWd1',
+    indicationId: 'ind_Zq81mT4xWb7nLp2yRc5sDvKf',
+    offerId: EXAMPLE_OFFER.id,
+    partnerId: 'partner_example',
+    investorId: 'inv_29481',
+    sharesRequested: 1_000,
+    sharesAllocated,
+    amountRequested: 250_000,
+    amountAllocated: (sharesAllocated * 2.5).toFixed(2),
+    amountRefunded: 250_000 - sharesAllocated * 250,
+    currency: 'gbp',
+    scalingFactor: (sharesAllocated / 1_000).toString(),
+    method: 'pro_rata',
+    createdAt: new Date('2026-12-08T17:00:00.000Z'),
+  });
+
+/**
+ * Every kind of event offers-api emits (offers-distribution.md "Events"), with the class
+ * that documents its `data` and an example made by the view function the emitting code
+ * calls. The catalogue route (`GET /api/v1/webhook-endpoints/event-types`) shows them.
+ */
+export const OFFER_EVENT_KINDS = {
+  'offer.opened': eventKind({
+    type: 'offer.opened',
+    description: 'A new offer became live: indications can be submitted. data: the Offer.',
+    data: OfferDto,
+    example: () => offerView(EXAMPLE_OFFER),
+  }),
+  'offer.closing_soon': eventKind({
+    type: 'offer.closing_soon',
+    description: 'A live offer has one hour left before it closes. data: the Offer.',
+    data: OfferDto,
+    example: () => offerView(EXAMPLE_OFFER),
+  }),
+  'offer.closed': eventKind({
+    type: 'offer.closed',
+    description: 'An offer closed for new indications. data: the Offer.',
+    data: OfferDto,
+    example: () => offerView({ ...EXAMPLE_OFFER, status: 'closed' }),
+  }),
+  'indication.received': eventKind({
+    type: 'indication.received',
+    description: 'One of your indications was accepted. data: the Indication.',
+    data: IndicationDto,
+    example: () =>
+      indicationView({
+        id: 'ind_Zq81mT4xWb7nLp2yRc5sDvKf',
+        offerId: EXAMPLE_OFFER.id,
+        partnerId: 'partner_example',
+        investorId: 'inv_29481',
+        amount: 250_000,
+        currency: 'gbp',
+        termsVersion: '2026-11-01',
+        status: 'received',
+        createdAt: new Date('2026-12-02T09:15:00.000Z'),
+      }),
+  }),
+  'allocation.confirmed': eventKind({
+    type: 'allocation.confirmed',
+    description: 'An investor of yours was allocated every share asked for. data: the Allocation.',
+    data: AllocationEventData,
+    example: () => exampleAllocation(1_000),
+  }),
+  'allocation.scaled': eventKind({
+    type: 'allocation.scaled',
+    description:
+      'An investor of yours was allocated fewer shares than asked (the offer was oversubscribed). data: the Allocation.',
+    data: AllocationEventData,
+    example: () => exampleAllocation(400),
+  }),
+} as const;
+
+export type OfferEventType = keyof typeof OFFER_EVENT_KINDS;
+export const OFFER_EVENT_TYPES = Object.keys(OFFER_EVENT_KINDS) as OfferEventType[];
+
+/** The `data` an event kind carries: an instance of its catalogue class. */
+export type OfferEventData<K extends OfferEventType> = InstanceType<(typeof OFFER_EVENT_KINDS)[K]['data']>;
+
+export interface OfferEvent<K extends OfferEventType = OfferEventType> {
   /** The partner the event is for (its webhook endpoints receive it). */
   readonly partnerId: string;
-  readonly event: OfferEventType;
-  /** A JSON object (a response view): the event's `data`. */
-  readonly data: object;
+  readonly event: K;
+  /** The event's `data`, of the class the catalogue documents for this kind. */
+  readonly data: OfferEventData<K>;
 }
 
 /**
@@ -25,5 +117,5 @@ export interface OfferEvent {
  * if the change committed. Implemented by libs/webhooks' WebhookEmitter.
  */
 export abstract class OfferEvents {
-  abstract emit(tx: PrismaTx, event: OfferEvent): Promise<void>;
+  abstract emit<K extends OfferEventType>(tx: PrismaTx, event: OfferEvent<K>): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { WebhooksModule } from '@app/webhooks';
-import { PAYMENT_EVENT_TYPES, PaymentEvents } from '../common/events';
+import { PAYMENT_EVENT_KINDS, PaymentEvents } from '../common/events';
+import { EventsController } from '../webhook-endpoints/events.controller';
 import { CustomersModule } from '../customers/customers.module';
 import { WebhookEndpointsController } from '../webhook-endpoints/webhook-endpoints.controller';
 import { PAYMENTS_WEBHOOK_OWNER } from '../webhook-endpoints/webhook-owner';
@@ -18,8 +19,8 @@ import { PaymentsService } from './payments.service';
     CustomersModule,
     WebhooksModule.forRoot({
       ownerType: PAYMENTS_WEBHOOK_OWNER,
-      eventTypes: PAYMENT_EVENT_TYPES,
-      controllers: [WebhookEndpointsController],
+      events: Object.values(PAYMENT_EVENT_KINDS),
+      controllers: [WebhookEndpointsController, EventsController],
     }),
   ],
   controllers: [PaymentsController],

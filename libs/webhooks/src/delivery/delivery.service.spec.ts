@@ -7,7 +7,7 @@ const endpoint = (failingSince: Date | null = null): WebhookEndpointRecord => ({
   ownerType: 'owner_a',
   ownerId: 'p1',
   url: 'https://example.com',
-  events: ["*"],
+  events: ['*'],
   description: null,
   rateLimitPerSecond: null,
   secret: 'whsec_x',

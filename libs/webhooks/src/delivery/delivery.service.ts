@@ -25,6 +25,7 @@ export function envelopeBody(event: DeliveryWork['event']): string {
     event: event.event,
     timestamp: event.createdAt.toISOString(),
     data: event.data,
+    ...(event.test ? { test: true } : {}),
   };
   return JSON.stringify(envelope);
 }

@@ -120,7 +120,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /**
-   * Deletes events older than WEBHOOK_RETENTION_DAYS whose deliveries have all finished,
+   * Deletes events older than EVENT_RETENTION_DAYS whose deliveries have all finished,
    * in batches (with their deliveries and attempts); returns how many events went.
    */
   async purgeExpired(maxBatches = 20): Promise<number> {
@@ -132,7 +132,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
       total += n;
       if (n < PURGE_BATCH) break;
     }
-    if (total > 0) this.logger.log(`purged ${total} webhook events older than ${this.config.WEBHOOK_RETENTION_DAYS} days`);
+    if (total > 0) this.logger.log(`purged ${total} webhook events older than ${this.config.retentionDays} days`);
     return total;
   }
 

@@ -1,8 +1,9 @@
 import { CurrentPrincipal } from '@app/auth';
 import { ApiErrors, parseTimestamp } from '@app/platform';
-import { Body, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type DeletedView, WebhookEndpointsService } from '../webhook-endpoints.service';
+import { WebhooksError } from '../webhooks.errors';
 import { type RecoveryView, WebhookDeliveriesService } from '../webhook-deliveries.service';
 import type { ListView, WebhookDeliveryView, WebhookEndpointView, WebhookOwner } from '../webhooks.types';
 import {
@@ -12,9 +13,18 @@ import {
   WebhookEndpointDto,
   WebhookEndpointListDto,
   WebhookEndpointWithSecretDto,
+  WebhookEventTypeListDto,
   WebhookRecoveryDto,
 } from './webhook-views.dto';
-import { CreateWebhookEndpointDto, ListWebhookDeliveriesQuery, RecoverWebhookDeliveriesDto } from './webhooks.dto';
+import {
+  CreateWebhookEndpointDto,
+  ListWebhookDeliveriesQuery,
+  RecoverWebhookDeliveriesDto,
+  SendTestEventDto,
+  UpdateWebhookEndpointDto,
+} from './webhooks.dto';
+import { WebhookEventsService } from '../webhook-events.service';
+import type { WebhookEventTypeView } from '../event-types';
 
 const NO_ENDPOINT = { code: 'resource_missing', when: 'no such webhook endpoint of yours' } as const;
 const DISABLED = { code: 'webhook_endpoint_disabled', when: 'the endpoint is disabled: enable it first' } as const;
@@ -41,6 +51,7 @@ export abstract class WebhookEndpointsRoutes<P> {
   constructor(
     @Inject(WebhookEndpointsService) protected readonly endpoints: WebhookEndpointsService,
     @Inject(WebhookDeliveriesService) protected readonly deliveries: WebhookDeliveriesService,
+    @Inject(WebhookEventsService) protected readonly events: WebhookEventsService,
   ) {}
 
   /** The endpoint owner of an authenticated principal (set by the app's guard, read by `@CurrentPrincipal()`). */
@@ -55,7 +66,19 @@ export abstract class WebhookEndpointsRoutes<P> {
     { code: 'parameter_invalid', when: 'an unknown event type' },
   )
   create(@CurrentPrincipal() p: P, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointView> {
-    return this.endpoints.create(this.ownerOf(p), { url: body.url, events: body.events });
+    return this.endpoints.create(this.ownerOf(p), {
+      url: body.url,
+      events: body.events,
+      description: body.description,
+      rateLimitPerSecond: body.rate_limit_per_second,
+    });
+  }
+
+  @Get('event-types')
+  @ApiOperation({ summary: 'Every kind of event this service sends, with a JSON Schema of its data and an example envelope' })
+  @ApiOkResponse({ type: WebhookEventTypeListDto })
+  eventTypes(): ListView<WebhookEventTypeView> {
+    return this.events.eventTypes();
   }
 
   @Get()
@@ -71,6 +94,33 @@ export abstract class WebhookEndpointsRoutes<P> {
   @ApiErrors(NO_ENDPOINT)
   get(@CurrentPrincipal() p: P, @Param('id') id: string): Promise<WebhookEndpointView> {
     return this.endpoints.get(this.ownerOf(p), id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Change an endpoint: url (checked as at creation), events, description, disabled, rate_limit_per_second',
+  })
+  @ApiOkResponse({ type: WebhookEndpointDto })
+  @ApiErrors(
+    NO_ENDPOINT,
+    { code: 'webhook_url_invalid', when: 'not http(s), not https in production, or a private address' },
+    { code: 'parameter_invalid', when: 'an unknown event type, an empty events list, or a null url, events or disabled' },
+  )
+  update(
+    @CurrentPrincipal() p: P,
+    @Param('id') id: string,
+    @Body() body: UpdateWebhookEndpointDto,
+  ): Promise<WebhookEndpointView> {
+    for (const field of ['url', 'events', 'disabled'] as const) {
+      if (body[field] === null) throw new WebhooksError('parameter_invalid', `${field} cannot be null`, { param: field });
+    }
+    return this.endpoints.update(this.ownerOf(p), id, {
+      url: body.url,
+      events: body.events,
+      description: body.description,
+      disabled: body.disabled,
+      rateLimitPerSecond: body.rate_limit_per_second,
+    });
   }
 
   @Delete(':id')
@@ -130,10 +180,25 @@ export abstract class WebhookEndpointsRoutes<P> {
 
   @Post(':id/recover')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Redeliver every failed delivery created since a time' })
+  @ApiOperation({ summary: 'Redeliver every failed delivery created since a time (and until another)' })
   @ApiAcceptedResponse({ type: WebhookRecoveryDto })
   @ApiErrors(NO_ENDPOINT, DISABLED)
   recover(@CurrentPrincipal() p: P, @Param('id') id: string, @Body() body: RecoverWebhookDeliveriesDto): Promise<RecoveryView> {
-    return this.deliveries.recover(this.ownerOf(p), id, parseTimestamp(body.since) as Date); // validated by IsTimestamp
+    // both validated by IsTimestamp
+    const since = parseTimestamp(body.since) as Date;
+    const until = body.until === undefined ? undefined : (parseTimestamp(body.until) as Date);
+    return this.deliveries.recover(this.ownerOf(p), id, since, until);
+  }
+
+  @Post(':id/test')
+  @HttpCode(202)
+  @ApiOperation({
+    summary:
+      'Send an example event (marked "test": true) to this endpoint through the normal signed delivery path; logged as a delivery',
+  })
+  @ApiAcceptedResponse({ type: WebhookDeliveryDto })
+  @ApiErrors(NO_ENDPOINT, DISABLED, { code: 'parameter_invalid', when: 'event is not a kind of the catalogue' })
+  sendTest(@CurrentPrincipal() p: P, @Param('id') id: string, @Body() body: SendTestEventDto): Promise<WebhookDeliveryView> {
+    return this.deliveries.sendTest(this.ownerOf(p), id, body.event);
   }
 }

@@ -7,7 +7,10 @@ export class WebhookEndpointDto {
   @ApiProperty({ example: 'we_…' }) id!: string;
   @ApiProperty({ enum: ['webhook_endpoint'] }) object!: 'webhook_endpoint';
   @ApiProperty({ example: 'https://partner.example.com/webhooks' }) url!: string;
-  @ApiProperty({ type: [String], description: 'Event types it receives; empty = all' }) events!: string[];
+  @ApiProperty({ type: [String], description: 'Event kinds it receives; ["*"] = every kind', example: ['*'] }) events!: string[];
+  @ApiProperty({ type: String, nullable: true }) description!: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Deliveries per second at most; null = no limit' })
+  rate_limit_per_second!: number | null;
   @ApiProperty({ enum: ['enabled', 'disabled'] }) status!: 'enabled' | 'disabled';
   @ApiProperty({ type: String, nullable: true, description: 'Why it was disabled (e.g. the receiver answered 410 Gone)' })
   disabled_reason!: string | null;
@@ -75,5 +78,46 @@ export class WebhookRecoveryDto {
   @ApiProperty({ enum: ['webhook_recovery'] }) object!: 'webhook_recovery';
   @ApiProperty() endpoint_id!: string;
   @ApiProperty({ format: 'date-time' }) since!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) until!: string | null;
   @ApiProperty({ type: 'integer', description: 'Failed deliveries queued again' }) requeued!: number;
+}
+
+export class WebhookEventTypeDto {
+  @ApiProperty({ enum: ['webhook_event_type'] }) object!: 'webhook_event_type';
+  @ApiProperty({ example: 'offer.opened' }) type!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: "JSON Schema (2020-12) of the event's `data`" })
+  schema!: Record<string, unknown>;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'An example envelope: {id, event, timestamp, data}',
+  })
+  example!: Record<string, unknown>;
+}
+
+export class WebhookEventTypeListDto {
+  @ApiProperty({ enum: ['list'] }) object!: 'list';
+  @ApiProperty({ type: [WebhookEventTypeDto] }) data!: WebhookEventTypeDto[];
+  @ApiProperty() has_more!: boolean;
+}
+
+/** An event of the events API: the webhook envelope plus `object`. */
+export class EventDto {
+  @ApiProperty({ example: 'evt_…' }) id!: string;
+  @ApiProperty({ enum: ['event'] }) object!: 'event';
+  @ApiProperty({ example: 'offer.opened' }) event!: string;
+  @ApiProperty({ format: 'date-time' }) timestamp!: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'As in the webhook (GET …/webhook-endpoints/event-types)',
+  })
+  data!: Record<string, unknown>;
+}
+
+export class EventListDto {
+  @ApiProperty({ enum: ['list'] }) object!: 'list';
+  @ApiProperty({ type: [EventDto], description: 'Newest first' }) data!: EventDto[];
+  @ApiProperty() has_more!: boolean;
 }

@@ -1,7 +1,25 @@
 import { IsTimestamp, PageLimit } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from '../webhooks.types';
+import { EVENT_TYPE_PATTERN } from '../webhook-events.service';
+
+/** Highest `rate_limit_per_second` an endpoint may set. */
+export const MAX_RATE_LIMIT = 10_000;
+/** `created[gte]` / `created[lte]` take Unix seconds too (as Stripe's). */
+export const CREATED_FILTER = { unixSeconds: true } as const;
 
 export class CreateWebhookEndpointDto {
   @ApiProperty({
@@ -15,7 +33,8 @@ export class CreateWebhookEndpointDto {
 
   @ApiPropertyOptional({
     type: [String],
-    description: 'Event types to receive; omitted or empty = all',
+    description:
+      'Event kinds to receive (GET …/webhook-endpoints/event-types); "*" = every kind, also kinds added later. Omitted (or empty) = ["*"]',
     example: ['offer.opened'],
   })
   @IsOptional()
@@ -23,6 +42,106 @@ export class CreateWebhookEndpointDto {
   @ArrayMaxSize(50)
   @IsString({ each: true })
   events?: string[];
+
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500, description: 'Free text for your own reference' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: MAX_RATE_LIMIT,
+    description: 'Deliveries per second at most to this endpoint; beyond it deliveries wait (never dropped). null = no limit',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_RATE_LIMIT)
+  rate_limit_per_second?: number | null;
+}
+
+/** `PATCH …/webhook-endpoints/{id}`: any subset; null clears `description` and `rate_limit_per_second`. */
+export class UpdateWebhookEndpointDto {
+  @ApiPropertyOptional({ format: 'uri', description: 'Checked as at creation (scheme, private addresses)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  url?: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'Event kinds, or ["*"] for every kind (at least one)', example: ['*'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  events?: string[];
+
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string | null;
+
+  @ApiPropertyOptional({
+    description: 'true disables the endpoint (nothing is sent; its deliveries fail); false enables it again',
+  })
+  @IsOptional()
+  @IsBoolean()
+  disabled?: boolean;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 1, maximum: MAX_RATE_LIMIT, description: 'null = no limit' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_RATE_LIMIT)
+  rate_limit_per_second?: number | null;
+}
+
+export class SendTestEventDto {
+  @ApiPropertyOptional({
+    description: 'The kind of example event to send (default: the first kind of the catalogue)',
+    example: 'offer.opened',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  event?: string;
+}
+
+export class ListEventsQuery {
+  @ApiPropertyOptional({ description: 'An event kind, or every kind under a prefix: `offer.*`', example: 'offer.*' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  @Matches(EVENT_TYPE_PATTERN, { message: 'type must be an event kind (offer.opened), a prefix pattern (offer.*) or *' })
+  type?: string;
+
+  @ApiPropertyOptional({ name: 'created[gte]', description: 'Only events created at or after this: ISO 8601 or Unix seconds' })
+  @IsOptional()
+  @IsTimestamp(CREATED_FILTER)
+  'created[gte]'?: string;
+
+  @ApiPropertyOptional({ name: 'created[lte]', description: 'Only events created at or before this: ISO 8601 or Unix seconds' })
+  @IsOptional()
+  @IsTimestamp(CREATED_FILTER)
+  'created[lte]'?: string;
+
+  @PageLimit(10)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'An event id: the events created before it (the next page)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  starting_after?: string;
+
+  @ApiPropertyOptional({ description: 'An event id: the events created after it (the previous page)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  ending_before?: string;
 }
 
 export class ListWebhookDeliveriesQuery {
@@ -46,4 +165,10 @@ export class RecoverWebhookDeliveriesDto {
   @IsString()
   @IsTimestamp()
   since!: string;
+
+  @ApiPropertyOptional({ example: '2026-11-21T00:00:00Z', description: 'And created at or before this time (default: now)' })
+  @IsOptional()
+  @IsString()
+  @IsTimestamp()
+  until?: string;
 }

@@ -60,16 +60,16 @@ export const allocationView = (a: AllocationRecord): AllocationDto => ({
 });
 
 /** The data of allocation.confirmed / allocation.scaled: the Allocation fields of the interface document, plus amount_requested and scaling_factor. */
-export interface AllocationEventData {
-  readonly investor_id: string;
-  readonly offer_id: string;
-  readonly shares_allocated: number;
-  readonly amount_allocated: number;
-  readonly currency: Currency;
-  readonly amount_requested: number;
-  readonly scaling_factor: number;
-  readonly indication_id: string;
-  readonly allocation_id: string;
+export class AllocationEventData {
+  @ApiProperty() investor_id!: string;
+  @ApiProperty() offer_id!: string;
+  @ApiProperty({ type: 'integer' }) shares_allocated!: number;
+  @ApiProperty({ description: 'shares_allocated × price_per_share, decimal, major units' }) amount_allocated!: number;
+  @ApiProperty({ enum: CURRENCIES }) currency!: Currency;
+  @ApiProperty({ type: 'integer', description: 'The indication amount, minor units' }) amount_requested!: number;
+  @ApiProperty({ description: 'shares_allocated / shares_requested (1 = filled in full)' }) scaling_factor!: number;
+  @ApiProperty() indication_id!: string;
+  @ApiProperty() allocation_id!: string;
 }
 
 export const allocationEventData = (a: AllocationRecord): AllocationEventData => ({
