@@ -46,7 +46,7 @@ export const PAYMENT_EVENT_KINDS = {
       paymentView({
         ...EXAMPLE_PAYMENT,
         status: 'failed',
-        paymentMethod: 'pm_card_chargeDeclinedInsufficientFunds',
+        paymentMethod: 'pm_card_insufficient_funds',
         failureCode: 'card_declined',
         declineCode: 'insufficient_funds',
         failureMessage: 'Your card has insufficient funds.',

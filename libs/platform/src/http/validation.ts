@@ -123,6 +123,19 @@ export function inspectInput(value: unknown, root: string): DomainError | undefi
   return undefined;
 }
 
+const EMPTY_BODY_ALLOWED = Symbol('EMPTY_BODY_ALLOWED');
+
+/**
+ * Marks a body class whose fields are all optional: a request without a body (no
+ * content-type, no bytes) is validated as `{}` instead of being refused. A body that is
+ * present must still be a JSON object.
+ */
+export function EmptyBodyAllowed(): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(EMPTY_BODY_ALLOWED, true, target);
+  };
+}
+
 /**
  * Strict validation at the edge: unknown fields are rejected, values transformed into DTO
  * classes, and every failure is a 400 naming the field. A body that is not a JSON object is
@@ -145,6 +158,9 @@ export class PlatformValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const { metatype } = metadata;
     const isDto = metatype !== undefined && ![String, Boolean, Number, Array, Object].includes(metatype as never);
+    if (metadata.type === 'body' && isDto && value === undefined && Reflect.getMetadata(EMPTY_BODY_ALLOWED, metatype) === true) {
+      value = {};
+    }
     if (metadata.type === 'body' && isDto && !isPlainObject(value)) {
       throw new DomainError('body_invalid', 'The request body must be a JSON object.');
     }

@@ -1,4 +1,4 @@
-import { IsTimestamp, PageLimit } from '@app/platform';
+import { EmptyBodyAllowed, IsTimestamp, PageLimit } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -99,6 +99,7 @@ export class UpdateWebhookEndpointDto {
   rate_limit_per_second?: number | null;
 }
 
+@EmptyBodyAllowed()
 export class SendTestEventDto {
   @ApiPropertyOptional({
     description: 'The kind of example event to send (default: the first kind of the catalogue)',
