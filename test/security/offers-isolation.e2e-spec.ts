@@ -63,7 +63,7 @@ describe('offers-api: partner isolation', () => {
     });
   }
 
-  const asA = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object): Promise<LightMyRequestResponse> =>
+  const asA = (method: 'GET' | 'POST' | 'DELETE' | 'PATCH', url: string, payload?: object): Promise<LightMyRequestResponse> =>
     ctx.inject({ method, url, headers: a.auth, ...(payload === undefined ? {} : { payload }) });
 
   /**
@@ -71,7 +71,13 @@ describe('offers-api: partner isolation', () => {
    * that carries none of B's data and reads exactly like the answer for ids that never
    * existed (no existence oracle, no 403).
    */
-  async function refused(label: string, method: 'GET' | 'POST' | 'DELETE', url: string, ids: string[], payload?: object) {
+  async function refused(
+    label: string,
+    method: 'GET' | 'POST' | 'DELETE' | 'PATCH',
+    url: string,
+    ids: string[],
+    payload?: object,
+  ) {
     const res = await asA(method, url, payload);
     expectNotFound(label, res);
     for (const marker of markersOfB.filter((m) => !ids.includes(m))) {
@@ -126,6 +132,9 @@ describe('offers-api: partner isolation', () => {
     deliveryA = await firstDelivery(a, endpointA.id);
     deliveryB = await firstDelivery(b, endpointB.id);
     markersOfB = [b.id, b.clientId, 'beta-hooks', 'inv_beta', offerB.id, ind['b'] ?? '', ind['bShared'] ?? '', 'whsec_'];
+    const bEvents = await ctx.inject({ method: 'GET', url: '/api/v1/events?type=indication.received', headers: b.auth });
+    eventB = bEvents.json<{ data: Array<{ id: string }> }>().data[0]?.id ?? '';
+    expect(eventB).toMatch(/^evt_/);
   });
 
   afterAll(async () => {
@@ -133,6 +142,7 @@ describe('offers-api: partner isolation', () => {
   });
 
   /** One case per partner operation of /openapi.json. */
+  let eventB = '';
   const CASES: Record<string, () => Promise<void>> = {
     'GET /api/v1/offers': async () => {
       const res = await asA('GET', '/api/v1/offers?limit=100');
@@ -260,6 +270,45 @@ describe('offers-api: partner isolation', () => {
         [endpointB.id, deliveryA],
       );
     },
+    'GET /api/v1/events': async () => {
+      const res = await asA('GET', '/api/v1/events?limit=100');
+      expect(res.statusCode).toBe(200);
+      expect(res.json<{ data: Array<{ id: string }> }>().data.length).toBeGreaterThan(0);
+      for (const marker of [eventB, ...markersOfB]) expect(res.body).not.toContain(marker);
+      // B's event as a cursor is refused, as an id that never existed
+      for (const cursor of ['starting_after', 'ending_before']) {
+        const viaB = await asA('GET', `/api/v1/events?${cursor}=${eventB}`);
+        const ghost = await asA('GET', `/api/v1/events?${cursor}=evt_ghost0000000000000000000`);
+        expect(viaB.statusCode).toBe(400);
+        expect(normalisedError(viaB, [eventB])).toEqual(normalisedError(ghost, ['evt_ghost0000000000000000000']));
+      }
+    },
+    'GET /api/v1/events/{id}': async () => {
+      await refused('get B event', 'GET', `/api/v1/events/${eventB}`, [eventB]);
+    },
+    'GET /api/v1/webhook-endpoints/event-types': async () => {
+      const [ra, rb] = [
+        await asA('GET', '/api/v1/webhook-endpoints/event-types'),
+        await ctx.inject({ method: 'GET', url: '/api/v1/webhook-endpoints/event-types', headers: b.auth }),
+      ];
+      expect(ra.statusCode).toBe(200);
+      expect(ra.json()).toEqual(rb.json()); // the catalogue is the service's, the same for everyone
+    },
+    'PATCH /api/v1/webhook-endpoints/{id}': async () => {
+      await refused('update B endpoint', 'PATCH', `/api/v1/webhook-endpoints/${endpointB.id}`, [endpointB.id], {
+        url: 'http://127.0.0.1:9/stolen',
+        disabled: true,
+      });
+    },
+    'POST /api/v1/webhook-endpoints/{id}/test': async () => {
+      await refused(
+        'send a test event to B endpoint',
+        'POST',
+        `/api/v1/webhook-endpoints/${endpointB.id}/test`,
+        [endpointB.id],
+        {},
+      );
+    },
     'POST /api/v1/webhook-endpoints/{id}/recover': async () => {
       await refused('recover B endpoint', 'POST', `/api/v1/webhook-endpoints/${endpointB.id}/recover`, [endpointB.id], {
         since: '2020-01-01T00:00:00Z',
@@ -279,10 +328,10 @@ describe('offers-api: partner isolation', () => {
 
   it("A's attempts left every one of B's objects as it was", async () => {
     // the attempts that would change something, made here so this test stands on its own
-    for (const key of Object.keys(CASES).filter((k) => /^(POST|DELETE) /.test(k))) await CASES[key]?.();
+    for (const key of Object.keys(CASES).filter((k) => /^(POST|DELETE|PATCH) /.test(k))) await CASES[key]?.();
     const ep = await ctx.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpointB.id}`, headers: b.auth });
     expect(ep.statusCode).toBe(200);
-    expect(ep.json<Endpoint>()).toMatchObject({ url: endpointB.url, previous_secret_expires_at: null });
+    expect(ep.json<Endpoint>()).toMatchObject({ url: endpointB.url, previous_secret_expires_at: null, status: 'enabled' });
     const dl = await ctx.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpointB.id}/deliveries`, headers: b.auth });
     expect(dl.json<{ data: Array<{ id: string }> }>().data.map((d) => d.id)).toContain(deliveryB);
     const bInds = await ctx.inject({ method: 'GET', url: `/api/v1/offers/${offerB.id}/indications`, headers: b.auth });

@@ -8,7 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { type Account, newAccount, newCustomer, type PaymentsApp, startPayments } from '../payments-api/payments-context';
 import { expectNotFound, normalisedError, openApiOperations, opKey, snapshotDatabase, waitFor, type ErrorBody } from './support';
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH';
 
 interface Attacker {
   readonly name: string;
@@ -102,6 +102,9 @@ describe('payments-api: account and mode isolation', () => {
     const refund = await call(victim.test, 'POST', '/v2/refunds', { payment_id: v['payment'], amount: 1000 });
     expect(refund.statusCode).toBe(201);
     v['refund'] = refund.json<{ id: string }>().id;
+    const events = await call(victim.test, 'GET', '/v2/events?type=payment.succeeded&limit=1');
+    v['event'] = events.json<{ data: Array<{ id: string }> }>().data[0]?.id;
+    expect(v['event']).toMatch(/^evt_/);
     v['delivery'] = await waitFor('a delivery to the victim endpoint', async () => {
       const res = await call(victim.test, 'GET', `/v2/webhook-endpoints/${v['endpoint']}/deliveries`);
       return res.json<{ data: Array<{ id: string }> }>().data[0]?.id;
@@ -227,6 +230,33 @@ describe('payments-api: account and mode isolation', () => {
         expect(page.body).not.toContain(v['delivery']);
         await call(who.auth, 'DELETE', `/v2/webhook-endpoints/${ownId}`);
       }),
+    'GET /v2/events': () =>
+      eachAttacker(async (who) => {
+        await listWithout(who, '/v2/events?limit=100');
+        await listWithout(who, '/v2/events?type=payment.*', true);
+        await cursorRefused(who, `/v2/events?starting_after=${v['event']}`, 'starting_after');
+        await cursorRefused(who, `/v2/events?ending_before=${v['event']}`, 'ending_before');
+      }),
+    'GET /v2/events/{id}': () =>
+      eachAttacker((who) => refused(who, 'get event', 'GET', `/v2/events/${v['event']}`, [v['event'] ?? ''])),
+    'GET /v2/webhook-endpoints/event-types': () =>
+      eachAttacker(async (who) => {
+        const [theirs, mine] = [
+          await call(who.auth, 'GET', '/v2/webhook-endpoints/event-types'),
+          await call(victim.test, 'GET', '/v2/webhook-endpoints/event-types'),
+        ];
+        expect(theirs.statusCode).toBe(200);
+        expect(theirs.json()).toEqual(mine.json()); // the service's catalogue, the same for every key
+      }),
+    'PATCH /v2/webhook-endpoints/{id}': () =>
+      eachAttacker((who) =>
+        refused(who, 'update endpoint', 'PATCH', we(), [v['endpoint'] ?? ''], {
+          url: 'http://127.0.0.1:9/stolen',
+          disabled: true,
+        }),
+      ),
+    'POST /v2/webhook-endpoints/{id}/test': () =>
+      eachAttacker((who) => refused(who, 'send a test event', 'POST', we('/test'), [v['endpoint'] ?? ''], {})),
     'POST /v2/webhook-endpoints/{id}/recover': () =>
       eachAttacker((who) =>
         refused(who, 'recover', 'POST', we('/recover'), [v['endpoint'] ?? ''], { since: '2020-01-01T00:00:00Z' }),

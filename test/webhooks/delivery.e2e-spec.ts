@@ -86,7 +86,7 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
 
   it('POSTs the signed envelope; both signatures verify independently', async () => {
     const endpoint = await createEndpoint();
-    expect(endpoint).toMatchObject({ object: 'webhook_endpoint', url: receiver.url, events: [], status: 'enabled' });
+    expect(endpoint).toMatchObject({ object: 'webhook_endpoint', url: receiver.url, events: ['*'], status: 'enabled' });
     expect(endpoint.id).toMatch(/^we_/);
     expect(endpoint.secret).toMatch(/^whsec_/);
 
@@ -201,8 +201,46 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
       payload: { since },
     });
     expect(recover.statusCode).toBe(202);
-    expect(recover.json()).toEqual({ object: 'webhook_recovery', endpoint_id: endpoint.id, since, requeued: 2 });
+    expect(recover.json()).toEqual({ object: 'webhook_recovery', endpoint_id: endpoint.id, since, until: null, requeued: 2 });
     await eventually(async () => (await deliveries(endpoint.id, '?status=succeeded')).length === 3);
+  });
+
+  it('recovers only the failures created between since and until', async () => {
+    const endpoint = await createEndpoint();
+    receiver.handler = () => ({ status: 500 });
+    const recover = (payload: Record<string, unknown>) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/test/webhook-endpoints/${endpoint.id}/recover`,
+        headers: { 'x-test-owner': owner },
+        payload,
+      });
+    const since = new Date(Date.now() - 1_000).toISOString();
+    await emit('offer.opened');
+    await eventually(async () => (await deliveries(endpoint.id, '?status=failed')).length === 1, 15_000);
+    await new Promise((r) => setTimeout(r, 50));
+    const until = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 50));
+    await emit('offer.closed');
+    await eventually(async () => (await deliveries(endpoint.id, '?status=failed')).length === 2, 15_000);
+    const sent = receiver.requests.length;
+    receiver.handler = () => ({ status: 200 });
+    const res = await recover({ since, until });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual({ object: 'webhook_recovery', endpoint_id: endpoint.id, since, until, requeued: 1 });
+    const [ok] = await eventually(async () => {
+      const list = await deliveries(endpoint.id, '?status=succeeded');
+      return list.length === 1 ? list : undefined;
+    });
+    expect(ok?.event).toBe('offer.opened');
+    expect(receiver.requests.slice(sent).map((r) => (JSON.parse(r.body) as { event: string }).event)).toEqual(['offer.opened']);
+    expect((await deliveries(endpoint.id, '?status=failed')).map((d) => d.event)).toEqual(['offer.closed']);
+    const backwards = await recover({ since: until, until: since });
+    expect(backwards.statusCode).toBe(400);
+    expect(backwards.json<{ error: { param: string } }>().error.param).toBe('until');
+    const bad = await recover({ since, until: 'soon' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json<{ error: { param: string } }>().error.param).toBe('until');
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {

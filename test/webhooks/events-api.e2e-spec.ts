@@ -106,7 +106,7 @@ describe('offers-api: events API, catalogue, endpoint updates, test events', () 
 
     it('gets one event; another partner gets 404 for it and never sees it', async () => {
       const list = (await get<ListJson<EventJson>>('/api/v1/events', alice)).body;
-      const first = list.data[0] as EventJson;
+      const first = list.data[0];
       const one = await get<EventJson>(`/api/v1/events/${first.id}`, alice);
       expect(one.r.statusCode).toBe(200);
       expect(one.body).toEqual(first);
@@ -141,7 +141,7 @@ describe('offers-api: events API, catalogue, endpoint updates, test events', () 
 
     it('filters by created[gte] and created[lte] (ISO 8601 or Unix seconds)', async () => {
       const all = (await get<ListJson<EventJson>>('/api/v1/events?type=indication.received&limit=100', alice)).body.data;
-      const middle = all[1] as EventJson;
+      const middle = all[1];
       const gte = (
         await get<ListJson<EventJson>>(
           `/api/v1/events?type=indication.received&created[gte]=${encodeURIComponent(middle.timestamp)}`,
@@ -208,7 +208,7 @@ describe('offers-api: events API, catalogue, endpoint updates, test events', () 
         expect(check(kind.type, kind.example.data)).toBe('');
         // the schemas are strict: a field the class does not declare, or a missing one, fails
         expect(check(kind.type, { ...kind.example.data, surprise: 1 })).not.toBe('');
-        const firstKey = Object.keys(kind.example.data)[0] as string;
+        const firstKey = Object.keys(kind.example.data)[0];
         const { [firstKey]: _dropped, ...missing } = kind.example.data;
         expect(check(kind.type, missing)).not.toBe('');
       }
@@ -433,7 +433,7 @@ describe('offers-api: events API, catalogue, endpoint updates, test events', () 
     it('hides events past retention at once, and the purge job removes them with their deliveries', async () => {
       const prisma = ctx.t.app.get(PrismaService);
       const [newest] = (await get<ListJson<EventJson>>('/api/v1/events?type=indication.received&limit=1', alice)).body.data;
-      const id = (newest as EventJson).id;
+      const id = newest.id;
       const old = new Date(Date.now() - 31 * 86_400_000);
       await prisma.webhookEvent.update({ where: { id }, data: { createdAt: old, dispatchedAt: old } });
       await prisma.webhookDelivery.updateMany({ where: { eventId: id }, data: { status: 'succeeded' } });

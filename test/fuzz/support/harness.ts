@@ -901,7 +901,13 @@ export function webhookEndpointTemplates<F extends { endpoint: string; delivery:
     }),
     [`POST ${base}/{id}/recover`]: (fx) => ({
       params: { id: [fx.endpoint] },
-      body: () => ({ since: '2026-01-01T00:00:00Z' }),
+      body: () => ({ since: '2026-01-01T00:00:00Z', until: '2026-06-01T00:00:00Z' }),
     }),
+    [`PATCH ${base}/{id}`]: (fx) => ({
+      params: { id: [fx.endpoint] },
+      body: () => ({ events: [event], description: 'fuzz', rate_limit_per_second: 50 }),
+    }),
+    [`POST ${base}/{id}/test`]: (fx) => ({ params: { id: [fx.endpoint] }, body: () => ({ event }) }),
+    [`GET ${base}/event-types`]: () => ({}),
   };
 }
