@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { catalogueChecker, type EventTypeJson } from '../support/event-catalogue';
 import { ADMIN, type ErrorJson, iso, type OfferJson, OffersContext, startOffers, waitFor } from './fixtures';
 
 interface Delivery {
@@ -201,5 +202,17 @@ describe('docs/offers.md partner flow, end to end', () => {
       'offer.closed': 1,
       'allocation.scaled': 2,
     });
+
+    // 7. The same events, polled: GET /api/v1/events holds every delivered one (same ids and
+    // data), and each validates against its kind's schema in the catalogue.
+    const polledEvents = await ctx.inject({ method: 'GET', url: '/api/v1/events?limit=100', headers: auth });
+    ctx.expectStatus(polledEvents, 200);
+    const events = polledEvents.json<{ data: Array<{ id: string; event: string; timestamp: string; data: unknown }> }>().data;
+    const byId = new Map(events.map((e) => [e.id, e]));
+    for (const d of deliveries) expect(byId.get(d.body.id)).toEqual({ object: 'event', ...d.body });
+    expect(events).toHaveLength(deliveries.length);
+    const catalogue = await ctx.inject({ method: 'GET', url: '/api/v1/webhook-endpoints/event-types', headers: auth });
+    const check = catalogueChecker(catalogue.json<{ data: EventTypeJson[] }>().data);
+    for (const e of events) expect([e.event, check(e.event, e.data)]).toEqual([e.event, '']);
   });
 });

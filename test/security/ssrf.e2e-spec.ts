@@ -100,6 +100,8 @@ const ACCEPTED: readonly string[] = [
 interface Target {
   readonly name: string;
   readonly create: (url: string) => Promise<LightMyRequestResponse>;
+  /** PATCH of an existing endpoint's url. */
+  readonly update: (id: string, url: string) => Promise<LightMyRequestResponse>;
   readonly count: () => Promise<number>;
 }
 
@@ -116,7 +118,7 @@ describe('SSRF guard at registration (WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => 
       await startTestApp(offersService, { ...STRICT, ROLE: 'api', OAUTH_TOKEN_FAILURES_PER_MINUTE: '10000' }),
     );
     payments = await startPayments({ ...STRICT, ROLE: 'api' });
-    const partner: Partner = await offers.newPartner('Ssrf');
+    const partner: Partner = await offers.newPartner('Ssrf', 'enterprise');
     const account = await newAccount(payments, 'Ssrf');
     const count = (url: string) => async () =>
       Number((await sql<{ n: string }>(url, 'SELECT count(*)::text AS n FROM webhook_endpoints'))[0]?.n);
@@ -125,12 +127,16 @@ describe('SSRF guard at registration (WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => 
         name: 'offers-api',
         create: (url) =>
           offers.inject({ method: 'POST', url: '/api/v1/webhook-endpoints', headers: partner.auth, payload: { url } }),
+        update: (id, url) =>
+          offers.inject({ method: 'PATCH', url: `/api/v1/webhook-endpoints/${id}`, headers: partner.auth, payload: { url } }),
         count: count(offers.t.db.url),
       },
       {
         name: 'payments-api',
         create: (url) =>
           payments.app.inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: account.test, payload: { url } }),
+        update: (id, url) =>
+          payments.app.inject({ method: 'PATCH', url: `/v2/webhook-endpoints/${id}`, headers: account.test, payload: { url } }),
         count: count(payments.db.url),
       },
     ];
@@ -152,6 +158,24 @@ describe('SSRF guard at registration (WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => 
       }
       expect(outcomes).toEqual(REFUSED.map((url) => [target.name, url.slice(0, 60), 400, 'refused']));
       expect(await target.count()).toBe(before);
+    }
+  });
+
+  it('applies the same check to a PATCH of the url, leaving the endpoint as it was', async () => {
+    for (const target of targets) {
+      const created = await target.create(ACCEPTED[0] as string);
+      expect(created.statusCode).toBe(201);
+      const id = created.json<{ id: string }>().id;
+      const outcomes = [];
+      for (const url of REFUSED) {
+        const res = await target.update(id, url);
+        const error = res.statusCode === 400 ? res.json<ErrorBody>().error : undefined;
+        const refusal = error?.param === 'url' && ['webhook_url_invalid', 'parameter_invalid'].includes(error.code);
+        outcomes.push([target.name, url.slice(0, 60), res.statusCode, refusal ? 'refused' : res.body.slice(0, 200)]);
+      }
+      expect(outcomes).toEqual(REFUSED.map((url) => [target.name, url.slice(0, 60), 400, 'refused']));
+      const moved = await target.update(id, ACCEPTED[2] as string);
+      expect([target.name, moved.statusCode, moved.json<{ url: string }>().url]).toEqual([target.name, 200, ACCEPTED[2]]);
     }
   });
 
