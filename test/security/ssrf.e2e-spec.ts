@@ -163,7 +163,7 @@ describe('SSRF guard at registration (WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => 
 
   it('applies the same check to a PATCH of the url, leaving the endpoint as it was', async () => {
     for (const target of targets) {
-      const created = await target.create(ACCEPTED[0] as string);
+      const created = await target.create(ACCEPTED[0]);
       expect(created.statusCode).toBe(201);
       const id = created.json<{ id: string }>().id;
       const outcomes = [];
@@ -174,7 +174,7 @@ describe('SSRF guard at registration (WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => 
         outcomes.push([target.name, url.slice(0, 60), res.statusCode, refusal ? 'refused' : res.body.slice(0, 200)]);
       }
       expect(outcomes).toEqual(REFUSED.map((url) => [target.name, url.slice(0, 60), 400, 'refused']));
-      const moved = await target.update(id, ACCEPTED[2] as string);
+      const moved = await target.update(id, ACCEPTED[2]);
       expect([target.name, moved.statusCode, moved.json<{ url: string }>().url]).toEqual([target.name, 200, ACCEPTED[2]]);
     }
   });
