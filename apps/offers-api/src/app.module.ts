@@ -5,7 +5,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { OffersConfig } from './config';
 import { OffersDomainModule } from './domain.module';
 import { OFFER_EVENT_KINDS } from './events/offer-events';
-import { EventsController } from './webhook-endpoints/events.controller';
+import { EventsController } from './events/events.controller';
 import { WebhookEndpointsController } from './webhook-endpoints/webhook-endpoints.controller';
 import { PARTNER_WEBHOOK_OWNER } from './webhook-endpoints/webhook-owner';
 import { OFFERS_CREDENTIAL_KINDS } from './oauth/credential-kinds';

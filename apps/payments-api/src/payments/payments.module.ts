@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { WebhooksModule } from '@app/webhooks';
 import { PAYMENT_EVENT_KINDS, PaymentEvents } from '../common/events';
-import { EventsController } from '../webhook-endpoints/events.controller';
+import { EventsController } from '../events/events.controller';
 import { CustomersModule } from '../customers/customers.module';
 import { WebhookEndpointsController } from '../webhook-endpoints/webhook-endpoints.controller';
 import { PAYMENTS_WEBHOOK_OWNER } from '../webhook-endpoints/webhook-owner';

@@ -2,7 +2,7 @@ import { Authenticated } from '@app/auth';
 import { WebhookEventsRoutes, type WebhookOwner } from '@app/webhooks';
 import { Controller } from '@nestjs/common';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
-import { PARTNER_WEBHOOK_OWNER } from './webhook-owner';
+import { PARTNER_WEBHOOK_OWNER } from '../webhook-endpoints/webhook-owner';
 
 /** `/api/v1/events`: the calling partner's events (the same ones its webhooks get), to poll. */
 @Authenticated('partner')

@@ -2,7 +2,7 @@ import { Authenticated } from '@app/auth';
 import { WebhookEventsRoutes, type WebhookOwner } from '@app/webhooks';
 import { Controller } from '@nestjs/common';
 import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
-import { PAYMENTS_WEBHOOK_OWNER, paymentsOwnerId } from './webhook-owner';
+import { PAYMENTS_WEBHOOK_OWNER, paymentsOwnerId } from '../webhook-endpoints/webhook-owner';
 
 /** `/v2/events`: the events of the key's account in the key's mode (the same ones its webhooks get), to poll. */
 @Authenticated('payments_key')
