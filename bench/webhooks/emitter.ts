@@ -25,7 +25,7 @@ export interface EmitOrder {
 export type EmitterMessage =
   | { readonly kind: 'ready' }
   | { readonly kind: 'commits'; readonly commits: ReadonlyArray<readonly [string, number]> }
-  | { readonly kind: 'done'; readonly behindMs: number };
+  | { readonly kind: 'done'; readonly behindMs: number; readonly failed: number };
 
 const now = (): number => performance.timeOrigin + performance.now();
 const send = (m: EmitterMessage): void => {
@@ -52,6 +52,7 @@ async function main(): Promise<void> {
       }, 200);
       const pending: Array<Promise<void>> = [];
       let behindMs = 0;
+      let failed = 0;
       for (let i = order.index; i < total; i += order.of) {
         const due = order.startAt + (i * 1000) / order.rate;
         const wait = due - now();
@@ -59,17 +60,30 @@ async function main(): Promise<void> {
         else behindMs = Math.max(behindMs, -wait);
         const ownerId = order.owners[i % order.owners.length] ?? 'p0';
         pending.push(
-          runTransaction(prisma, (tx) =>
-            emitter.emit(tx, { ownerType: BENCH_OWNER_TYPE, ownerId, event: BENCH_EVENT, data: { n: i, pad: 'x'.repeat(200) } }),
-          ).then((id) => {
-            buffer.push([id, now()]);
-          }),
+          runTransaction(
+            prisma,
+            (tx) =>
+              emitter.emit(tx, {
+                ownerType: BENCH_OWNER_TYPE,
+                ownerId,
+                event: BENCH_EVENT,
+                data: { n: i, pad: 'x'.repeat(200) },
+              }),
+            { maxWaitMs: 30_000 },
+          ).then(
+            (id) => {
+              buffer.push([id, now()]);
+            },
+            () => {
+              failed++;
+            },
+          ),
         );
       }
       await Promise.all(pending);
       clearInterval(flush);
       if (buffer.length > 0) send({ kind: 'commits', commits: buffer });
-      send({ kind: 'done', behindMs });
+      send({ kind: 'done', behindMs, failed });
     })();
   });
   process.on('disconnect', () => {

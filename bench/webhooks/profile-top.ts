@@ -32,9 +32,16 @@ for (const [id, us] of selfUs) {
   const where = frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/(libs|apps|bench)\//, '$1/');
   const fn = `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
   byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
-  const pkg = frame.url === '' ? frame.functionName : frame.url.includes('node_modules/')
-    ? (/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(frame.url)?.[1] ?? '?')
-    : frame.url.startsWith('node:') ? 'node:' + frame.url.slice(5).split('/')[0] : frame.url.includes('/libs/') ? 'libs' : 'other';
+  const pkg =
+    frame.url === ''
+      ? frame.functionName
+      : frame.url.includes('node_modules/')
+        ? (/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(frame.url)?.[1] ?? '?')
+        : frame.url.startsWith('node:')
+          ? 'node:' + frame.url.slice(5).split('/')[0]
+          : frame.url.includes('/libs/')
+            ? 'libs'
+            : 'other';
   byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + us);
 }
 const show = (title: string, m: Map<string, number>): void => {

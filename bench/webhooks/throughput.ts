@@ -4,8 +4,8 @@
  *   npm run bench:webhooks            (node bench/ts-run.mjs bench/webhooks/throughput.ts)
  *   BENCH_PHASES=sustained,paced,failing  which phases run (all by default)
  *   BENCH_SECONDS=60                  length of the sustained measurement
- *   BENCH_BACKLOG=90000               events pre-loaded for it (must outlast BENCH_SECONDS)
- *   BENCH_RATE=500 BENCH_PACED_SECONDS=30 BENCH_EMITTERS=2  the paced phases
+ *   BENCH_BACKLOG=130000              events pre-loaded for it (must outlast BENCH_SECONDS)
+ *   BENCH_RATE=500 BENCH_PACED_SECONDS=30 BENCH_EMITTERS=4  the paced phases
  *   BENCH_OWNERS=50                   partners, one endpoint each
  *   BENCH_CPU_PROF=<dir>              the worker runs with --cpu-prof into <dir>
  *
@@ -36,7 +36,8 @@ import { cpus, hostname, loadavg, totalmem } from 'node:os';
 import { Writable } from 'node:stream';
 import { createRootLogger, createServiceApp, loadConfig, migrate, PrismaService, runTransaction } from '@app/platform';
 import { WebhookEmitter, WebhookEndpointsService } from '@app/webhooks';
-import { processCpuMs } from '../http/cpu-usage';
+import { machineCpuMs, processCpuMs } from '../http/cpu-usage';
+import { execSync } from 'node:child_process';
 import { BENCH_EVENT, BENCH_OWNER_TYPE, benchService } from './bench-service';
 import type { EmitOrder, EmitterMessage } from './emitter';
 import { queryAt } from '../../test/support/database';
@@ -44,11 +45,11 @@ import { queryAt } from '../../test/support/database';
 const PHASES = (process.env.BENCH_PHASES ?? 'sustained,paced,failing').split(',').map((p) => p.trim());
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const WARMUP_SECONDS = 5;
-const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 90_000);
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 130_000);
 const LOAD_TX_EVENTS = 500;
 const PACED_RATE = Number(process.env.BENCH_RATE ?? 500);
 const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 30);
-const EMITTERS = Number(process.env.BENCH_EMITTERS ?? 2);
+const EMITTERS = Number(process.env.BENCH_EMITTERS ?? 4);
 const OWNERS = Number(process.env.BENCH_OWNERS ?? 50);
 const FAILING_SCHEDULE = '250ms,1s,2s,4s,8s';
 const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -77,6 +78,28 @@ interface Row {
   readonly workerCpuMsPerAttempt: number;
   readonly pgCpuMsPerAttempt: number;
   readonly note: string;
+  /** Other CPU users over the same interval, per attempt: Redis, the emitting processes, and the machine's busy fraction. */
+  readonly redisCpuMsPerAttempt: number;
+  readonly emitterCpuMsPerAttempt: number;
+  readonly machineBusy: number;
+}
+
+function redisPids(): number[] {
+  try {
+    return execSync('pidof redis-server', { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/)
+      .map(Number)
+      .filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU counters of the other processes at one moment (see Row). */
+function others(emitterPids: readonly number[]): { redis: number; emitters: number; busy: number; total: number } {
+  const m = machineCpuMs();
+  return { redis: processCpuMs(redisPids()), emitters: processCpuMs(emitterPids), busy: m.busy, total: m.total };
 }
 
 /** The receiver: 204, or 503 for a fraction of requests; first arrival and success per event id. */
@@ -128,9 +151,7 @@ async function main(): Promise<void> {
   await migrate(dbUrl.toString());
   // backends come and go (pool growth); a sample is the sum over the backends alive at its time
   const pgPids = async (): Promise<number[]> =>
-    (await queryAt<{ pid: number }>(adminUrl, 'SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName])).map(
-      (r) => r.pid,
-    );
+    (await queryAt<{ pid: number }>(adminUrl, 'SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName])).map((r) => r.pid);
 
   const receiver = new Receiver();
   const receiverUrl = await receiver.listen();
@@ -197,9 +218,9 @@ async function main(): Promise<void> {
       const worker = await startWorker({ ...env, QUEUE_PREFIX: `bench-${randomBytes(3).toString('hex')}` });
       await sleep(WARMUP_SECONDS * 1000);
       const pg0 = new Map((await pgPids()).map((pid) => [pid, processCpuMs([pid])]));
-      const a = { t: now(), n: receiver.requests, cpu: processCpuMs([worker.pid ?? -1]) };
+      const a = { t: now(), n: receiver.requests, cpu: processCpuMs([worker.pid ?? -1]), o: others([]) };
       await sleep(SECONDS * 1000);
-      const b = { t: now(), n: receiver.requests, cpu: processCpuMs([worker.pid ?? -1]) };
+      const b = { t: now(), n: receiver.requests, cpu: processCpuMs([worker.pid ?? -1]), o: others([]) };
       // backends opened meanwhile count from 0; ones closed meanwhile are missed (the pools keep theirs)
       const pgUsed = (await pgPids()).reduce((sum, pid) => sum + processCpuMs([pid]) - (pg0.get(pid) ?? 0), 0);
       const attempts = b.n - a.n;
@@ -217,7 +238,13 @@ async function main(): Promise<void> {
         max: NaN,
         workerCpuMsPerAttempt: (b.cpu - a.cpu) / attempts,
         pgCpuMsPerAttempt: pgUsed / attempts,
-        note: left + undispatched > 0 ? `backlog left at the end: ${undispatched} events undispatched, ${left} deliveries pending` : 'BACKLOG RAN OUT',
+        redisCpuMsPerAttempt: (b.o.redis - a.o.redis) / attempts,
+        emitterCpuMsPerAttempt: 0,
+        machineBusy: (b.o.busy - a.o.busy) / (b.o.total - a.o.total),
+        note:
+          left + undispatched > 0
+            ? `backlog left at the end: ${undispatched} events undispatched, ${left} deliveries pending`
+            : 'BACKLOG RAN OUT',
       });
       log(`sustained: ${(attempts / seconds).toFixed(0)} deliveries/s`);
       await stopWorker(worker);
@@ -233,9 +260,12 @@ async function main(): Promise<void> {
         QUEUE_PREFIX: `bench-${randomBytes(3).toString('hex')}`,
         ...(failing ? { WEBHOOK_RETRY_SCHEDULE: FAILING_SCHEDULE } : {}),
       });
-      const emitters = await Promise.all(Array.from({ length: EMITTERS }, () => startEmitter({ ...env, QUEUE_PREFIX: 'bench-api' })));
+      const emitters = await Promise.all(
+        Array.from({ length: EMITTERS }, () => startEmitter({ ...env, DATABASE_POOL_SIZE: '16', QUEUE_PREFIX: 'bench-api' })),
+      );
       const commits = new Map<string, number>();
       let behindMs = 0;
+      let failedCommits = 0;
       const done = Promise.all(
         emitters.map(
           (child) =>
@@ -244,6 +274,7 @@ async function main(): Promise<void> {
                 if (m.kind === 'commits') for (const [id, at] of m.commits) commits.set(id, at);
                 if (m.kind === 'done') {
                   behindMs = Math.max(behindMs, m.behindMs);
+                  failedCommits += m.failed;
                   resolve();
                 }
               });
@@ -252,6 +283,8 @@ async function main(): Promise<void> {
       );
       const startAt = now() + 1_000;
       const cpu0 = processCpuMs([worker.pid ?? -1]);
+      const emitterPids = emitters.map((c) => c.pid ?? -1);
+      const o0 = others(emitterPids);
       const pg0 = new Map((await pgPids()).map((pid) => [pid, processCpuMs([pid])]));
       emitters.forEach((child, index) => {
         const order: EmitOrder = { rate: PACED_RATE, seconds: PACED_SECONDS, owners, startAt, index, of: EMITTERS };
@@ -264,6 +297,7 @@ async function main(): Promise<void> {
         failing ? [...commits.keys()].every((id) => receiver.succeeded.has(id)) : receiver.firstArrival.size >= commits.size;
       while (!finished() && now() < deadline) await sleep(50);
       const cpu1 = processCpuMs([worker.pid ?? -1]);
+      const o1 = others(emitterPids);
       const pgUsed = (await pgPids()).reduce((sum, pid) => sum + processCpuMs([pid]) - (pg0.get(pid) ?? 0), 0);
       const latencies = [...commits.entries()]
         .map(([id, at]) => (receiver.firstArrival.get(id) ?? NaN) - at)
@@ -285,8 +319,11 @@ async function main(): Promise<void> {
         workerCpuMsPerAttempt: (cpu1 - cpu0) / attempts,
         // backends that closed meanwhile are missed: a floor
         pgCpuMsPerAttempt: pgUsed / attempts,
+        redisCpuMsPerAttempt: (o1.redis - o0.redis) / attempts,
+        emitterCpuMsPerAttempt: (o1.emitters - o0.emitters) / attempts,
+        machineBusy: (o1.busy - o0.busy) / (o1.total - o0.total),
         note:
-          `${commits.size}/${total} committed by ${EMITTERS} emitter processes (at most ${behindMs.toFixed(0)} ms behind schedule); ` +
+          `${commits.size}/${total} committed by ${EMITTERS} emitter processes (at most ${behindMs.toFixed(0)} ms behind schedule, ${failedCommits} transactions failed); ` +
           `${latencies.length} reached the receiver` +
           (failing ? `, ${[...commits.keys()].filter((id) => receiver.succeeded.has(id)).length} succeeded in the end` : ''),
       });
@@ -310,13 +347,13 @@ async function main(): Promise<void> {
       `load average before ${fmt(loadBefore)}, after ${fmt(loadavg())}\n\n`,
   );
   process.stdout.write(
-    '| phase | deliveries | attempts | deliveries/s | commit → first attempt p50 / p99 / max ms | worker CPU ms per attempt | PostgreSQL CPU ms per attempt |\n' +
-      '|---|---:|---:|---:|---:|---:|---:|\n',
+    '| phase | deliveries | attempts | deliveries/s | commit → first attempt p50 / p99 / max ms | worker CPU ms per attempt | PostgreSQL CPU ms per attempt | Redis / emitters CPU ms per attempt | machine busy |\n' +
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|\n',
   );
   for (const r of rows) {
     const lat = Number.isNaN(r.p50) ? '–' : `${r.p50.toFixed(0)} / ${r.p99.toFixed(0)} / ${r.max.toFixed(0)}`;
     process.stdout.write(
-      `| ${r.phase} | ${r.deliveries} | ${r.attempts} | ${r.perSecond.toFixed(0)} | ${lat} | ${r.workerCpuMsPerAttempt.toFixed(3)} | ${r.pgCpuMsPerAttempt.toFixed(3)} |\n`,
+      `| ${r.phase} | ${r.deliveries} | ${r.attempts} | ${r.perSecond.toFixed(0)} | ${lat} | ${r.workerCpuMsPerAttempt.toFixed(3)} | ${r.pgCpuMsPerAttempt.toFixed(3)} | ${r.redisCpuMsPerAttempt.toFixed(3)} / ${r.emitterCpuMsPerAttempt.toFixed(3)} | ${(100 * r.machineBusy).toFixed(0)} % |\n`,
     );
   }
   for (const r of rows) process.stdout.write(`\n- ${r.phase}: ${r.note}`);
