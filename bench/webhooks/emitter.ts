@@ -20,6 +20,8 @@ export interface EmitOrder {
   /** This emitter's offset in the shared schedule (0..emitters-1) and the number of emitters. */
   readonly index: number;
   readonly of: number;
+  /** Events committed together in one transaction (1: one transaction per event). */
+  readonly perTx: number;
 }
 
 export type EmitterMessage =
@@ -53,29 +55,41 @@ async function main(): Promise<void> {
       const pending: Array<Promise<void>> = [];
       let behindMs = 0;
       let failed = 0;
-      for (let i = order.index; i < total; i += order.of) {
-        const due = order.startAt + (i * 1000) / order.rate;
+      const txs = Math.ceil(total / order.perTx);
+      const txRate = order.rate / order.perTx;
+      for (let i = order.index; i < txs; i += order.of) {
+        const due = order.startAt + (i * 1000) / txRate;
         const wait = due - now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         else behindMs = Math.max(behindMs, -wait);
-        const ownerId = order.owners[i % order.owners.length] ?? 'p0';
+        const first = i * order.perTx;
+        const count = Math.min(order.perTx, total - first);
         pending.push(
           runTransaction(
             prisma,
-            (tx) =>
-              emitter.emit(tx, {
-                ownerType: BENCH_OWNER_TYPE,
-                ownerId,
-                event: BENCH_EVENT,
-                data: { n: i, pad: 'x'.repeat(200) },
-              }),
+            async (tx) => {
+              const ids: string[] = [];
+              for (let n = first; n < first + count; n++) {
+                const ownerId = order.owners[n % order.owners.length] ?? 'p0';
+                ids.push(
+                  await emitter.emit(tx, {
+                    ownerType: BENCH_OWNER_TYPE,
+                    ownerId,
+                    event: BENCH_EVENT,
+                    data: { n, pad: 'x'.repeat(200) },
+                  }),
+                );
+              }
+              return ids;
+            },
             { maxWaitMs: 30_000 },
           ).then(
-            (id) => {
-              buffer.push([id, now()]);
+            (ids) => {
+              const at = now();
+              for (const id of ids) buffer.push([id, at]);
             },
             () => {
-              failed++;
+              failed += count;
             },
           ),
         );

@@ -2,7 +2,7 @@
  * Webhook delivery throughput, latency and CPU cost of ONE ROLE=worker process.
  *
  *   npm run bench:webhooks            (node bench/ts-run.mjs bench/webhooks/throughput.ts)
- *   BENCH_PHASES=sustained,paced,failing  which phases run (all by default)
+ *   BENCH_PHASES=sustained,paced,paced-tx5,failing  which phases run (all by default)
  *   BENCH_SECONDS=60                  length of the sustained measurement
  *   BENCH_BACKLOG=130000              events pre-loaded for it (must outlast BENCH_SECONDS)
  *   BENCH_RATE=500 BENCH_PACED_SECONDS=30 BENCH_EMITTERS=4  the paced phases
@@ -18,6 +18,9 @@
  * 2. paced: BENCH_EMITTERS processes commit BENCH_RATE events/s in total (one transaction
  *    per event, through WebhookEmitter) while one fresh worker delivers them; latency is
  *    from each commit to the first POST of that event at the receiver.
+ *    paced-tx5: the same events/s committed 5 per transaction (100 tx/s): the emitters'
+ *    own cost (a Prisma interactive transaction each) takes about half of the two cores
+ *    at 500 tx/s, which starves the worker; this variant separates the two.
  * 3. failing: the same with the receiver answering 503 to 10 % of requests (retries on a
  *    scaled-down schedule, 250ms,1s,2s,4s,8s); latency is still to the first attempt.
  *
@@ -42,7 +45,7 @@ import { BENCH_EVENT, BENCH_OWNER_TYPE, benchService } from './bench-service';
 import type { EmitOrder, EmitterMessage } from './emitter';
 import { queryAt } from '../../test/support/database';
 
-const PHASES = (process.env.BENCH_PHASES ?? 'sustained,paced,failing').split(',').map((p) => p.trim());
+const PHASES = (process.env.BENCH_PHASES ?? 'sustained,paced,paced-tx5,failing').split(',').map((p) => p.trim());
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const WARMUP_SECONDS = 5;
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 130_000);
@@ -251,9 +254,10 @@ async function main(): Promise<void> {
       await settleLeftovers();
     }
 
-    for (const phase of ['paced', 'failing'] as const) {
+    for (const phase of ['paced', 'paced-tx5', 'failing'] as const) {
       if (!PHASES.includes(phase)) continue;
       const failing = phase === 'failing';
+      const perTx = phase === 'paced-tx5' ? 5 : 1;
       receiver.reset(failing ? 0.1 : 0);
       const worker = await startWorker({
         ...env,
@@ -287,7 +291,7 @@ async function main(): Promise<void> {
       const o0 = others(emitterPids);
       const pg0 = new Map((await pgPids()).map((pid) => [pid, processCpuMs([pid])]));
       emitters.forEach((child, index) => {
-        const order: EmitOrder = { rate: PACED_RATE, seconds: PACED_SECONDS, owners, startAt, index, of: EMITTERS };
+        const order: EmitOrder = { rate: PACED_RATE, seconds: PACED_SECONDS, owners, startAt, index, of: EMITTERS, perTx };
         child.send(order);
       });
       await done;
@@ -308,7 +312,7 @@ async function main(): Promise<void> {
       rows.push({
         phase: failing
           ? `${PACED_RATE}/s for ${PACED_SECONDS} s, receiver 503 on 10 % (retries ${FAILING_SCHEDULE})`
-          : `${PACED_RATE}/s for ${PACED_SECONDS} s`,
+          : `${PACED_RATE}/s for ${PACED_SECONDS} s${perTx > 1 ? `, ${perTx} events per transaction (${PACED_RATE / perTx} tx/s)` : ''}`,
         deliveries: latencies.length,
         attempts,
         seconds: (lastArrival - startAt) / 1000,
