@@ -93,7 +93,8 @@ export class DeliveryService implements OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   readonly sender: HttpSender;
   private readonly loader: Batcher<string, DeliveryWork | null>;
-  private readonly recorder: Batcher<AttemptRecord, void>;
+  /** Resolves per record: undefined once committed, or the error that kept it from being written. */
+  private readonly recorder: Batcher<AttemptRecord, Error | undefined>;
 
   constructor(
     private readonly repository: WebhookDeliveriesRepository,
@@ -191,7 +192,8 @@ export class DeliveryService implements OnApplicationShutdown {
       responseExcerpt: result.responseExcerpt,
       at,
     };
-    await this.recorder.add({ deliveryId, endpointId: endpoint.id, attempt, outcome });
+    const failed = await this.recorder.add({ deliveryId, endpointId: endpoint.id, attempt, outcome });
+    if (failed !== undefined) throw failed; // not recorded: the job fails and BullMQ retries it
     // Never log the URL (it may carry a receiver's token) or any secret.
     const context = { deliveryId, endpointId: endpoint.id, eventId: work.event.id, statusCode: result.statusCode };
     if (outcome.endpoint.kind === 'disable') {
@@ -223,18 +225,15 @@ export class DeliveryService implements OnApplicationShutdown {
    * endpoint meanwhile: the attempt's foreign key), each record is written alone, so one
    * bad row fails only its own job (which BullMQ then retries).
    */
-  private async recordBatch(records: readonly AttemptRecord[]): Promise<void[]> {
+  private async recordBatch(records: readonly AttemptRecord[]): Promise<Array<Error | undefined>> {
+    const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
     try {
       await this.repository.recordAttempts(this.prisma, records);
       return records.map(() => undefined);
     } catch (err) {
-      if (records.length === 1) throw err;
+      if (records.length === 1) return [asError(err)];
       const results = await Promise.allSettled(records.map((r) => this.repository.recordAttempts(this.prisma, [r])));
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      // a record that failed alone too fails the whole call's promise for every job: only
-      // rejections matter to the callers, and a rejected batch is retried by BullMQ per job
-      if (failed !== undefined) throw failed.reason;
-      return records.map(() => undefined);
+      return results.map((r) => (r.status === 'rejected' ? asError(r.reason) : undefined));
     }
   }
 }
