@@ -6,7 +6,7 @@
  *   BENCH_NEIGHBOUR_EVERY_MS=0: the neighbour commits one event only (as in the issue's probe),
  *   or BENCH_NEIGHBOUR_BURST events at once; BENCH_HOLD_MS=0: its receiver answers at once
  *
- * One ROLE=worker process with the default settings (20 slots, 10 s attempt timeout and
+ * One ROLE=worker process with the default settings (50 slots, 10 s attempt timeout and
  * the fair-share defaults). Phase 1: tenant B alone, one event every 500 ms to one
  * endpoint on 127.0.0.1 that answers 204 at once. Phase 2: the same while a neighbour
  * with 40 endpoints, whose receiver holds every reply for 30 s, commits one event per

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService, type PrismaTx } from '@app/platform';
-import { toEndpoint } from './webhook-endpoints.repository';
 import type {
   WebhookDeliveryRecord,
   WebhookDeliveryStatus,
@@ -65,7 +64,7 @@ export interface DeliveryWork {
     readonly event: string;
     readonly data: unknown;
     readonly createdAt: Date;
-    /** Sent by POST …/webhook-endpoints/{id}/test: the envelope says `"test": true`. */
+    /** Sent by POST …/test (marked `"test": true` in the envelope). */
     readonly test: boolean;
   };
 }
@@ -82,11 +81,98 @@ export interface AttemptOutcome {
   /** New delivery status; `pending` with `nextAttemptAt` schedules a retry. */
   readonly status: WebhookDeliveryStatus;
   readonly nextAttemptAt: Date | null;
-  /** Endpoint health after this attempt. */
+  /** Endpoint health after this attempt; `unchanged`: the attempt says nothing about it (the receiver aborted deliberately). */
   readonly endpoint:
     | { readonly kind: 'healthy' }
+    | { readonly kind: 'unchanged' }
     | { readonly kind: 'failing'; readonly since: Date }
     | { readonly kind: 'disable'; readonly since: Date; readonly reason: string };
+}
+
+/** One attempt to record: the delivery and endpoint it belongs to, what happened, and what it means. */
+export interface AttemptRecord {
+  readonly deliveryId: string;
+  readonly endpointId: string;
+  readonly attempt: AttemptRow;
+  readonly outcome: AttemptOutcome;
+}
+
+/** A row of the work query (raw SQL: snake_case columns as selected). */
+interface WorkRow {
+  id: string;
+  status: WebhookDeliveryStatus;
+  round_attempts: number;
+  endpoint_id: string;
+  owner_type: string;
+  owner_id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  rate_limit_per_second: number | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  failing_since: Date | null;
+  endpoint_created_at: Date;
+  event_id: string;
+  event: string;
+  data: unknown;
+  event_created_at: Date;
+  test: boolean;
+}
+
+/**
+ * What one batch of attempt records does to one endpoint's health, folded in attempt order
+ * (one UPDATE may change a row only once per statement): `failing_since` is set to a value
+ * (a success came first, so what came before it no longer counts), or coalesced with one,
+ * or left alone; `disable` keeps the first disabling attempt of the batch.
+ */
+interface HealthChange {
+  endpointId: string;
+  mode: 'set' | 'coalesce' | 'keep';
+  since: Date | null;
+  disabledAt: Date | null;
+  reason: string | null;
+}
+
+export function foldHealth(records: readonly AttemptRecord[]): HealthChange[] {
+  const byEndpoint = new Map<string, HealthChange>();
+  const ordered = [...records].sort((a, b) => a.attempt.at.getTime() - b.attempt.at.getTime());
+  for (const r of ordered) {
+    const h = byEndpoint.get(r.endpointId) ?? {
+      endpointId: r.endpointId,
+      mode: 'keep',
+      since: null,
+      disabledAt: null,
+      reason: null,
+    };
+    byEndpoint.set(r.endpointId, h);
+    const ep = r.outcome.endpoint;
+    switch (ep.kind) {
+      case 'unchanged':
+        break;
+      case 'healthy':
+        h.mode = 'set';
+        h.since = null;
+        break;
+      case 'failing':
+      case 'disable':
+        // after a success in this batch the first failure since sets it; otherwise the
+        // first failure of the batch is coalesced with what the row holds
+        if (h.mode === 'keep') {
+          h.mode = 'coalesce';
+          h.since = ep.since;
+        } else if (h.since === null) h.since = ep.since;
+        if (ep.kind === 'disable' && h.disabledAt === null) {
+          h.disabledAt = r.attempt.at;
+          h.reason = ep.reason;
+        }
+        break;
+    }
+  }
+  return [...byEndpoint.values()].filter((h) => h.mode !== 'keep' || h.disabledAt !== null);
 }
 
 /**
@@ -101,69 +187,143 @@ export class WebhookDeliveriesRepository {
   // ---- attempts --------------------------------------------------------------------
 
   async deliveryWork(deliveryId: string): Promise<DeliveryWork | null> {
-    const row = await this.prisma.webhookDelivery.findUnique({
-      where: { id: deliveryId },
-      include: { endpoint: true, event: true },
-    });
-    if (row === null) return null;
-    return {
-      deliveryId: row.id,
-      status: row.status,
-      roundAttempts: row.roundAttempts,
-      endpoint: toEndpoint(row.endpoint),
-      event: {
-        id: row.event.id,
-        event: row.event.event,
-        data: row.event.data,
-        createdAt: row.event.createdAt,
-        test: row.event.test,
-      },
-    };
+    return (await this.deliveryWorks([deliveryId])).get(deliveryId) ?? null;
   }
 
   /**
-   * Stores one attempt and its consequences — the attempt row, the delivery's new state
-   * (only while still pending, so a late duplicate attempt cannot undo a success) and the
-   * endpoint's health — in ONE statement (data-modifying CTEs are atomic together): this
-   * runs once per attempt, and one round trip instead of five measurably raises throughput.
-   * Being atomic by itself, it needs no transaction of its own: the worker passes the pool
-   * (`db` = PrismaService, autocommit); BEGIN and COMMIT around it would cost more than the
-   * statement (about 1.7× its time, measured).
+   * The work of many deliveries in ONE raw query (the worker's loader batches the jobs
+   * that start together): the ORM's findUnique with includes was the worker's largest
+   * cost per attempt (docs/benchmarks.md, "Webhooks"). Missing ids are absent from the map.
    */
+  async deliveryWorks(deliveryIds: readonly string[]): Promise<Map<string, DeliveryWork>> {
+    const out = new Map<string, DeliveryWork>();
+    if (deliveryIds.length === 0) return out;
+    const rows = await this.prisma.$queryRawUnsafe<WorkRow[]>(
+      `SELECT d."id", d."status"::text AS "status", d."round_attempts",
+              e."id" AS "endpoint_id", e."owner_type", e."owner_id", e."url", e."events", e."description",
+              e."rate_limit_per_second", e."secret", e."previous_secret", e."previous_secret_expires_at",
+              e."disabled_at", e."disabled_reason", e."failing_since", e."created_at" AS "endpoint_created_at",
+              v."id" AS "event_id", v."event", v."data", v."created_at" AS "event_created_at", v."test"
+       FROM "webhook_deliveries" d
+       JOIN "webhook_endpoints" e ON e."id" = d."endpoint_id"
+       JOIN "webhook_events" v ON v."id" = d."event_id"
+       WHERE d."id" = ANY($1::text[])`,
+      [...deliveryIds],
+    );
+    for (const r of rows) {
+      out.set(r.id, {
+        deliveryId: r.id,
+        status: r.status,
+        roundAttempts: r.round_attempts,
+        endpoint: {
+          id: r.endpoint_id,
+          ownerType: r.owner_type,
+          ownerId: r.owner_id,
+          url: r.url,
+          events: r.events,
+          description: r.description,
+          rateLimitPerSecond: r.rate_limit_per_second,
+          secret: r.secret,
+          previousSecret: r.previous_secret,
+          previousSecretExpiresAt: toDate(r.previous_secret_expires_at),
+          disabledAt: toDate(r.disabled_at),
+          disabledReason: r.disabled_reason,
+          failingSince: toDate(r.failing_since),
+          createdAt: toDate(r.endpoint_created_at) ?? new Date(0),
+        },
+        event: {
+          id: r.event_id,
+          event: r.event,
+          data: typeof r.data === 'string' ? (JSON.parse(r.data) as unknown) : r.data,
+          createdAt: toDate(r.event_created_at) ?? new Date(0),
+          test: r.test,
+        },
+      });
+    }
+    return out;
+  }
+
+  /** One attempt (see recordAttempts). */
   async recordAttempt(db: PrismaTx, work: DeliveryWork, attempt: AttemptRow, outcome: AttemptOutcome): Promise<void> {
-    const ep = outcome.endpoint;
-    const since = ep.kind === 'healthy' ? null : ep.since;
-    const reason = ep.kind === 'disable' ? ep.reason : null;
-    await db.$executeRaw`
-      WITH attempt AS (
-        INSERT INTO "webhook_attempts" ("id", "delivery_id", "status_code", "duration_ms", "error", "response_excerpt", "created_at")
-        VALUES (gen_random_uuid(), ${work.deliveryId}, ${attempt.statusCode}::int, ${attempt.durationMs}::int, ${attempt.error},
-                ${attempt.responseExcerpt}, ${attempt.at}::timestamptz)
-      ), delivery AS (
-        UPDATE "webhook_deliveries"
-        SET "status" = ${outcome.status}::"webhook_delivery_status",
-            "attempt_count" = "attempt_count" + 1,
-            "round_attempts" = "round_attempts" + 1,
-            "last_attempt_at" = ${attempt.at}::timestamptz,
-            "next_attempt_at" = ${outcome.nextAttemptAt}::timestamptz,
-            "updated_at" = now()
-        WHERE "id" = ${work.deliveryId} AND "status" = 'pending'
-      )
-      UPDATE "webhook_endpoints"
-      SET "failing_since" = CASE WHEN ${ep.kind} = 'healthy' THEN NULL ELSE COALESCE("failing_since", ${since}::timestamptz) END,
-          "disabled_at" = CASE WHEN ${ep.kind} = 'disable' THEN COALESCE("disabled_at", ${attempt.at}::timestamptz) ELSE "disabled_at" END,
-          "disabled_reason" = CASE WHEN ${ep.kind} = 'disable' AND "disabled_at" IS NULL THEN ${reason} ELSE "disabled_reason" END,
-          "updated_at" = now()
-      WHERE "id" = ${work.endpoint.id}
-        AND CASE ${ep.kind}
-              WHEN 'healthy' THEN "failing_since" IS NOT NULL
-              WHEN 'failing' THEN "failing_since" IS NULL
-              ELSE "disabled_at" IS NULL
-            END`;
+    await this.recordAttempts(db, [{ deliveryId: work.deliveryId, endpointId: work.endpoint.id, attempt, outcome }]);
+  }
+
+  /**
+   * Stores attempts and their consequences — the attempt rows, each delivery's new state
+   * (only while still pending, so a late duplicate attempt cannot undo a success) and the
+   * endpoints' health — in ONE statement (data-modifying CTEs are atomic together), for
+   * as many attempts as the worker's recorder gathered in a few ms: one commit instead of
+   * one per attempt. Being atomic by itself, it needs no transaction of its own: the worker
+   * passes the pool (`db` = PrismaService, autocommit). The rows travel as one JSON
+   * parameter. A delivery may appear once per call (its UPDATE changes a row once);
+   * endpoints' changes are folded in attempt order first (foldHealth).
+   */
+  async recordAttempts(db: PrismaTx, records: readonly AttemptRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const attempts = JSON.stringify(
+      records.map((r) => ({
+        delivery_id: r.deliveryId,
+        status_code: r.attempt.statusCode,
+        duration_ms: r.attempt.durationMs,
+        error: r.attempt.error,
+        response_excerpt: r.attempt.responseExcerpt,
+        at: r.attempt.at.toISOString(),
+        status: r.outcome.status,
+        next_attempt_at: r.outcome.nextAttemptAt?.toISOString() ?? null,
+      })),
+    );
+    const changes = foldHealth(records);
+    const health = JSON.stringify(
+      changes.map((h) => ({
+        endpoint_id: h.endpointId,
+        mode: h.mode,
+        since: h.since?.toISOString() ?? null,
+        disabled_at: h.disabledAt?.toISOString() ?? null,
+        reason: h.reason,
+      })),
+    );
+    await db.$executeRawUnsafe(
+      `WITH input AS (
+         SELECT * FROM json_to_recordset($1::json) AS t(
+           delivery_id text, status_code int, duration_ms int, error text, response_excerpt text,
+           at timestamptz, status text, next_attempt_at timestamptz)
+       ), attempt AS (
+         INSERT INTO "webhook_attempts" ("id", "delivery_id", "status_code", "duration_ms", "error", "response_excerpt", "created_at")
+         SELECT gen_random_uuid(), i.delivery_id, i.status_code, i.duration_ms, i.error, i.response_excerpt, i.at FROM input i
+       ), delivery AS (
+         UPDATE "webhook_deliveries" d
+         SET "status" = i.status::"webhook_delivery_status",
+             "attempt_count" = d."attempt_count" + 1,
+             "round_attempts" = d."round_attempts" + 1,
+             "last_attempt_at" = i.at,
+             "next_attempt_at" = i.next_attempt_at,
+             "updated_at" = now()
+         FROM input i
+         -- the ANY lets the planner reach the rows by primary key (it cannot see inside the JSON)
+         WHERE d."id" = ANY($3::text[]) AND d."id" = i.delivery_id AND d."status" = 'pending'
+       ), health AS (
+         SELECT * FROM json_to_recordset($2::json) AS h(endpoint_id text, mode text, since timestamptz, disabled_at timestamptz, reason text)
+       )
+       UPDATE "webhook_endpoints" e
+       SET "failing_since" = CASE h.mode WHEN 'set' THEN h.since WHEN 'coalesce' THEN COALESCE(e."failing_since", h.since) ELSE e."failing_since" END,
+           "disabled_at" = COALESCE(e."disabled_at", h.disabled_at),
+           "disabled_reason" = CASE WHEN e."disabled_at" IS NULL AND h.disabled_at IS NOT NULL THEN h.reason ELSE e."disabled_reason" END,
+           "updated_at" = now()
+       FROM health h
+       WHERE e."id" = ANY($4::text[]) AND e."id" = h.endpoint_id
+         AND ((h.mode = 'set' AND e."failing_since" IS DISTINCT FROM h.since)
+           OR (h.mode = 'coalesce' AND e."failing_since" IS NULL)
+           OR (h.disabled_at IS NOT NULL AND e."disabled_at" IS NULL))`,
+      attempts,
+      health,
+      records.map((r) => r.deliveryId),
+      changes.map((h) => h.endpointId),
+    );
   }
 
   /** Ends a pending delivery without an attempt (its endpoint was disabled meanwhile). */
   async failDelivery(tx: PrismaTx, deliveryId: string): Promise<void> {
+    // one autocommit statement (the worker passes the pool)
     await tx.webhookDelivery.updateMany({
       where: { id: deliveryId, status: 'pending' },
       data: { status: 'failed', nextAttemptAt: null },
@@ -269,4 +429,10 @@ export class WebhookDeliveriesRepository {
       select: { id: true, nextAttemptAt: true },
     });
   }
+}
+
+/** A timestamp of a raw query: the driver's Date, or its text form. */
+function toDate(value: Date | string | null): Date | null {
+  if (value === null) return null;
+  return value instanceof Date ? value : new Date(value);
 }

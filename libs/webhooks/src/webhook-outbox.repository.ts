@@ -29,12 +29,12 @@ export class WebhookOutboxRepository {
   }
 
   async undispatchedEvents(ownerType: WebhookOwnerType, limit: number): Promise<Array<{ id: string }>> {
-    return this.prisma.webhookEvent.findMany({
-      where: { ownerType, dispatchedAt: null },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      take: limit,
-      select: { id: true },
-    });
+    return this.prisma.$queryRawUnsafe<Array<{ id: string }>>(
+      `SELECT "id" FROM "webhook_events" WHERE "owner_type" = $1 AND "dispatched_at" IS NULL
+       ORDER BY "created_at", "id" LIMIT $2::int`,
+      ownerType,
+      limit,
+    );
   }
 
   /**
@@ -43,59 +43,60 @@ export class WebhookOutboxRepository {
    * with their endpoint and owner, which the dispatcher then enqueues. A disabled endpoint gets its
    * delivery recorded as `failed` without an attempt, so that after it is enabled again
    * `recover` can send what it missed.
+   *
+   * Two raw statements per batch (the events with their owners' endpoints; the inserts with
+   * the pending deliveries returned), each atomic by itself, so `db` may be the pool: run
+   * again after a crash between them, the insert finds what exists and returns it too.
    */
-  async fanOut(tx: PrismaTx, eventIds: readonly string[]): Promise<DeliveryJobData[]> {
+  async fanOut(db: PrismaTx, eventIds: readonly string[]): Promise<DeliveryJobData[]> {
     if (eventIds.length === 0) return [];
-    const events = await tx.webhookEvent.findMany({
-      where: { id: { in: [...eventIds] } },
-      select: { id: true, ownerType: true, ownerId: true, event: true, createdAt: true },
-    });
-    // every enabled endpoint of the batch's owners in one query; filters applied here
-    const endpoints = await tx.webhookEndpoint.findMany({
-      where: {
-        OR: [...new Set(events.map((e) => `${e.ownerType}\u0000${e.ownerId}`))].map((key) => {
-          const [ownerType = '', ownerId = ''] = key.split('\u0000');
-          return { ownerType, ownerId };
-        }),
-      },
-      select: { id: true, ownerType: true, ownerId: true, events: true, disabledAt: true },
-    });
-    const rows: Array<{
-      id: string;
-      eventId: string;
-      endpointId: string;
-      status: 'pending' | 'failed';
-      nextAttemptAt: Date | null;
-      createdAt: Date;
-    }> = [];
-    for (const ev of events) {
-      for (const ep of endpoints) {
-        if (ep.ownerType !== ev.ownerType || ep.ownerId !== ev.ownerId) continue;
-        if (!subscribes(ep.events, ev.event)) continue;
-        rows.push({
-          id: newId('dlv'),
-          eventId: ev.id,
-          endpointId: ep.id,
-          status: ep.disabledAt === null ? 'pending' : 'failed',
-          nextAttemptAt: ep.disabledAt === null ? ev.createdAt : null,
-          createdAt: ev.createdAt,
-        });
-      }
-    }
-    if (rows.length > 0) await tx.webhookDelivery.createMany({ data: rows, skipDuplicates: true });
-    const pending = await tx.webhookDelivery.findMany({
-      where: { eventId: { in: [...eventIds] }, status: 'pending' },
-      select: { id: true, endpointId: true, event: { select: { ownerId: true } } },
-    });
-    return pending.map((d) => ({ deliveryId: d.id, endpointId: d.endpointId, ownerId: d.event.ownerId }));
+    // every endpoint of the batch's owners with its event; subscriptions are matched here
+    const pairs = await db.$queryRawUnsafe<
+      Array<{ event_id: string; event: string; endpoint_id: string; events: string[]; disabled: boolean }>
+    >(
+      `SELECT v."id" AS "event_id", v."event", e."id" AS "endpoint_id", e."events", e."disabled_at" IS NOT NULL AS "disabled"
+       FROM "webhook_events" v
+       JOIN "webhook_endpoints" e ON e."owner_type" = v."owner_type" AND e."owner_id" = v."owner_id"
+       WHERE v."id" = ANY($1::text[])`,
+      [...eventIds],
+    );
+    const rows = pairs
+      .filter((p) => subscribes(p.events, p.event))
+      .map((p) => ({ id: newId('dlv'), event_id: p.event_id, endpoint_id: p.endpoint_id, pending: !p.disabled }));
+    // (`= ANY($2)` beside each join on the events lets the planner use their primary key:
+    // it cannot see how many rows the JSON holds.)
+    // The insert's RETURNING gives the new pending deliveries; the second SELECT (which,
+    // in the same statement, does not see the new rows) those created by an earlier pass.
+    const pending = await db.$queryRawUnsafe<Array<{ id: string; endpoint_id: string; owner_id: string }>>(
+      `WITH input AS (
+         SELECT * FROM json_to_recordset($1::json) AS t(id text, event_id text, endpoint_id text, pending boolean)
+       ), created AS (
+         INSERT INTO "webhook_deliveries" ("id", "event_id", "endpoint_id", "status", "next_attempt_at", "created_at", "updated_at")
+         SELECT t.id, t.event_id, t.endpoint_id,
+                CASE WHEN t.pending THEN 'pending' ELSE 'failed' END::"webhook_delivery_status",
+                CASE WHEN t.pending THEN v."created_at" END, v."created_at", now()
+         FROM input t JOIN "webhook_events" v ON v."id" = t.event_id AND v."id" = ANY($2::text[])
+         ON CONFLICT ("event_id", "endpoint_id") DO NOTHING
+         RETURNING "id", "endpoint_id", "event_id", "status"
+       )
+       SELECT c."id", c."endpoint_id", v."owner_id" FROM created c JOIN "webhook_events" v ON v."id" = c."event_id"
+       WHERE c."status" = 'pending' AND v."id" = ANY($2::text[])
+       UNION ALL
+       SELECT d."id", d."endpoint_id", v."owner_id" FROM "webhook_deliveries" d JOIN "webhook_events" v ON v."id" = d."event_id"
+       WHERE d."event_id" = ANY($2::text[]) AND d."status" = 'pending'`,
+      JSON.stringify(rows),
+      [...eventIds],
+    );
+    return pending.map((d) => ({ deliveryId: d.id, endpointId: d.endpoint_id, ownerId: d.owner_id }));
   }
 
-  async markDispatched(tx: PrismaTx, eventIds: readonly string[], at: Date): Promise<void> {
+  async markDispatched(db: PrismaTx, eventIds: readonly string[], at: Date): Promise<void> {
     if (eventIds.length === 0) return;
-    await tx.webhookEvent.updateMany({
-      where: { id: { in: [...eventIds] }, dispatchedAt: null },
-      data: { dispatchedAt: at },
-    });
+    await db.$executeRawUnsafe(
+      `UPDATE "webhook_events" SET "dispatched_at" = $2::timestamptz WHERE "id" = ANY($1::text[]) AND "dispatched_at" IS NULL`,
+      [...eventIds],
+      at.toISOString(),
+    );
   }
 
   async oldestUndispatchedAt(ownerType: WebhookOwnerType): Promise<Date | null> {

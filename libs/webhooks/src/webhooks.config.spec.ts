@@ -65,7 +65,8 @@ describe('WebhooksConfig through loadConfig', () => {
 
   it('fair-share limits: 4 per endpoint, a quarter of the worker per owner, 16 endpoints per owner', () => {
     const c = load({}, 'test');
-    expect([c.WEBHOOK_ENDPOINT_CONCURRENCY, c.ownerConcurrency, c.WEBHOOK_MAX_ENDPOINTS_PER_OWNER]).toEqual([4, 5, 16]);
+    expect([c.WEBHOOK_ENDPOINT_CONCURRENCY, c.ownerConcurrency, c.WEBHOOK_MAX_ENDPOINTS_PER_OWNER]).toEqual([4, 13, 16]);
+    expect(load({ WEBHOOK_WORKER_CONCURRENCY: '20' }, 'test').ownerConcurrency).toBe(5);
     expect(load({ WEBHOOK_WORKER_CONCURRENCY: '50' }, 'test').ownerConcurrency).toBe(13);
     expect(load({ WEBHOOK_WORKER_CONCURRENCY: '1' }, 'test').ownerConcurrency).toBe(1);
     expect(load({ WEBHOOK_OWNER_CONCURRENCY: '8' }, 'test').ownerConcurrency).toBe(8);

@@ -76,7 +76,7 @@ export abstract class WebhooksConfig extends PlatformConfig {
   @IsInt()
   @Min(1)
   @Max(500)
-  WEBHOOK_WORKER_CONCURRENCY: number = 20;
+  WEBHOOK_WORKER_CONCURRENCY: number = 50;
 
   /**
    * Attempts in flight at once to one endpoint, per worker process. A delivery that finds
@@ -91,7 +91,7 @@ export abstract class WebhooksConfig extends PlatformConfig {
 
   /**
    * Attempts in flight at once for one owner (all its endpoints), per worker process.
-   * Unset: a quarter of WEBHOOK_WORKER_CONCURRENCY, rounded up (5 of 20), so an owner whose
+   * Unset: a quarter of WEBHOOK_WORKER_CONCURRENCY, rounded up (13 of 50), so an owner whose
    * receivers hang holds at most that share of the worker's slots.
    */
   @Expose()
@@ -101,6 +101,42 @@ export abstract class WebhooksConfig extends PlatformConfig {
   @Min(1)
   @Max(500)
   WEBHOOK_OWNER_CONCURRENCY?: number;
+
+  /**
+   * The worker loads the work of the jobs that start within this many ms with one query,
+   * and records the attempts that end within it with one statement (a job completes only
+   * once its record is committed). 0: each on its own (next timer tick).
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  WEBHOOK_BATCH_WINDOW_MS: number = 2;
+
+  /** Keep-alive connections open at once to one receiver origin (host and port), per worker process. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  WEBHOOK_HTTP_MAX_SOCKETS_PER_ORIGIN: number = 32;
+
+  /** Connections open at once to all receivers together, per worker process. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WEBHOOK_HTTP_MAX_SOCKETS: number = 512;
+
+  /** Idle keep-alive connections kept per receiver origin (closed after 4 s idle). */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1_000)
+  WEBHOOK_HTTP_MAX_FREE_SOCKETS: number = 32;
 
   /** Endpoints one owner may register (disabled ones included); 0: no limit. */
   @Expose()

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { MetricsService } from '@app/platform';
 import { Counter, Gauge, Histogram } from 'prom-client';
 
-export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'endpoint_disabled';
+export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'aborted' | 'endpoint_disabled';
 
 /**
  * Webhook metrics in the service's registry: outcomes of attempts, attempt latency, and
@@ -13,7 +13,7 @@ export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'endp
 export class WebhooksMetrics {
   readonly outcomes: Counter<'outcome'>;
   readonly attemptDuration: Histogram<'result'>;
-  /** Deliveries parked without an attempt because their endpoint or owner had no free slot. */
+  /** Deliveries parked without an attempt because their endpoint or owner had no free slot, or held back by the endpoint's rate limit. */
   readonly deferrals: Counter<'limit'>;
   private inFlightSource: () => number = () => 0;
   private lagSource: () => Promise<number> = () => Promise.resolve(0);
@@ -23,7 +23,7 @@ export class WebhooksMetrics {
     const registers = [metrics.registry];
     this.outcomes = new Counter({
       name: 'webhook_deliveries_total',
-      help: 'Webhook delivery attempts by outcome (succeeded, retry_scheduled, failed = retries exhausted, endpoint_disabled)',
+      help: 'Webhook delivery attempts by outcome (succeeded, retry_scheduled, failed = retries exhausted, aborted = the receiver answered webhook-delivery: abort, endpoint_disabled)',
       labelNames: ['outcome'],
       registers,
     });
@@ -36,7 +36,7 @@ export class WebhooksMetrics {
     });
     this.deferrals = new Counter({
       name: 'webhook_deliveries_deferred_total',
-      help: 'Deliveries parked without an attempt because their endpoint or owner had no free slot in this worker, by limit (endpoint, owner)',
+      help: "Deliveries put back without an attempt, by limit: endpoint or owner (no free slot in this worker), rate (the endpoint's rate_limit_per_second)",
       labelNames: ['limit'],
       registers,
     });

@@ -7,6 +7,8 @@ export interface ReceivedRequest {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
+  /** When the request's body had arrived (ms since the epoch). */
+  readonly at: number;
 }
 
 export interface Reply {
@@ -38,6 +40,7 @@ export class Receiver {
           path: req.url ?? '',
           headers: req.headers,
           body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
         };
         this.requests.push(received);
         const reply = this.handler(received);

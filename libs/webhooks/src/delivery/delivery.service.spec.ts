@@ -1,6 +1,7 @@
+import { type AttemptOutcome, type AttemptRecord, foldHealth } from '../webhook-deliveries.repository';
 import type { WebhookEndpointRecord } from '../webhooks.types';
 import { decideOutcome, MAX_RETRY_AFTER_MS } from './delivery.service';
-import { parseRetryAfter } from './http-sender';
+import { asksToAbort, parseRetryAfter } from './http-sender';
 
 const endpoint = (failingSince: Date | null = null): WebhookEndpointRecord => ({
   id: 'we_1',
@@ -107,5 +108,78 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('Sat, 21 Nov 2026 00:00:30 GMT', now)).toBe(30_000);
     expect(parseRetryAfter('soon', now)).toBeNull();
     expect(parseRetryAfter(undefined, now)).toBeNull();
+  });
+});
+
+describe('decideOutcome with webhook-delivery: abort', () => {
+  it('ends the delivery as failed, no retry, endpoint health unchanged', () => {
+    for (const roundAttempts of [0, 1, 2]) {
+      expect(
+        decideOutcome({ roundAttempts, endpoint: endpoint() }, { statusCode: 500, retryAfterMs: null, abort: true }, at, config),
+      ).toEqual({ status: 'failed', nextAttemptAt: null, endpoint: { kind: 'unchanged' } });
+    }
+    // even on an endpoint failing long enough to be disabled: the abort says nothing about it
+    const longAgo = new Date(at.getTime() - 6 * 24 * 3_600_000);
+    expect(
+      decideOutcome(
+        { roundAttempts: 1, endpoint: endpoint(longAgo) },
+        { statusCode: 422, retryAfterMs: 60_000, abort: true },
+        at,
+        config,
+      ),
+    ).toEqual({ status: 'failed', nextAttemptAt: null, endpoint: { kind: 'unchanged' } });
+  });
+
+  it('a 2xx with the header is still a success; 410 still disables', () => {
+    expect(
+      decideOutcome(
+        { roundAttempts: 0, endpoint: endpoint(at) },
+        { statusCode: 200, retryAfterMs: null, abort: true },
+        at,
+        config,
+      ),
+    ).toEqual({ status: 'succeeded', nextAttemptAt: null, endpoint: { kind: 'healthy' } });
+    expect(
+      decideOutcome({ roundAttempts: 0, endpoint: endpoint() }, { statusCode: 410, retryAfterMs: null, abort: true }, at, config)
+        .endpoint.kind,
+    ).toBe('disable');
+  });
+
+  it('reads the header case-insensitively, and only the value abort', () => {
+    expect(asksToAbort('abort')).toBe(true);
+    expect(asksToAbort(' ABORT ')).toBe(true);
+    expect(asksToAbort(['retry', 'Abort'])).toBe(true);
+    expect(asksToAbort('aborted')).toBe(false);
+    expect(asksToAbort(undefined)).toBe(false);
+  });
+});
+
+describe('foldHealth (one batch of attempt records)', () => {
+  const record = (endpointId: string, ms: number, endpointOutcome: AttemptOutcome['endpoint']): AttemptRecord => ({
+    deliveryId: `dlv_${endpointId}_${ms}`,
+    endpointId,
+    attempt: { statusCode: null, durationMs: 1, error: null, responseExcerpt: null, at: plus(ms) },
+    outcome: { status: 'pending', nextAttemptAt: null, endpoint: endpointOutcome },
+  });
+
+  it('applies the attempts of an endpoint in time order, as one statement each would', () => {
+    expect(
+      foldHealth([
+        record('a', 3, { kind: 'failing', since: plus(3) }),
+        record('a', 1, { kind: 'failing', since: plus(1) }),
+        record('b', 1, { kind: 'failing', since: plus(1) }),
+        record('b', 2, { kind: 'healthy' }),
+        record('c', 1, { kind: 'healthy' }),
+        record('c', 2, { kind: 'failing', since: plus(2) }),
+        record('d', 1, { kind: 'unchanged' }),
+        record('e', 1, { kind: 'disable', since: plus(-5), reason: 'gone' }),
+        record('e', 2, { kind: 'healthy' }),
+      ]),
+    ).toEqual([
+      { endpointId: 'a', mode: 'coalesce', since: plus(1), disabledAt: null, reason: null },
+      { endpointId: 'b', mode: 'set', since: null, disabledAt: null, reason: null },
+      { endpointId: 'c', mode: 'set', since: plus(2), disabledAt: null, reason: null },
+      { endpointId: 'e', mode: 'set', since: null, disabledAt: plus(1), reason: 'gone' },
+    ]);
   });
 });

@@ -1,11 +1,17 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, PrismaService, TransactionRunner } from '@app/platform';
+import { Clock, PrismaService } from '@app/platform';
 import { signedHeaders } from '../security/signature';
 import { WebhooksConfig } from '../webhooks.config';
 import { WebhooksMetrics } from '../webhooks.metrics';
-import { type AttemptOutcome, type DeliveryWork, WebhookDeliveriesRepository } from '../webhook-deliveries.repository';
+import {
+  type AttemptOutcome,
+  type AttemptRecord,
+  type DeliveryWork,
+  WebhookDeliveriesRepository,
+} from '../webhook-deliveries.repository';
 import type { WebhookEnvelope } from '../webhooks.types';
-import { HttpSender, type SendResult } from './http-sender';
+import { Batcher } from './batcher';
+import { DEFAULT_POOL, HttpSender, type SendResult } from './http-sender';
 
 /** Longest `Retry-After` we wait for; longer values are cut to this. */
 export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
@@ -20,26 +26,29 @@ export type PreparedDelivery =
 
 /** The exact body of every attempt of an event (same bytes each time, so signatures are stable). */
 export function envelopeBody(event: DeliveryWork['event']): string {
-  const envelope: WebhookEnvelope = {
+  const envelope: WebhookEnvelope & { readonly test?: true } = {
     id: event.id,
     event: event.event,
     timestamp: event.createdAt.toISOString(),
     data: event.data,
-    ...(event.test ? { test: true } : {}),
+    // an example sent by POST …/test says so (contract, "Webhooks, more")
+    ...(event.test ? { test: true as const } : {}),
   };
   return JSON.stringify(envelope);
 }
 
 /**
  * Decides what an attempt's result means (platform contract, Webhooks): 2xx succeeds;
- * 410 Gone disables the endpoint; anything else — other statuses, timeouts, connection
- * errors, a redirect, a blocked address — is retried on the schedule, not before a
- * `Retry-After`; the delivery fails after the last retry, and an endpoint failing
- * continuously for WEBHOOK_DISABLE_AFTER_HOURS is disabled.
+ * 410 Gone disables the endpoint; a `webhook-delivery: abort` header on any other answer
+ * ends this delivery as failed without touching the endpoint's health (the receiver
+ * answered, deliberately); anything else — other statuses, timeouts, connection errors,
+ * a redirect, a blocked address — is retried on the schedule, not before a `Retry-After`;
+ * the delivery fails after the last retry, and an endpoint failing continuously for
+ * WEBHOOK_DISABLE_AFTER_HOURS is disabled.
  */
 export function decideOutcome(
   work: Pick<DeliveryWork, 'roundAttempts' | 'endpoint'>,
-  result: Pick<SendResult, 'statusCode' | 'retryAfterMs'>,
+  result: Pick<SendResult, 'statusCode' | 'retryAfterMs'> & { readonly abort?: boolean },
   at: Date,
   config: Pick<WebhooksConfig, 'retryScheduleMs' | 'disableAfterMs'>,
 ): AttemptOutcome {
@@ -51,6 +60,7 @@ export function decideOutcome(
   if (code === 410) {
     return { status: 'failed', nextAttemptAt: null, endpoint: { kind: 'disable', since, reason: 'endpoint answered 410 Gone' } };
   }
+  if (result.abort === true) return { status: 'failed', nextAttemptAt: null, endpoint: { kind: 'unchanged' } };
   if (at.getTime() - since.getTime() >= config.disableAfterMs) {
     const hours = Math.round((config.disableAfterMs / 3_600_000) * 10) / 10;
     return {
@@ -65,27 +75,65 @@ export function decideOutcome(
   return { status: 'pending', nextAttemptAt: new Date(at.getTime() + delay), endpoint: { kind: 'failing', since } };
 }
 
-/** One attempt of one delivery: load, sign, POST, record, decide. */
+/** The HTTP exchange of one attempt, before it is recorded. */
+export interface Exchange {
+  readonly work: DeliveryWork;
+  readonly result: SendResult;
+  readonly at: Date;
+}
+
+/**
+ * One attempt of one delivery: load, sign, POST, record, decide. Loads and records are
+ * batched across the attempts that run at the same moment (Batcher): one query loads the
+ * work of every job that started within WEBHOOK_BATCH_WINDOW_MS, and one statement records
+ * every attempt that ended within it; a job completes only once its record is committed.
+ */
 @Injectable()
 export class DeliveryService implements OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
-  readonly sender = new HttpSender();
+  readonly sender: HttpSender;
+  private readonly loader: Batcher<string, DeliveryWork | null>;
+  /** Resolves per record: undefined once committed, or the error that kept it from being written. */
+  private readonly recorder: Batcher<AttemptRecord, Error | undefined>;
 
   constructor(
     private readonly repository: WebhookDeliveriesRepository,
-    private readonly transactions: TransactionRunner,
-    /** Only to run the one-statement attempt record on the pool (see recordAttempt). */
+    /** Runs the one-statement loads and records on the pool (autocommit; see recordAttempts). */
     private readonly prisma: PrismaService,
     @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
     private readonly metrics: WebhooksMetrics,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.sender = new HttpSender({
+      maxSocketsPerOrigin: config.WEBHOOK_HTTP_MAX_SOCKETS_PER_ORIGIN,
+      maxTotalSockets: config.WEBHOOK_HTTP_MAX_SOCKETS,
+      maxFreeSockets: config.WEBHOOK_HTTP_MAX_FREE_SOCKETS,
+      idleTimeoutMs: DEFAULT_POOL.idleTimeoutMs,
+    });
+    const windowMs = config.WEBHOOK_BATCH_WINDOW_MS;
+    const maxBatch = Math.max(1, config.WEBHOOK_WORKER_CONCURRENCY);
+    this.loader = new Batcher(
+      async (ids) => {
+        const works = await this.repository.deliveryWorks(ids);
+        return ids.map((id) => works.get(id) ?? null);
+      },
+      { maxBatch, windowMs },
+    );
+    this.recorder = new Batcher((records) => this.recordBatch(records), {
+      maxBatch,
+      windowMs,
+      // one UPDATE changes a delivery once: a second attempt of one delivery goes in the next batch
+      key: (r) => r.deliveryId,
+    });
+  }
 
   onApplicationShutdown(): void {
+    this.loader.flush();
+    this.recorder.flush();
     this.sender.close();
   }
 
-  /** Loads and sends one attempt of a delivery (`prepare`, then `send`). */
+  /** Loads, sends and records one attempt of a delivery (`prepare`, `exchange`, `record`). */
   async attempt(deliveryId: string): Promise<AttemptResult> {
     const prepared = await this.prepare(deliveryId);
     return prepared.kind === 'ready' ? this.send(prepared.work) : prepared;
@@ -96,20 +144,24 @@ export class DeliveryService implements OnApplicationShutdown {
    * deleted, it is no longer pending, or its endpoint was disabled (then it fails here).
    */
   async prepare(deliveryId: string): Promise<PreparedDelivery> {
-    const work = await this.repository.deliveryWork(deliveryId);
+    const work = await this.loader.add(deliveryId);
     if (work === null) return { kind: 'missing' };
     if (work.status !== 'pending') return { kind: 'finished', status: 'skipped' };
     if (work.endpoint.disabledAt !== null) {
-      await this.transactions.run((tx) => this.repository.failDelivery(tx, deliveryId));
+      await this.repository.failDelivery(this.prisma, deliveryId);
       this.metrics.outcomes.inc({ outcome: 'endpoint_disabled' });
       return { kind: 'finished', status: 'failed' };
     }
     return { kind: 'ready', work };
   }
 
-  /** Signs, POSTs, records the attempt and decides what comes next. */
+  /** Sends and records one attempt. */
   async send(work: DeliveryWork): Promise<AttemptResult> {
-    const { deliveryId } = work;
+    return this.record(await this.exchange(work));
+  }
+
+  /** Signs and POSTs (the part that holds a fair-share slot). */
+  async exchange(work: DeliveryWork): Promise<Exchange> {
     const now = this.clock.now();
     const { endpoint } = work;
     const secrets: [string, ...string[]] = [endpoint.secret];
@@ -126,8 +178,12 @@ export class DeliveryService implements OnApplicationShutdown {
       allowPrivateUrls: this.config.allowPrivateUrls,
     });
     this.metrics.observeAttempt(result.statusCode, result.durationMs / 1000);
+    return { work, result, at: this.clock.now() };
+  }
 
-    const at = this.clock.now();
+  /** Decides and records what the exchange means; resolves once the record is committed. */
+  async record({ work, result, at }: Exchange): Promise<AttemptResult> {
+    const { deliveryId, endpoint } = work;
     const outcome = decideOutcome(work, result, at, this.config);
     const attempt = {
       statusCode: result.statusCode,
@@ -136,7 +192,8 @@ export class DeliveryService implements OnApplicationShutdown {
       responseExcerpt: result.responseExcerpt,
       at,
     };
-    await this.repository.recordAttempt(this.prisma, work, attempt, outcome);
+    const failed = await this.recorder.add({ deliveryId, endpointId: endpoint.id, attempt, outcome });
+    if (failed !== undefined) throw failed; // not recorded: the job fails and BullMQ retries it
     // Never log the URL (it may carry a receiver's token) or any secret.
     const context = { deliveryId, endpointId: endpoint.id, eventId: work.event.id, statusCode: result.statusCode };
     if (outcome.endpoint.kind === 'disable') {
@@ -149,12 +206,34 @@ export class DeliveryService implements OnApplicationShutdown {
         this.metrics.outcomes.inc({ outcome: 'succeeded' });
         return { kind: 'finished', status: 'succeeded' };
       case 'failed':
-        this.metrics.outcomes.inc({ outcome: 'failed' });
-        this.logger.warn({ ...context, error: result.error }, 'webhook delivery failed after its last retry');
+        if (result.abort && outcome.endpoint.kind === 'unchanged') {
+          this.metrics.outcomes.inc({ outcome: 'aborted' });
+          this.logger.log(context, 'webhook delivery aborted by its receiver (webhook-delivery: abort)');
+        } else {
+          this.metrics.outcomes.inc({ outcome: 'failed' });
+          this.logger.warn({ ...context, error: result.error }, 'webhook delivery failed after its last retry');
+        }
         return { kind: 'finished', status: 'failed' };
       case 'pending':
         this.metrics.outcomes.inc({ outcome: 'retry_scheduled' });
         return { kind: 'retry', at: outcome.nextAttemptAt ?? at };
+    }
+  }
+
+  /**
+   * One statement for the batch; if it fails (say one delivery was deleted with its
+   * endpoint meanwhile: the attempt's foreign key), each record is written alone, so one
+   * bad row fails only its own job (which BullMQ then retries).
+   */
+  private async recordBatch(records: readonly AttemptRecord[]): Promise<Array<Error | undefined>> {
+    const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+    try {
+      await this.repository.recordAttempts(this.prisma, records);
+      return records.map(() => undefined);
+    } catch (err) {
+      if (records.length === 1) return [asError(err)];
+      const results = await Promise.allSettled(records.map((r) => this.repository.recordAttempts(this.prisma, [r])));
+      return results.map((r) => (r.status === 'rejected' ? asError(r.reason) : undefined));
     }
   }
 }

@@ -4,9 +4,10 @@ import { DelayedError, Job, type Worker } from 'bullmq';
 import { WebhooksConfig } from '../webhooks.config';
 import { WebhooksMetrics } from '../webhooks.metrics';
 import { type DeliveryJobData, deliveryQueue, type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
-import { type AttemptResult, DeliveryService, type PreparedDelivery } from './delivery.service';
+import { type AttemptResult, DeliveryService, type Exchange, type PreparedDelivery } from './delivery.service';
 import { type Blocker, type DeliveryRoute, FairShare, fallbackDelayMs } from './fair-share';
 import { type Line, ParkingLines } from './parking-lines';
+import { RateLimiter } from './rate-limiter';
 
 /** Parked ids popped per release at most while looking for one still parked (the others came back by themselves). */
 const WAKE_TRIES = 5;
@@ -42,8 +43,19 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   worker: Worker | undefined;
   readonly fair: FairShare;
   readonly lines: ParkingLines;
+  readonly limiter: RateLimiter;
   private pumpTimer: NodeJS.Timeout | undefined;
   private pumping = false;
+  /**
+   * The lines that may hold parked deliveries ('e:<endpoint id>', 'o:<owner id>'): those the
+   * last pump found in the index plus those this process parked into since. A release
+   * whose endpoint and owner are in none skips the Redis call of `wake` — at full speed
+   * nothing is parked, and that call was a Redis round trip per attempt. A delivery parked
+   * by another process after our last pump is then woken by that process's releases or by
+   * our next pump (PUMP_EVERY_MS).
+   */
+  private parkedHint = new Set<string>();
+  private readonly parkedSincePump = new Set<string>();
 
   constructor(
     private readonly queues: QueueRegistry,
@@ -57,6 +69,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       this.wake(route),
     );
     this.lines = new ParkingLines(redis.commands, ParkingLines.prefixFor(config.QUEUE_PREFIX, options.ownerType));
+    this.limiter = new RateLimiter(redis.commands, RateLimiter.prefixFor(config.QUEUE_PREFIX, options.ownerType));
     metrics.setInFlightSource(() => this.fair.inFlight);
   }
 
@@ -98,14 +111,33 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       await this.park(id, job, token, route, lease);
       throw new DelayedError();
     }
-    let result: AttemptResult;
+    let exchange: Exchange;
     try {
       prepared ??= await this.deliveries.prepare(id);
-      result = prepared.kind === 'ready' ? await this.deliveries.send(prepared.work) : prepared;
+      if (prepared.kind !== 'ready') {
+        lease.release();
+        return await this.settle(prepared, job, token);
+      }
+      const limit = prepared.work.endpoint.rateLimitPerSecond;
+      if (limit !== null && limit > 0) {
+        const waitMs = await this.limiter.reserve(route.endpointId, limit, id);
+        if (waitMs > 0) {
+          // beyond the endpoint's rate: back to the delayed set until the slot it now
+          // holds, like a parked delivery (no attempt counted, its schedule untouched)
+          lease.release();
+          await job.moveToDelayed(Date.now() + waitMs, token);
+          this.metrics.deferrals.inc({ limit: 'rate' });
+          throw new DelayedError();
+        }
+      }
+      exchange = await this.deliveries.exchange(prepared.work);
     } finally {
-      lease.release(); // wakes the next delivery waiting for this endpoint or owner
+      // The slot limits requests in flight to the receiver: it is free as soon as the
+      // exchange ends, before the attempt is recorded (the job stays active until then).
+      // Wakes the next delivery waiting for this endpoint or owner.
+      lease.release();
     }
-    return this.settle(result, job, token);
+    return this.settle(await this.deliveries.record(exchange), job, token);
   }
 
   /** Returns the job's result, or moves it to the delayed set until its retry is due. */
@@ -125,6 +157,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   private async park(id: string, job: Job, token: string | undefined, route: DeliveryRoute, blocker: Blocker): Promise<void> {
     await job.moveToDelayed(Date.now() + fallbackDelayMs(this.config.WEBHOOK_LOCK_DURATION_MS), token);
     this.metrics.deferrals.inc({ limit: blocker });
+    const lineKey = blocker === 'endpoint' ? `e:${route.endpointId}` : `o:${route.ownerId}`;
+    this.parkedHint.add(lineKey);
+    this.parkedSincePump.add(lineKey);
     try {
       await this.lines.park(route, blocker, id, job.timestamp);
     } catch (err) {
@@ -140,6 +175,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
 
   /** After a release: promotes the oldest delivery waiting for a slot of this endpoint or owner, if any. */
   private wake(route: DeliveryRoute): void {
+    if (!this.parkedHint.has(`e:${route.endpointId}`) && !this.parkedHint.has(`o:${route.ownerId}`)) return;
     void (async () => {
       for (let i = 0; i < WAKE_TRIES; i++) {
         const id = await this.lines.next(route);
@@ -160,7 +196,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     if (this.pumping) return;
     this.pumping = true;
     void (async () => {
-      for (const line of await this.lines.lines()) {
+      const lines = await this.lines.lines();
+      const hint = new Set(lines.map((l) => (l.kind === 'endpoint' ? `e:${l.endpointId}` : `o:${l.ownerId}`)));
+      // parks of this process that raced with the listing stay hinted until the next pump
+      for (const key of this.parkedHint) if (!hint.has(key) && this.parkedSincePump.has(key)) hint.add(key);
+      this.parkedHint = hint;
+      this.parkedSincePump.clear();
+      for (const line of lines) {
         const room = line.kind === 'endpoint' ? this.fair.room(line) : this.fair.ownerRoom(line.ownerId);
         if (room > 0) for (const id of await this.lines.take(line, room)) await this.promote(id);
       }

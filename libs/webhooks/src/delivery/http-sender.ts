@@ -11,6 +11,36 @@ export interface SendResult {
   readonly responseExcerpt: string | null;
   /** From a `Retry-After` header (seconds or HTTP date), in ms. */
   readonly retryAfterMs: number | null;
+  /** The receiver answered with `webhook-delivery: abort`: stop retrying this delivery (contract, "Webhooks, more"). */
+  readonly abort: boolean;
+}
+
+/**
+ * Bounds of the keep-alive connection pool, per sender (one per worker process). Sockets
+ * are pooled per origin (host and port), so all endpoints of one receiver share them.
+ */
+export interface SenderPoolOptions {
+  /** Connections open at once to one origin; more requests to it wait for one (within their timeout). */
+  readonly maxSocketsPerOrigin: number;
+  /** Connections open at once to all origins together. */
+  readonly maxTotalSockets: number;
+  /** Idle connections kept per origin for reuse. */
+  readonly maxFreeSockets: number;
+  /** An idle connection is closed after this long (below the common 5 s server keep-alive, so the receiver rarely closes one under us). */
+  readonly idleTimeoutMs: number;
+}
+
+export const DEFAULT_POOL: SenderPoolOptions = {
+  maxSocketsPerOrigin: 32,
+  maxTotalSockets: 512,
+  maxFreeSockets: 32,
+  idleTimeoutMs: 4_000,
+};
+
+/** Whether a `webhook-delivery` response header asks to stop retrying (case-insensitive `abort`). */
+export function asksToAbort(value: string | string[] | undefined): boolean {
+  const values = typeof value === 'string' ? [value] : (value ?? []);
+  return values.some((v) => v.trim().toLowerCase() === 'abort');
 }
 
 export interface SendRequest {
@@ -39,8 +69,24 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
  * is checked (guardedLookup), so DNS changes after registration cannot reach internal hosts.
  */
 export class HttpSender {
-  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
-  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 64 });
+  private readonly httpAgent: HttpAgent;
+  private readonly httpsAgent: HttpsAgent;
+
+  constructor(pool: SenderPoolOptions = DEFAULT_POOL) {
+    // Keep-alive: a connection per request costs a TCP (and TLS) handshake on both sides;
+    // bounded so that a backlog to one receiver cannot open unbounded sockets, and LIFO so
+    // that connections beyond the steady need go idle and are closed.
+    const options = {
+      keepAlive: true,
+      maxSockets: pool.maxSocketsPerOrigin,
+      maxTotalSockets: pool.maxTotalSockets,
+      maxFreeSockets: pool.maxFreeSockets,
+      timeout: pool.idleTimeoutMs,
+      scheduling: 'lifo' as const,
+    };
+    this.httpAgent = new HttpAgent(options);
+    this.httpsAgent = new HttpsAgent(options);
+  }
 
   send(req: SendRequest): Promise<SendResult> {
     const started = performance.now();
@@ -51,6 +97,7 @@ export class HttpSender {
       error,
       responseExcerpt: null,
       retryAfterMs: null,
+      abort: false,
     });
 
     let url: URL;
@@ -101,6 +148,7 @@ export class HttpSender {
               error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
               responseExcerpt: text === '' ? null : text.slice(0, EXCERPT_CHARS),
               retryAfterMs: parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : retryAfter?.[0], Date.now()),
+              abort: asksToAbort(res.headers['webhook-delivery']),
             });
           });
         },
