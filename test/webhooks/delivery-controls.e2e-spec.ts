@@ -107,9 +107,15 @@ describe('libs/webhooks delivery controls (real PostgreSQL, Redis and HTTP recei
 
   it('rate_limit_per_second: every event of a backlog arrives, none dropped, spaced by the limit', async () => {
     const endpoint = await createEndpoint();
-    // the API field lands separately: set the column directly
     const rate = 4;
-    await prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { rateLimitPerSecond: rate } });
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/test/webhook-endpoints/${endpoint.id}`,
+      headers: { 'x-test-owner': owner },
+      payload: { rate_limit_per_second: rate },
+    });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json<WebhookEndpointView>().rate_limit_per_second).toBe(rate);
     const n = 10;
     const ids: string[] = [];
     for (let i = 0; i < n; i++) ids.push(await emit({ offer_id: `offer_${i}` }));
