@@ -7,7 +7,9 @@
  */
 import 'reflect-metadata';
 import { Writable } from 'node:stream';
-import { createRootLogger, createServiceApp, loadConfig, PrismaService, runTransaction } from '@app/platform';
+import { createRootLogger, createServiceApp, loadConfig, PrismaService, type PrismaTx, runTransaction } from '@app/platform';
+import { Pool } from 'pg';
+import { WebhookOutboxRepository } from '../../libs/webhooks/src/webhook-outbox.repository';
 import { WebhookEmitter } from '@app/webhooks';
 import { BENCH_EVENT, BENCH_OWNER_TYPE, benchService } from './bench-service';
 
@@ -22,6 +24,13 @@ export interface EmitOrder {
   readonly of: number;
   /** Events committed together in one transaction (1: one transaction per event). */
   readonly perTx: number;
+  /**
+   * How a transaction is run: `prisma` = an interactive Prisma transaction through
+   * WebhookEmitter.emit (what a service does); `pg` = BEGIN / the outbox repository's own
+   * INSERT … pg_notify statement / COMMIT on a plain `pg` connection: the same rows and
+   * notification for a fraction of the load generator's CPU.
+   */
+  readonly driver: 'prisma' | 'pg';
 }
 
 export type EmitterMessage =
@@ -44,6 +53,38 @@ async function main(): Promise<void> {
   );
   const prisma = app.get(PrismaService);
   const emitter = app.get(WebhookEmitter);
+  const outbox = app.get(WebhookOutboxRepository, { strict: false });
+  const pool = new Pool({ connectionString: config.DATABASE_URL, max: 16 });
+  /** BEGIN, the outbox's INSERT … pg_notify for each event (its tagged SQL run as a parameterised query), COMMIT. */
+  const pgTransaction = async (events: ReadonlyArray<{ ownerId: string; n: number }>): Promise<string[]> => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const tx = {
+        $executeRaw: async (strings: TemplateStringsArray, ...values: unknown[]): Promise<number> => {
+          const text = strings.reduce((sql, part, i) => `${sql}$${i}${part}`);
+          return (await client.query(text, values)).rowCount ?? 0;
+        },
+      } as unknown as PrismaTx;
+      const ids: string[] = [];
+      for (const e of events) {
+        ids.push(
+          await outbox.insertEvent(
+            tx,
+            { ownerType: BENCH_OWNER_TYPE, ownerId: e.ownerId, event: BENCH_EVENT, data: { n: e.n, pad: 'x'.repeat(200) } },
+            new Date(),
+          ),
+        );
+      }
+      await client.query('COMMIT');
+      return ids;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  };
   process.on('message', (order: EmitOrder) => {
     void (async () => {
       const total = Math.round(order.rate * order.seconds);
@@ -64,26 +105,33 @@ async function main(): Promise<void> {
         else behindMs = Math.max(behindMs, -wait);
         const first = i * order.perTx;
         const count = Math.min(order.perTx, total - first);
+        const events = Array.from({ length: count }, (_, k) => ({
+          ownerId: order.owners[(first + k) % order.owners.length] ?? 'p0',
+          n: first + k,
+        }));
+        const committed =
+          order.driver === 'pg'
+            ? pgTransaction(events)
+            : runTransaction(
+                prisma,
+                async (tx) => {
+                  const ids: string[] = [];
+                  for (const e of events) {
+                    ids.push(
+                      await emitter.emit(tx, {
+                        ownerType: BENCH_OWNER_TYPE,
+                        ownerId: e.ownerId,
+                        event: BENCH_EVENT,
+                        data: { n: e.n, pad: 'x'.repeat(200) },
+                      }),
+                    );
+                  }
+                  return ids;
+                },
+                { maxWaitMs: 30_000 },
+              );
         pending.push(
-          runTransaction(
-            prisma,
-            async (tx) => {
-              const ids: string[] = [];
-              for (let n = first; n < first + count; n++) {
-                const ownerId = order.owners[n % order.owners.length] ?? 'p0';
-                ids.push(
-                  await emitter.emit(tx, {
-                    ownerType: BENCH_OWNER_TYPE,
-                    ownerId,
-                    event: BENCH_EVENT,
-                    data: { n, pad: 'x'.repeat(200) },
-                  }),
-                );
-              }
-              return ids;
-            },
-            { maxWaitMs: 30_000 },
-          ).then(
+          committed.then(
             (ids) => {
               const at = now();
               for (const id of ids) buffer.push([id, at]);
@@ -101,7 +149,7 @@ async function main(): Promise<void> {
     })();
   });
   process.on('disconnect', () => {
-    app.close().then(
+    Promise.all([pool.end(), app.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -2,7 +2,7 @@
  * Webhook delivery throughput, latency and CPU cost of ONE ROLE=worker process.
  *
  *   npm run bench:webhooks            (node bench/ts-run.mjs bench/webhooks/throughput.ts)
- *   BENCH_PHASES=sustained,paced,paced-tx5,failing  which phases run (all by default)
+ *   BENCH_PHASES=sustained,paced,paced-tx5,paced-pg,failing  which phases run (all by default)
  *   BENCH_SECONDS=60                  length of the sustained measurement
  *   BENCH_BACKLOG=130000              events pre-loaded for it (must outlast BENCH_SECONDS)
  *   BENCH_RATE=500 BENCH_PACED_SECONDS=30 BENCH_EMITTERS=4  the paced phases
@@ -21,7 +21,10 @@
  *    paced-tx5: the same events/s committed 5 per transaction (100 tx/s): the emitters'
  *    own cost (a Prisma interactive transaction each) takes about half of the two cores
  *    at 500 tx/s, which starves the worker; this variant separates the two.
- * 3. failing: the same with the receiver answering 503 to 10 % of requests (retries on a
+ *    paced-pg: one transaction per event again, but run on plain `pg` connections (BEGIN,
+ *    the outbox repository's own INSERT … pg_notify statement, COMMIT): the same rows and
+ *    notifications at 500 tx/s for a fraction of the load generator's CPU.
+ * 3. failing: paced-pg with the receiver answering 503 to 10 % of requests (retries on a
  *    scaled-down schedule, 250ms,1s,2s,4s,8s); latency is still to the first attempt.
  *
  * CPU: user+system from /proc of the worker process and of the PostgreSQL backends of the
@@ -45,7 +48,7 @@ import { BENCH_EVENT, BENCH_OWNER_TYPE, benchService } from './bench-service';
 import type { EmitOrder, EmitterMessage } from './emitter';
 import { queryAt } from '../../test/support/database';
 
-const PHASES = (process.env.BENCH_PHASES ?? 'sustained,paced,paced-tx5,failing').split(',').map((p) => p.trim());
+const PHASES = (process.env.BENCH_PHASES ?? 'sustained,paced,paced-tx5,paced-pg,failing').split(',').map((p) => p.trim());
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const WARMUP_SECONDS = 5;
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 130_000);
@@ -257,7 +260,7 @@ async function main(): Promise<void> {
       await settleLeftovers();
     }
 
-    for (const phase of ['paced', 'paced-tx5', 'failing'] as const) {
+    for (const phase of ['paced', 'paced-tx5', 'paced-pg', 'failing'] as const) {
       if (!PHASES.includes(phase)) continue;
       const failing = phase === 'failing';
       const perTx = phase === 'paced-tx5' ? 5 : 1;
@@ -294,7 +297,8 @@ async function main(): Promise<void> {
       const o0 = others(emitterPids);
       const pg0 = new Map((await pgPids()).map((pid) => [pid, processCpuMs([pid])]));
       emitters.forEach((child, index) => {
-        const order: EmitOrder = { rate: PACED_RATE, seconds: PACED_SECONDS, owners, startAt, index, of: EMITTERS, perTx };
+        const driver = phase === 'paced-pg' || failing ? 'pg' : 'prisma';
+        const order: EmitOrder = { rate: PACED_RATE, seconds: PACED_SECONDS, owners, startAt, index, of: EMITTERS, perTx, driver };
         child.send(order);
       });
       await done;
@@ -314,8 +318,8 @@ async function main(): Promise<void> {
       const lastArrival = Math.max(...receiver.firstArrival.values());
       rows.push({
         phase: failing
-          ? `${PACED_RATE}/s for ${PACED_SECONDS} s, receiver 503 on 10 % (retries ${FAILING_SCHEDULE})`
-          : `${PACED_RATE}/s for ${PACED_SECONDS} s${perTx > 1 ? `, ${perTx} events per transaction (${PACED_RATE / perTx} tx/s)` : ''}`,
+          ? `${PACED_RATE}/s for ${PACED_SECONDS} s as paced-pg, receiver 503 on 10 % (retries ${FAILING_SCHEDULE})`
+          : `${PACED_RATE}/s for ${PACED_SECONDS} s${perTx > 1 ? `, ${perTx} events per transaction (${PACED_RATE / perTx} tx/s)` : ''}${phase === 'paced-pg' ? ' (500 tx/s on plain pg connections, the outbox statement)' : ''}`,
         deliveries: latencies.length,
         attempts,
         seconds: (lastArrival - startAt) / 1000,

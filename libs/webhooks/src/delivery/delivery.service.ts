@@ -26,7 +26,7 @@ export type PreparedDelivery =
 
 /** The exact body of every attempt of an event (same bytes each time, so signatures are stable). */
 export function envelopeBody(event: DeliveryWork['event']): string {
-  const envelope: WebhookEnvelope & { readonly test?: true } = {
+  const envelope: WebhookEnvelope = {
     id: event.id,
     event: event.event,
     timestamp: event.createdAt.toISOString(),
