@@ -298,7 +298,16 @@ async function main(): Promise<void> {
       const pg0 = new Map((await pgPids()).map((pid) => [pid, processCpuMs([pid])]));
       emitters.forEach((child, index) => {
         const driver = phase === 'paced-pg' || failing ? 'pg' : 'prisma';
-        const order: EmitOrder = { rate: PACED_RATE, seconds: PACED_SECONDS, owners, startAt, index, of: EMITTERS, perTx, driver };
+        const order: EmitOrder = {
+          rate: PACED_RATE,
+          seconds: PACED_SECONDS,
+          owners,
+          startAt,
+          index,
+          of: EMITTERS,
+          perTx,
+          driver,
+        };
         child.send(order);
       });
       await done;
