@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiter, SLOT_TOLERANCE_MS } from './rate-limiter';
+import { testRedisUrl } from '../../../../test/support/redis';
 
 /** Against the real Redis of the machine (REDIS_URL or 127.0.0.1:6379), under a prefix of its own. */
 describe('RateLimiter (real Redis)', () => {
@@ -9,7 +10,7 @@ describe('RateLimiter (real Redis)', () => {
   const prefix = `test-rate-${randomBytes(4).toString('hex')}`;
 
   beforeAll(() => {
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+    redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
     limiter = new RateLimiter(redis, RateLimiter.prefixFor(prefix, 'partner'));
   });
   afterAll(async () => {
@@ -55,7 +56,7 @@ describe('RateLimiter (real Redis)', () => {
   });
 
   it('shares the slots between limiters (worker processes) of the same prefix', async () => {
-    const other = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+    const other = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
     try {
       const second = new RateLimiter(other, RateLimiter.prefixFor(prefix, 'partner'));
       expect(await limiter.reserve('we_f', 5, 'dlv_a')).toBe(0);
