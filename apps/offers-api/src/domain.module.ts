@@ -8,7 +8,7 @@ import { TermsModule } from './terms/terms.module';
 
 export interface OffersDomainOptions {
   /**
-   * The app's `WebhooksModule.forRoot({ ownerType: 'partner', eventTypes: OFFER_EVENT_TYPES, ... })`,
+   * The app's `WebhooksModule.forRoot({ ownerType: 'partner', events: Object.values(OFFER_EVENT_KINDS), ... })`,
    * the same object the app imports: offers events go through its outbox.
    */
   readonly webhooks: DynamicModule;

@@ -186,10 +186,6 @@ export class WebhookDeliveriesRepository {
 
   // ---- attempts --------------------------------------------------------------------
 
-  async deliveryWork(deliveryId: string): Promise<DeliveryWork | null> {
-    return (await this.deliveryWorks([deliveryId])).get(deliveryId) ?? null;
-  }
-
   /**
    * The work of many deliveries in ONE raw query (the worker's loader batches the jobs
    * that start together): the ORM's findUnique with includes was the worker's largest
@@ -241,11 +237,6 @@ export class WebhookDeliveriesRepository {
       });
     }
     return out;
-  }
-
-  /** One attempt (see recordAttempts). */
-  async recordAttempt(db: PrismaTx, work: DeliveryWork, attempt: AttemptRow, outcome: AttemptOutcome): Promise<void> {
-    await this.recordAttempts(db, [{ deliveryId: work.deliveryId, endpointId: work.endpoint.id, attempt, outcome }]);
   }
 
   /**

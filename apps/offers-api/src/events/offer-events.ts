@@ -98,7 +98,6 @@ export const OFFER_EVENT_KINDS = {
 } as const;
 
 export type OfferEventType = keyof typeof OFFER_EVENT_KINDS;
-export const OFFER_EVENT_TYPES = Object.keys(OFFER_EVENT_KINDS) as OfferEventType[];
 
 /** The `data` an event kind carries: an instance of its catalogue class. */
 export type OfferEventData<K extends OfferEventType> = InstanceType<(typeof OFFER_EVENT_KINDS)[K]['data']>;

@@ -72,7 +72,6 @@ export const PAYMENT_EVENT_KINDS = {
 } as const;
 
 export type PaymentEventType = keyof typeof PAYMENT_EVENT_KINDS;
-export const PAYMENT_EVENT_TYPES = Object.keys(PAYMENT_EVENT_KINDS) as PaymentEventType[];
 /** The `data` an event kind carries: an instance of its catalogue class. */
 export type PaymentEventData<K extends PaymentEventType> = InstanceType<(typeof PAYMENT_EVENT_KINDS)[K]['data']>;
 

@@ -133,12 +133,6 @@ export class DeliveryService implements OnApplicationShutdown {
     this.sender.close();
   }
 
-  /** Loads, sends and records one attempt of a delivery (`prepare`, `exchange`, `record`). */
-  async attempt(deliveryId: string): Promise<AttemptResult> {
-    const prepared = await this.prepare(deliveryId);
-    return prepared.kind === 'ready' ? this.send(prepared.work) : prepared;
-  }
-
   /**
    * What an attempt of the delivery needs, or why there is nothing to send: its endpoint was
    * deleted, it is no longer pending, or its endpoint was disabled (then it fails here).
@@ -153,11 +147,6 @@ export class DeliveryService implements OnApplicationShutdown {
       return { kind: 'finished', status: 'failed' };
     }
     return { kind: 'ready', work };
-  }
-
-  /** Sends and records one attempt. */
-  async send(work: DeliveryWork): Promise<AttemptResult> {
-    return this.record(await this.exchange(work));
   }
 
   /** Signs and POSTs (the part that holds a fair-share slot). */
