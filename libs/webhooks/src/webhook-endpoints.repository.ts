@@ -39,6 +39,9 @@ export function toEndpoint(row: EndpointRow): WebhookEndpointRecord {
   };
 }
 
+/** What enabling a disabled endpoint writes: its failure window starts afresh. */
+const ENABLED = { disabledAt: null, disabledReason: null, failingSince: null } as const;
+
 /** Optional settings of an endpoint (create and update). */
 export interface EndpointSettings {
   readonly description?: string | null;
@@ -120,7 +123,7 @@ export class WebhookEndpointsRepository {
     // only a disabled one: enabling an enabled endpoint must not reset its failure window
     await tx.webhookEndpoint.updateMany({
       where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId, disabledAt: { not: null } },
-      data: { disabledAt: null, disabledReason: null, failingSince: null },
+      data: ENABLED,
     });
     return findEndpoint(tx, owner, id);
   }
@@ -139,18 +142,17 @@ export class WebhookEndpointsRepository {
   ): Promise<WebhookEndpointRecord | null> {
     const current = await findEndpoint(tx, owner, id);
     if (current === null) return null;
-    if (patch.disabled === false && current.disabledAt !== null) await this.enableEndpoint(tx, owner, id);
+    const disabled = current.disabledAt !== null;
     const data = {
       ...(patch.url === undefined ? {} : { url: patch.url }),
       ...(patch.events === undefined ? {} : { events: [...patch.events] }),
       ...(patch.description === undefined ? {} : { description: patch.description }),
       ...(patch.rateLimitPerSecond === undefined ? {} : { rateLimitPerSecond: patch.rateLimitPerSecond }),
-      ...(patch.disabled === true && current.disabledAt === null
-        ? { disabledAt: at, disabledReason: 'disabled by its owner' }
-        : {}),
+      ...(patch.disabled === true && !disabled ? { disabledAt: at, disabledReason: 'disabled by its owner' } : {}),
+      ...(patch.disabled === false && disabled ? ENABLED : {}),
     };
-    if (Object.keys(data).length > 0) await tx.webhookEndpoint.update({ where: { id }, data });
-    return findEndpoint(tx, owner, id);
+    if (Object.keys(data).length === 0) return current;
+    return toEndpoint(await tx.webhookEndpoint.update({ where: { id }, data }));
   }
 
   /** The current secret becomes the previous one until `previousExpiresAt`. */
