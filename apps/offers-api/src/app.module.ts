@@ -2,6 +2,7 @@ import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { WebhooksModule } from '@app/webhooks';
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ClientsModule } from './clients/clients.module';
 import { OffersConfig } from './config';
 import { OffersDomainModule } from './domain.module';
 import { OFFER_EVENT_KINDS } from './events/offer-events';
@@ -44,6 +45,7 @@ export class OffersAppModule {
         }),
         OAuthModule,
         PartnersModule,
+        ClientsModule,
         webhooks,
         OffersDomainModule.forRoot({ webhooks }),
       ],

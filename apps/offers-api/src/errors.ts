@@ -36,6 +36,14 @@ export const OFFERS_ERRORS = {
     when: '`POST /admin/v1/offers/{id}/allocations` on an offer that has already been allocated (an offer is allocated once).',
     fix: 'Nothing to redo: the first run stands; partners read it at `GET /api/v1/offers/{offer_id}/allocations`.',
   }),
+  client_limit_reached: invalidRequest(409, {
+    when: '`POST /api/v1/clients` by a partner that already has 20 OAuth clients that work (not deleted). The rate limit counts per client, so the clients a partner makes itself are bounded (the operator, through `/admin/v1`, is not).',
+    fix: 'Delete clients the partner no longer uses (`DELETE /api/v1/clients/{id}`), then create the new one.',
+  }),
+  client_in_use: invalidRequest(409, {
+    when: '`DELETE /api/v1/clients/{id}` naming the client whose access token makes the request (`param: id`): a client cannot delete itself.',
+    fix: "Get a token of another of the partner's clients (create one with `POST /api/v1/clients`) and delete it with that, or ask the operator (`DELETE /admin/v1/partners/{id}/clients/{client_id}`).",
+  }),
 } as const satisfies ErrorCatalog;
 
 export type OffersErrorCode = keyof typeof OFFERS_ERRORS;
@@ -43,11 +51,11 @@ export type OffersErrorCode = keyof typeof OFFERS_ERRORS;
 /** The platform's codes as offers-api raises them on its own routes (docs only: docs/errors.md). */
 export const OFFERS_PLATFORM_ERROR_NOTES = {
   invalid_token: {
-    when: "A partner's access token (every `/api/v1` route) that is malformed, not signed by a current key, expired, lacks a claim, claims a lifetime over 3600 s or an `iat` more than 60 s ahead, or whose client has been disabled.",
+    when: "A partner's access token (every `/api/v1` route) that is malformed, not signed by a current key, expired, lacks a claim, claims a lifetime over 3600 s or an `iat` more than 60 s ahead, or whose client has been disabled by the operator or deleted by the partner.",
     fix: 'Request a new token at `POST /oauth/token` (tokens last 3600 s).',
   },
   resource_missing: {
-    when: "An offer outside the partner's distribution agreement is missing like one that does not exist; `GET /api/v1/terms` before any terms are published (no `param`).",
+    when: "An offer outside the partner's distribution agreement is missing like one that does not exist; so is another partner's OAuth client, or a deleted one, on `/api/v1/clients/{id}` routes (`param: id`); `GET /api/v1/terms` before any terms are published (no `param`).",
     fix: 'Ask the operator to add the offer to your agreement, or to publish terms (`POST /admin/v1/terms`).',
   },
   resource_already_exists: {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { PartnersRepository } from '../partners/partners.repository';
+import { Clock } from '@app/platform';
+import { type ClientRecord, PartnersRepository } from '../partners/partners.repository';
 import { AccessTokenService } from './access-token.service';
 import { ClientSecretVerifier } from './client-secret.verifier';
 import { oauthError } from './oauth-error';
@@ -49,6 +50,7 @@ export class TokenService {
     private readonly repository: PartnersRepository,
     private readonly tokens: AccessTokenService,
     private readonly secrets: ClientSecretVerifier,
+    private readonly clock: Clock,
   ) {}
 
   async issue(request: TokenRequest): Promise<TokenResponse> {
@@ -108,11 +110,24 @@ export class TokenService {
     const client = await this.repository.findClient(credentials.clientId);
     // Verify against a decoy when the client is unknown, so response time does not reveal it.
     // Throws a 429 when no verification slot can be had (client-secret.verifier.ts).
-    const valid = await this.secrets.verify(request.address, credentials.clientSecret, client?.secretHash);
+    let valid = await this.secrets.verify(request.address, credentials.clientSecret, client?.secretHash);
+    const previous = client?.active ? this.previousInGrace(client) : undefined;
+    if (!valid && previous !== undefined) {
+      valid = await this.secrets.verify(request.address, credentials.clientSecret, previous);
+    }
     if (!client || !valid || !client.active) {
       throw oauthError('invalid_client', 'Client authentication failed.', realm);
     }
     const accessToken = await this.tokens.issue({ clientId: client.id, partnerId: client.partnerId, tier: client.tier });
     return { access_token: accessToken, token_type: 'Bearer', expires_in: this.tokens.ttlSeconds };
+  }
+
+  /**
+   * The rotated-out secret's hash while its grace period runs (POST /api/v1/clients/{id}/
+   * rotate-secret with expires_in_hours); from then on that secret is an invalid_client.
+   */
+  private previousInGrace(client: ClientRecord): string | undefined {
+    const { previousSecretHash: hash, previousSecretExpiresAt: until } = client;
+    return hash !== null && until !== null && until.getTime() > this.clock.nowMs() ? hash : undefined;
   }
 }

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { RevocationBus } from '@app/auth';
 import { OffersConfig } from '../config';
 import type { Tier } from './partner-tier';
 import { PartnersRepository } from './partners.repository';
@@ -9,22 +10,31 @@ export interface ClientStatus {
   readonly tier: Tier;
 }
 
+/** RevocationBus channel of disabled (deleted) OAuth client ids. */
+export const OAUTH_CLIENT_DISABLED = 'auth:oauth-client-disabled';
+
 /**
  * "Is this OAuth client still active, and whose is it?" from a per-instance cache with a
  * short TTL (OAUTH_CLIENT_CACHE_TTL_MS): a disabled client's access tokens stop working
- * within that TTL on every instance, without a database read on every request. Disabling a
- * client on this instance evicts it at once.
+ * without a database read on every request. Disabling a client (operator or partner) evicts
+ * it at once on this instance and, through RevocationBus (Redis pub/sub), on the others; if
+ * that broadcast is lost, the TTL still bounds how long another instance accepts its tokens.
  */
 @Injectable()
-export class ClientStatusCache {
+export class ClientStatusCache implements OnModuleInit {
   private readonly entries = new Map<string, ClientStatus & { readonly expires: number }>();
   private readonly ttlMs: number;
 
   constructor(
     private readonly repository: PartnersRepository,
+    private readonly revocations: RevocationBus,
     config: OffersConfig,
   ) {
     this.ttlMs = config.OAUTH_CLIENT_CACHE_TTL_MS;
+  }
+
+  onModuleInit(): void {
+    this.revocations.subscribe(OAUTH_CLIENT_DISABLED, (clientId) => this.entries.delete(clientId));
   }
 
   async get(clientId: string): Promise<ClientStatus | undefined> {
@@ -42,8 +52,8 @@ export class ClientStatusCache {
     return status;
   }
 
-  /** Forgets a client's cached status (called when this instance disables it). */
-  invalidate(clientId: string): void {
-    this.entries.delete(clientId);
+  /** Call after a client's disabling committed: every instance forgets its cached status (best effort beyond this one). */
+  disabled(clientId: string): Promise<void> {
+    return this.revocations.publish(OAUTH_CLIENT_DISABLED, clientId);
   }
 }

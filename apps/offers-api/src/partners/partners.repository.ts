@@ -12,7 +12,11 @@ export interface PartnerRecord {
 export interface ClientRecord {
   id: string;
   partnerId: string;
+  name: string;
   secretHash: string;
+  /** The rotated-out secret's hash while it may still be in its grace period (see previousSecretExpiresAt). */
+  previousSecretHash: string | null;
+  previousSecretExpiresAt: Date | null;
   active: boolean;
   createdAt: Date;
   disabledAt: Date | null;
@@ -34,9 +38,67 @@ export class PartnersRepository {
     return this.prisma.partner.findUnique({ where: { id } });
   }
 
-  async createClient(tx: PrismaTx, id: string, partnerId: string, secretHash: string): Promise<ClientRecord> {
-    const row = await tx.oAuthClient.create({ data: { id, partnerId, secretHash }, include: WITH_TIER });
+  /**
+   * Locks the partner's row until the transaction ends (serialises the "how many clients,
+   * then create one" of concurrent requests); false when there is no such partner.
+   */
+  async lockPartner(tx: PrismaTx, partnerId: string): Promise<boolean> {
+    const rows = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "partners" WHERE "id" = ${partnerId} FOR UPDATE`;
+    return rows.length > 0;
+  }
+
+  /** `name` unset: the column default (`default`), as for clients made by the operator. */
+  async createClient(tx: PrismaTx, id: string, partnerId: string, secretHash: string, name?: string): Promise<ClientRecord> {
+    const row = await tx.oAuthClient.create({
+      data: { id, partnerId, secretHash, ...(name === undefined ? {} : { name }) },
+      include: WITH_TIER,
+    });
     return { ...row, tier: row.partner.tier };
+  }
+
+  /** The partner's clients that work (not disabled), oldest first. */
+  async listActiveClients(partnerId: string): Promise<ClientRecord[]> {
+    const rows = await this.prisma.oAuthClient.findMany({
+      where: { partnerId, active: true },
+      include: WITH_TIER,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+    return rows.map((row) => ({ ...row, tier: row.partner.tier }));
+  }
+
+  countActiveClients(tx: PrismaTx, partnerId: string): Promise<number> {
+    return tx.oAuthClient.count({ where: { partnerId, active: true } });
+  }
+
+  /**
+   * Replaces an active client's secret hash in one UPDATE. With `previousExpiresAt` the
+   * replaced hash becomes the previous one (valid until then; an earlier previous one is
+   * dropped); without it no previous secret is kept. Null when the partner has no such
+   * active client.
+   */
+  async rotateSecret(
+    tx: PrismaTx,
+    partnerId: string,
+    clientId: string,
+    secretHash: string,
+    previousExpiresAt: Date | null,
+  ): Promise<ClientRecord | null> {
+    const updated = await tx.$executeRaw`
+      UPDATE "oauth_clients"
+         SET "previous_secret_hash" = CASE WHEN ${previousExpiresAt}::timestamptz IS NULL THEN NULL ELSE "secret_hash" END,
+             "previous_secret_expires_at" = ${previousExpiresAt}::timestamptz,
+             "secret_hash" = ${secretHash}
+       WHERE "id" = ${clientId} AND "partner_id" = ${partnerId} AND "active"`;
+    return updated === 0 ? null : this.clientIn(tx, clientId);
+  }
+
+  /** Disables a partner's client that is still active; null when it has no such active client. */
+  async disableActiveClient(tx: PrismaTx, partnerId: string, clientId: string, at: Date): Promise<ClientRecord | null> {
+    const { count } = await tx.oAuthClient.updateMany({
+      where: { id: clientId, partnerId, active: true },
+      data: { active: false, disabledAt: at },
+    });
+    return count === 0 ? null : this.clientIn(tx, clientId);
   }
 
   findClient(id: string): Promise<ClientRecord | null> {

@@ -42,11 +42,11 @@ export class PartnersService {
     return toClientCreatedDto(client, secret);
   }
 
-  /** New tokens are refused at once; issued tokens stop within the client-status cache TTL. */
+  /** New tokens are refused at once; issued tokens at once on every instance that hears the broadcast, within the client-status cache TTL on any other. */
   async disableClient(partnerId: string, clientId: string): Promise<ClientDto> {
     const client = await this.transactions.run((tx) => this.repository.disableClient(tx, partnerId, clientId, this.clock.now()));
     if (!client) throw new NotFoundError('client', clientId, 'client_id');
-    this.clientStatus.invalidate(clientId);
+    await this.clientStatus.disabled(clientId);
     return toClientDto(client);
   }
 }
