@@ -20,6 +20,9 @@ interface OffersFixtures {
   token: string;
   doomedPartnerId: string;
   doomedClientId: string;
+  /** Clients the fuzz partner made itself: one to rotate, one to delete. */
+  ownClient: string;
+  doomedOwnClient: string;
   liveOffer: string;
   upcomingOffer: string;
   closedOffer: string;
@@ -71,6 +74,13 @@ defineFuzzSuite<OffersFixtures>({
     const ind = await post(`/api/v1/offers/${live.id}/indications`, indication);
     const doomedInd = await post(`/api/v1/offers/${live.id}/indications`, { ...indication, investor_id: 'inv_2' });
     const delivery = await waitForDelivery(ctx, partner.auth, endpoint);
+    const newClient = async (name: string): Promise<string> => {
+      const res = await ctx.inject({ method: 'POST', url: '/api/v1/clients', headers: partner.auth, payload: { name } });
+      ctx.expectStatus(res, 201);
+      return res.json<{ client_id: string }>().client_id;
+    };
+    const ownClient = await newClient('fuzz-rotate');
+    const doomedOwnClient = await newClient('fuzz-doomed');
     return {
       app: t.app,
       logs: t.logs,
@@ -82,6 +92,8 @@ defineFuzzSuite<OffersFixtures>({
         token: partner.token,
         doomedPartnerId: doomed.id,
         doomedClientId: doomed.clientId,
+        ownClient,
+        doomedOwnClient,
         liveOffer: live.id,
         upcomingOffer: upcoming.id,
         closedOffer: closed.id,
@@ -191,6 +203,15 @@ defineFuzzSuite<OffersFixtures>({
       body: () => ({ shares_available: 1000, policy: 'min_then_pro_rata', minimum_allocation_shares: 1 }),
     }),
     'DELETE /api/v1/webhook-endpoints/{id}': (fx) => ({ params: { id: [fx.doomedEndpoint] } }),
+    'GET /api/v1/clients': () => ({}),
+    // Each success hashes a new secret with scrypt, and a partner holds at most 20 clients: fewer runs.
+    'POST /api/v1/clients': () => ({ body: () => ({ name: `fuzz-${serial++}` }), numRuns: 20 }),
+    'POST /api/v1/clients/{id}/rotate-secret': (fx) => ({
+      params: { id: [fx.ownClient] },
+      body: () => ({ expires_in_hours: serial++ % 169 }),
+      numRuns: 20,
+    }),
+    'DELETE /api/v1/clients/{id}': (fx) => ({ params: { id: [fx.doomedOwnClient] } }),
     'DELETE /admin/v1/partners/{id}/clients/{client_id}': (fx) => ({
       params: { id: [fx.doomedPartnerId], client_id: [fx.doomedClientId] },
     }),

@@ -1,7 +1,7 @@
 /**
  * offers-api tenancy: partner A can never read, change or learn the existence of partner
- * B's offers (outside A's agreement), indications, allocations or webhook endpoints and
- * deliveries. Every partner route of /openapi.json must have a case below.
+ * B's offers (outside A's agreement), indications, allocations, webhook endpoints and
+ * deliveries, or OAuth clients. Every partner route of /openapi.json must have a case below.
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { ADMIN, type OfferJson, OffersContext, type Partner, startOffers } from '../offers-api/fixtures';
@@ -314,6 +314,32 @@ describe('offers-api: partner isolation', () => {
         since: '2020-01-01T00:00:00Z',
       });
     },
+    'GET /api/v1/clients': async () => {
+      const res = await asA('GET', '/api/v1/clients');
+      expect(res.statusCode).toBe(200);
+      const ids = res.json<{ data: Array<{ client_id: string }> }>().data.map((c) => c.client_id);
+      expect(ids).toContain(a.clientId);
+      for (const marker of markersOfB) expect(res.body).not.toContain(marker);
+    },
+    'POST /api/v1/clients': async () => {
+      const created = await asA('POST', '/api/v1/clients', { name: 'alpha-second' });
+      expect(created.statusCode).toBe(201);
+      const id = created.json<{ client_id: string }>().client_id;
+      const asB = (method: 'POST' | 'DELETE', url: string) => ctx.inject({ method, url, headers: b.auth });
+      expectNotFound('B rotates the client A just created', await asB('POST', `/api/v1/clients/${id}/rotate-secret`));
+      expectNotFound('B deletes the client A just created', await asB('DELETE', `/api/v1/clients/${id}`));
+      const listB = await ctx.inject({ method: 'GET', url: '/api/v1/clients', headers: b.auth });
+      expect(listB.body).not.toContain(id);
+      expect((await asA('DELETE', `/api/v1/clients/${id}`)).statusCode).toBe(200);
+    },
+    'POST /api/v1/clients/{id}/rotate-secret': async () => {
+      await refused('rotate B client secret', 'POST', `/api/v1/clients/${b.clientId}/rotate-secret`, [b.clientId], {
+        expires_in_hours: 1,
+      });
+    },
+    'DELETE /api/v1/clients/{id}': async () => {
+      await refused('delete B client', 'DELETE', `/api/v1/clients/${b.clientId}`, [b.clientId]);
+    },
   };
 
   it('has an isolation case for every partner operation of /openapi.json (and no stale case)', async () => {
@@ -334,6 +360,21 @@ describe('offers-api: partner isolation', () => {
     expect(ep.json<Endpoint>()).toMatchObject({ url: endpointB.url, previous_secret_expires_at: null, status: 'enabled' });
     const dl = await ctx.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpointB.id}/deliveries`, headers: b.auth });
     expect(dl.json<{ data: Array<{ id: string }> }>().data.map((d) => d.id)).toContain(deliveryB);
+    const bClients = await ctx.inject({ method: 'GET', url: '/api/v1/clients', headers: b.auth });
+    expect(bClients.json<{ data: unknown[] }>().data).toEqual([
+      expect.objectContaining({ client_id: b.clientId, active: true, previous_secret_expires_at: null }),
+    ]);
+    const bToken = await ctx.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: b.clientId,
+        client_secret: b.clientSecret,
+      }).toString(),
+    });
+    expect(bToken.statusCode).toBe(200); // B's secret was neither rotated nor its client deleted
     const bInds = await ctx.inject({ method: 'GET', url: `/api/v1/offers/${offerB.id}/indications`, headers: b.auth });
     expect(bInds.json<{ indications: Array<{ id: string; status: string }> }>().indications).toEqual([
       expect.objectContaining({ id: ind['b'], status: 'received' }),

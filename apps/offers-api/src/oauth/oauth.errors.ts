@@ -28,8 +28,8 @@ export const OAUTH_TOKEN_ERRORS = {
   },
   invalid_client: {
     status: 401,
-    when: 'Client authentication failed: none sent, malformed HTTP Basic credentials, an unknown client, a wrong secret or a disabled client (not told apart); `WWW-Authenticate: Basic realm="offers-api", charset="UTF-8"`. Counts against the address\'s failed authentications.',
-    fix: 'Check the client id and secret; an operator can create a new client for the partner (`POST /admin/v1/partners/{id}/clients`).',
+    when: 'Client authentication failed: none sent, malformed HTTP Basic credentials, an unknown client, a wrong secret (a secret replaced by `POST /api/v1/clients/{id}/rotate-secret` is wrong once its grace period, `expires_in_hours`, has ended) or a client disabled by the operator or deleted by its partner (not told apart); `WWW-Authenticate: Basic realm="offers-api", charset="UTF-8"`. Counts against the address\'s failed authentications.',
+    fix: "Check the client id and secret. A lost secret is replaced with `POST /api/v1/clients/{id}/rotate-secret`, called with an access token of another of the partner's clients; the operator can also create a new client (`POST /admin/v1/partners/{id}/clients`).",
   },
   slow_down: {
     status: 429,
