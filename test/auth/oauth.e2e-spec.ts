@@ -294,7 +294,8 @@ describe('POST /oauth/token (RFC 6749 §4.4) and the partner bearer guard (RFC 6
           url: `/admin/v1/partners/${other.partner_id}/clients/${other.client_id}`,
           headers: ADMIN,
         });
-        // No broadcast for clients: the second instance learns it when its 300 ms cache entry expires.
+        // The RevocationBus broadcast tells the second instance at once; were it lost, its 300 ms cache entry would expire
+        // (test/offers-api/clients.e2e-spec.ts proves the broadcast alone, with a one-minute TTL).
         const refused = await waitFor(
           'the second instance to refuse the token',
           async () => {

@@ -170,6 +170,30 @@ describe('secrets never reach the logs', () => {
     remember('rotated webhook secret', rotated.json<{ secret: string }>().secret);
     ok(await inject({ method: 'GET', url: '/api/v1/webhook-endpoints', headers: auth }), 200);
 
+    // OAuth clients the partner manages itself: create, rotate (with a grace), use, list, delete
+    const own = await inject({ method: 'POST', url: '/api/v1/clients', headers: auth, payload: { name: 'logs' } });
+    ok(own, 201);
+    const ownId = own.json<{ client_id: string }>().client_id;
+    const ownSecret = remember('self-service client_secret', own.json<{ client_secret: string }>().client_secret);
+    const roll = await inject({
+      method: 'POST',
+      url: `/api/v1/clients/${ownId}/rotate-secret`,
+      headers: auth,
+      payload: { expires_in_hours: 1 },
+    });
+    ok(roll, 200);
+    const rolledSecret = remember('rotated client_secret', roll.json<{ client_secret: string }>().client_secret);
+    ok(await token({ client_id: ownId, client_secret: ownSecret }), 200); // in its grace
+    ok(await token({}, basic(ownId, rolledSecret)), 200);
+    ok(await token({ client_id: ownId, client_secret: `${rolledSecret}x` }), 401);
+    const rollNow = await inject({ method: 'POST', url: `/api/v1/clients/${ownId}/rotate-secret`, headers: auth });
+    ok(rollNow, 200);
+    remember('rotated-at-once client_secret', rollNow.json<{ client_secret: string }>().client_secret);
+    ok(await token({ client_id: ownId, client_secret: ownSecret }), 401); // its grace ended with the second rotation
+    ok(await inject({ method: 'GET', url: '/api/v1/clients', headers: auth }), 200);
+    ok(await inject({ method: 'DELETE', url: `/api/v1/clients/${ownId}`, headers: auth }), 200);
+    ok(await token({ client_id: ownId, client_secret: rolledSecret }), 401);
+
     // forced 500s: the database refuses the row, and its error carries the row (with the secret)
     await sql(
       t.db.url,
