@@ -42,7 +42,7 @@ export class OffersConfig extends WebhooksConfig {
   @MinLength(1)
   DATA_DIR: string = '.data';
 
-  /** How long an instance trusts its cached "client is active" answer; a disabled client stops within it. */
+  /** How long an instance trusts its cached "client is active" answer; a disabled client stops within it even if the RevocationBus broadcast is lost. */
   @Expose()
   @Type(() => Number)
   @IsInt()
