@@ -15,12 +15,18 @@ const EXAMPLE_OFFER: OfferRecord = {
   pricePerShare: '2.5',
   currency: 'gbp',
   minimumInvestment: '250',
+  maximumInvestment: '50000',
+  documents: [
+    { type: 'prospectus', title: 'Prospectus', url: 'https://example.com/acme/prospectus.pdf' },
+    { type: 'key_information', title: 'Key information document', url: 'https://example.com/acme/kid.pdf' },
+  ],
   sharesOffered: 40_000_000,
   opensAt: new Date('2026-12-01T08:00:00.000Z'),
   closesAt: new Date('2026-12-08T16:30:00.000Z'),
   closingSoonNotifiedAt: null,
   allocatedAt: null,
   createdAt: new Date('2026-11-20T10:00:00.000Z'),
+  updatedAt: new Date('2026-12-01T08:00:00.000Z'),
 };
 
 const exampleAllocation = (sharesAllocated: number): AllocationEventData =>
