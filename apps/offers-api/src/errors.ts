@@ -19,6 +19,11 @@ export const OFFERS_ERRORS = {
     fix: 'Send an `amount` of at least `minimum_amount`.',
     fields: ['minimum_amount'],
   }),
+  amount_above_maximum: invalidRequest(400, {
+    when: "`POST /api/v1/offers/{offer_id}/indications` or `PATCH /api/v1/offers/{offer_id}/indications/{id}` whose `amount` (minor units) is above the offer's `maximum_investment` × 100 (offers without a maximum have `maximum_investment: null`); `maximum_amount` is that maximum in minor units. `param: amount`.",
+    fix: 'Send an `amount` of at most `maximum_amount`.',
+    fields: ['maximum_amount'],
+  }),
   offer_not_live: invalidRequest(409, {
     when: '`POST /api/v1/offers/{offer_id}/indications` or `DELETE /api/v1/offers/{offer_id}/indications/{id}` while the offer is not live: upcoming, or closed (also once `closes_at` has passed, before the close job ran). `offer_status` says which. Checked after the terms and the amount.',
     fix: "Send indications between the offer's `opens_at` and `closes_at`; an indication can be cancelled only until the offer closes.",

@@ -28,6 +28,7 @@ export class FakeIndicationsRepository implements Surface<IndicationsRepository>
       status: offer.status,
       currency: offer.currency,
       minimumInvestment: offer.minimumInvestment,
+      maximumInvestment: offer.maximumInvestment,
       closesAt: offer.closesAt,
       currentTerms: this.db.currentTerms()?.version,
     };

@@ -20,6 +20,7 @@ export class IndicationsController {
     'terms_not_accepted',
     'terms_version_invalid',
     'amount_too_small',
+    'amount_above_maximum',
     'offer_not_live',
     { code: 'parameter_invalid', when: "a currency other than the offer's" },
     { code: 'resource_missing', when: 'no such offer in your agreement' },

@@ -108,6 +108,19 @@ describe('IndicationsService', () => {
       });
     });
 
+    it('400 amount_above_maximum above maximum_investment × 100, stating the maximum; exactly the maximum is accepted', async () => {
+      const { indications, db } = world();
+      db.updateOffer('offer_1', { maximumInvestment: '1000.50' });
+      expect(await rejection(indications.create(A, 'offer_1', body({ amount: 100_051 })))).toMatchObject({
+        code: 'amount_above_maximum',
+        status: 400,
+        param: 'amount',
+        details: { maximum_amount: 100_050 },
+      });
+      expect(db.indications.size).toBe(0);
+      await expect(indications.create(A, 'offer_1', body({ amount: 100_050 }))).resolves.toMatchObject({ amount: 100_050 });
+    });
+
     it.each([
       ['upcoming', 'upcoming', T0 + HOUR],
       ['closed', 'closed', T0 - HOUR],

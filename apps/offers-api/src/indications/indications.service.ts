@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
 import { Clock, newId, NotFoundError, TransactionRunner } from '@app/platform';
-import { minimumInMinor } from '../common/money';
+import { maximumInMinor, minimumInMinor } from '../common/money';
 import { OfferEvents } from '../events/offer-events';
 import type { OfferStatus } from '../offers/offer.types';
 import { OffersService } from '../offers/offers.service';
@@ -99,7 +99,10 @@ function checkLive(
   }
 }
 
-function checkAmount(offer: Pick<IndicationTarget, 'currency' | 'minimumInvestment'>, dto: IndicationCreateDto): void {
+function checkAmount(
+  offer: Pick<IndicationTarget, 'currency' | 'minimumInvestment' | 'maximumInvestment'>,
+  dto: Pick<IndicationCreateDto, 'currency' | 'amount'>,
+): void {
   if (dto.currency !== offer.currency) {
     throw new OffersError('parameter_invalid', `currency must be the offer's currency, '${offer.currency}'.`, {
       param: 'currency',
@@ -112,5 +115,15 @@ function checkAmount(offer: Pick<IndicationTarget, 'currency' | 'minimumInvestme
       `amount must be at least ${minimum} (minimum_investment ${offer.minimumInvestment} ${offer.currency} in minor units).`,
       { param: 'amount', details: { minimum_amount: minimum } },
     );
+  }
+  if (offer.maximumInvestment !== null) {
+    const maximum = maximumInMinor(offer.maximumInvestment);
+    if (dto.amount > maximum) {
+      throw new OffersError(
+        'amount_above_maximum',
+        `amount must be at most ${maximum} (maximum_investment ${offer.maximumInvestment} ${offer.currency} in minor units).`,
+        { param: 'amount', details: { maximum_amount: maximum } },
+      );
+    }
   }
 }
