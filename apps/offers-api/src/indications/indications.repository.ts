@@ -78,6 +78,23 @@ export class IndicationsRepository {
     return row === null ? undefined : toRecord(row);
   }
 
+  /** Any of the partner's indications by id (the offer is not part of the address). */
+  async findOwn(partnerId: string, id: string): Promise<IndicationRecord | undefined> {
+    const row = await this.prisma.indication.findFirst({ where: { id, partnerId } });
+    return row === null ? undefined : toRecord(row);
+  }
+
+  /**
+   * A received indication's new amount, in one conditional UPDATE; undefined when it was not
+   * `received` any more (cancelled by a concurrent request).
+   */
+  async changeAmount(tx: PrismaTx, partnerId: string, id: string, amount: number): Promise<IndicationRecord | undefined> {
+    const { count } = await tx.indication.updateMany({ where: { id, partnerId, status: 'received' }, data: { amount } });
+    if (count !== 1) return undefined;
+    const row = await tx.indication.findFirst({ where: { id, partnerId } });
+    return row === null ? undefined : toRecord(row);
+  }
+
   /** received → cancelled; false when it was not `received` any more. */
   async cancel(tx: PrismaTx, partnerId: string, id: string, at: Date): Promise<boolean> {
     const { count } = await tx.indication.updateMany({
