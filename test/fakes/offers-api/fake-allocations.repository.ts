@@ -1,7 +1,10 @@
 /* eslint-disable @typescript-eslint/require-await -- async like the methods it fakes: a failure is a rejection, not a throw */
 import type { PrismaTx } from '@app/platform';
 import type { AllocationRecord, ReceivedIndication } from '../../../apps/offers-api/src/allocations/allocation.types';
-import type { AllocationPageFilter, AllocationsRepository } from '../../../apps/offers-api/src/allocations/allocations.repository';
+import type {
+  AllocationPageFilter,
+  AllocationsRepository,
+} from '../../../apps/offers-api/src/allocations/allocations.repository';
 import { byDateThenId, type InMemoryOffersDb } from './in-memory-offers-db';
 import type { Surface } from '../typed-fake';
 

@@ -178,8 +178,7 @@ export function normalize<T extends OfferFields>(offer: T): T {
     ...offer,
     pricePerShare: ticksToDecimal(decimalToTicks(offer.pricePerShare)),
     minimumInvestment: ticksToDecimal(decimalToTicks(offer.minimumInvestment)),
-    maximumInvestment:
-      offer.maximumInvestment === null ? null : ticksToDecimal(decimalToTicks(offer.maximumInvestment)),
+    maximumInvestment: offer.maximumInvestment === null ? null : ticksToDecimal(decimalToTicks(offer.maximumInvestment)),
   };
 }
 

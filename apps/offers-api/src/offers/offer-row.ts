@@ -5,8 +5,10 @@ import type { OfferDocument, OfferRecord } from './offer.types';
  * The columns of an offers row as Prisma returns them (Decimal columns print exactly).
  * Read by the offers and the lifecycle repositories.
  */
-export interface OfferRow
-  extends Omit<OfferRecord, 'pricePerShare' | 'minimumInvestment' | 'maximumInvestment' | 'documents' | 'currency'> {
+export interface OfferRow extends Omit<
+  OfferRecord,
+  'pricePerShare' | 'minimumInvestment' | 'maximumInvestment' | 'documents' | 'currency'
+> {
   readonly pricePerShare: { toString(): string };
   readonly minimumInvestment: { toString(): string };
   readonly maximumInvestment: { toString(): string } | null;
