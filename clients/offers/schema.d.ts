@@ -173,52 +173,17 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/clients': {
+  '/api/v1/allocations': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** The partner's OAuth clients that work, oldest first (never a secret) */
-    get: operations['ClientsController_list'];
-    put?: never;
-    /** Create an OAuth client of the partner; the secret is shown once */
-    post: operations['ClientsController_create'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/clients/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
+    /** Allocations of your indications across your offers, newest first */
+    get: operations['PartnerAllocationsController_list'];
     put?: never;
     post?: never;
-    /** Delete a client: its secret stops at once, its access tokens within seconds (not the caller's own client) */
-    delete: operations['ClientsController_delete'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/clients/{id}/rotate-secret': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Replace the client secret; the new one works at once, the old one until expires_in_hours (default 0: at once) */
-    post: operations['ClientsController_rotateSecret'];
     delete?: never;
     options?: never;
     head?: never;
@@ -251,6 +216,23 @@ export interface paths {
     };
     /** Retrieve one of your events */
     get: operations['EventsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/indications/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One of your indications, by id */
+    get: operations['IndicationsByIdController_get'];
     put?: never;
     post?: never;
     delete?: never;
@@ -342,7 +324,8 @@ export interface paths {
     delete: operations['IndicationsController_cancel'];
     options?: never;
     head?: never;
-    patch?: never;
+    /** Change the amount of one of your indications while the offer is live; fires indication.updated */
+    patch: operations['IndicationsController_update'];
     trace?: never;
   };
   '/api/v1/terms': {
@@ -643,6 +626,14 @@ export interface components {
       allocations: components['schemas']['AllocationDto'][];
       total: number;
     };
+    AllocationPageDto: {
+      /** @description Newest first (created_at, then id, descending) */
+      data: components['schemas']['AllocationDto'][];
+      /** @description Whether more allocations follow the last one of data */
+      has_more: boolean;
+      /** @enum {string} */
+      object: 'list';
+    };
     AllocationRunDto: {
       /** @description min_then_pro_rata only (required there): shares every applicant gets first */
       minimum_allocation_shares?: number;
@@ -798,61 +789,16 @@ export interface components {
       indications: components['schemas']['IndicationDto'][];
       total: number;
     };
+    IndicationUpdateDto: {
+      /**
+       * @description The new gross amount in minor units; the same rules as on submit (minimum and maximum investment)
+       * @example 150000
+       */
+      amount: number;
+    };
     LivenessDto: {
       /** @enum {string} */
       status: 'ok';
-    };
-    OAuthClientCreateDto: {
-      /** @example reporting-backend */
-      name: string;
-    };
-    OAuthClientCreatedDto: {
-      /** @example client_7Tq2mZx9Lc4Vb1nRt8pKw3Yd */
-      client_id: string;
-      /** @description cs_…; shown once, stored only as a slow salted hash */
-      client_secret: string;
-      /** Format: date-time */
-      created_at: string;
-      name: string;
-    };
-    OAuthClientDto: {
-      /** @description Always true in the list: a deleted client is gone from it */
-      active: boolean;
-      /** @example client_7Tq2mZx9Lc4Vb1nRt8pKw3Yd */
-      client_id: string;
-      /** Format: date-time */
-      created_at: string;
-      /**
-       * @description Clients created by the operator are named `default`
-       * @example reporting-backend
-       */
-      name: string;
-      /**
-       * Format: date-time
-       * @description Until when the secret replaced by the last rotation still works; null when it does not
-       */
-      previous_secret_expires_at: string | null;
-    };
-    OAuthClientListDto: {
-      /** @description The partner's clients that work, oldest first */
-      data: components['schemas']['OAuthClientDto'][];
-    };
-    OAuthClientRotateSecretDto: {
-      /**
-       * @description How long the old secret keeps working, in hours; 0 (the default): it stops at once
-       * @default 0
-       */
-      expires_in_hours?: number;
-    };
-    OAuthClientSecretRotatedDto: {
-      client_id: string;
-      /** @description The new secret (cs_…): works at once; shown once */
-      client_secret: string;
-      /**
-       * Format: date-time
-       * @description Until when the old secret still works; null: it stopped at once
-       */
-      previous_secret_expires_at: string | null;
     };
     OAuthErrorDto: {
       /** @enum {string} */
@@ -870,6 +816,13 @@ export interface components {
       company: string;
       /** @enum {string} */
       currency: 'gbp' | 'eur';
+      /** @description Replaces the whole list */
+      documents?: components['schemas']['OfferDocumentInputDto'][];
+      /**
+       * @description Major units, at most 2 decimal places, at least minimum_investment; null or absent: no maximum
+       * @example 50000
+       */
+      maximum_investment?: number | null;
       /**
        * @description Major units, at most 2 decimal places, at least price_per_share
        * @example 250
@@ -892,6 +845,28 @@ export interface components {
       /** @enum {string} */
       type: 'ipo' | 'placing' | 'retail_offer';
     };
+    OfferDocumentDto: {
+      /** @example Prospectus */
+      title: string;
+      /** @enum {string} */
+      type: 'prospectus' | 'factsheet' | 'key_information' | 'terms' | 'other';
+      /**
+       * @description An https URL
+       * @example https://example.com/acme/prospectus.pdf
+       */
+      url: string;
+    };
+    OfferDocumentInputDto: {
+      /** @example Prospectus */
+      title: string;
+      /** @enum {string} */
+      type: 'prospectus' | 'factsheet' | 'key_information' | 'terms' | 'other';
+      /**
+       * Format: uri
+       * @example https://example.com/acme/prospectus.pdf
+       */
+      url: string;
+    };
     OfferDto: {
       /**
        * Format: date-time
@@ -902,8 +877,14 @@ export interface components {
       company: string;
       /** @enum {string} */
       currency: 'gbp' | 'eur';
+      documents: components['schemas']['OfferDocumentDto'][];
       /** @example offer_4fZk2QmT8xWb1nLp7yRc3sDv */
       id: string;
+      /**
+       * @description Decimal, major units, or null (no maximum); an indication amount must be at most this × 100 minor units
+       * @example 50000
+       */
+      maximum_investment: number | null;
       /**
        * @description Decimal, major units; an indication amount must be at least this × 100 minor units
        * @example 250
@@ -927,6 +908,12 @@ export interface components {
       ticker: string;
       /** @enum {string} */
       type: 'ipo' | 'placing' | 'retail_offer';
+      /**
+       * Format: date-time
+       * @description When the offer last changed (any field, status included): the key of modified_after
+       * @example 2026-11-20T10:00:00.000Z
+       */
+      updated_at: string;
     };
     OfferListDto: {
       offers: components['schemas']['OfferDto'][];
@@ -941,6 +928,13 @@ export interface components {
       company?: string;
       /** @enum {string} */
       currency?: 'gbp' | 'eur';
+      /** @description Replaces the whole list */
+      documents?: components['schemas']['OfferDocumentInputDto'][];
+      /**
+       * @description Major units, at most 2 decimal places, at least minimum_investment; null removes the maximum
+       * @example 50000
+       */
+      maximum_investment?: number | null;
       minimum_investment?: number;
       /** Format: date-time */
       opens_at?: string;
@@ -2208,9 +2202,17 @@ export interface operations {
       };
     };
   };
-  ClientsController_list: {
+  PartnerAllocationsController_list: {
     parameters: {
-      query?: never;
+      query?: {
+        limit?: number;
+        /** @description An allocation id of yours: the allocations after it in this order (the next page) */
+        starting_after?: string;
+        /** @description Only allocations on this offer */
+        offer_id?: string;
+        /** @description Only allocations of this investor of yours */
+        investor_id?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -2222,75 +2224,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['OAuthClientListDto'];
+          'application/json': components['schemas']['AllocationPageDto'];
         };
       };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_token`. */
-      401: {
-        headers: {
-          /** @description The Bearer challenge (RFC 6750) */
-          'WWW-Authenticate'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `internal_error`. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `service_unavailable`. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  ClientsController_create: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['OAuthClientCreateDto'];
-      };
-    };
-    responses: {
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OAuthClientCreatedDto'];
-        };
-      };
-      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`. */
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema), `parameter_unknown`, `resource_missing` (starting_after names no allocation of yours). */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2304,226 +2241,6 @@ export interface operations {
         headers: {
           /** @description The Bearer challenge (RFC 6750) */
           'WWW-Authenticate'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `client_limit_reached` (the partner has 20 clients that work). */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `unsupported_media_type`. */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `internal_error`. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `service_unavailable`. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  ClientsController_delete: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OAuthClientDto'];
-        };
-      };
-      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_token`. */
-      401: {
-        headers: {
-          /** @description The Bearer challenge (RFC 6750) */
-          'WWW-Authenticate'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `resource_missing` (no such client of the partner (or a deleted one)). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `client_in_use` (the client whose access token makes the call). */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `internal_error`. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `service_unavailable`. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  ClientsController_rotateSecret: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['OAuthClientRotateSecretDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OAuthClientSecretRotatedDto'];
-        };
-      };
-      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding), `parameter_unknown`. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_token`. */
-      401: {
-        headers: {
-          /** @description The Bearer challenge (RFC 6750) */
-          'WWW-Authenticate'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `resource_missing` (no such client of the partner (or a deleted one)). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Codes: `unsupported_media_type`. */
-      415: {
-        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -2726,12 +2443,95 @@ export interface operations {
       };
     };
   };
+  IndicationsByIdController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['IndicationDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_token`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such indication of yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   OffersController_list: {
     parameters: {
       query?: {
         /** @description Default: live and upcoming */
         status?: 'live' | 'upcoming' | 'closed';
         type?: 'ipo' | 'placing' | 'retail_offer';
+        /** @description Incremental sync: offers of any status (unless status is given) whose updated_at is later than this, oldest change first */
+        modified_after?: string;
         limit?: number;
         page?: number;
       };
@@ -3071,7 +2871,7 @@ export interface operations {
           'application/json': components['schemas']['IndicationDto'];
         };
       };
-      /** @description Codes: `amount_too_small`, `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters; a currency other than the offer's), `parameter_missing`, `parameter_unknown`, `terms_not_accepted`, `terms_version_invalid`. */
+      /** @description Codes: `amount_above_maximum`, `amount_too_small`, `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters; a currency other than the offer's), `parameter_missing`, `parameter_unknown`, `terms_not_accepted`, `terms_version_invalid`. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3220,6 +3020,119 @@ export interface operations {
       };
       /** @description Codes: `offer_not_live`. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  IndicationsController_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        offer_id: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['IndicationUpdateDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['IndicationDto'];
+        };
+      };
+      /** @description Codes: `amount_above_maximum`, `amount_too_small`, `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_token`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such offer in your agreement, or no such indication of yours on it). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `indication_cancelled`, `offer_not_live`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
         headers: {
           [name: string]: unknown;
         };

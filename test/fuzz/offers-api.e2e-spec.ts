@@ -159,7 +159,13 @@ defineFuzzSuite<OffersFixtures>({
     }),
     ...webhookEndpointTemplates<OffersFixtures>('/api/v1/webhook-endpoints', 'offer.opened'),
     'GET /api/v1/offers': () => ({
-      query: { status: ['live', 'upcoming', 'closed'], type: ['ipo'], limit: ['1', '100'], page: ['1', '2'] },
+      query: {
+        status: ['live', 'upcoming', 'closed'],
+        type: ['ipo'],
+        limit: ['1', '100'],
+        page: ['1', '2'],
+        modified_after: ['2026-01-01T00:00:00Z', '2026-01-01T01:00:00+01:00'],
+      },
     }),
     'GET /api/v1/offers/{id}': (fx) => ({ params: { id: [fx.liveOffer] } }),
     'POST /admin/v1/offers': () => ({
@@ -170,6 +176,8 @@ defineFuzzSuite<OffersFixtures>({
         price_per_share: 2.5,
         currency: 'gbp',
         minimum_investment: 250,
+        maximum_investment: 5000,
+        documents: [{ type: 'prospectus', title: 'Prospectus', url: 'https://example.com/p.pdf' }],
         opens_at: iso(Date.now() + 24 * HOUR),
         closes_at: iso(Date.now() + 48 * HOUR),
         shares_offered: 1000,
@@ -195,6 +203,14 @@ defineFuzzSuite<OffersFixtures>({
     }),
     'GET /api/v1/offers/{offer_id}/indications': (fx) => ({ params: { offer_id: [fx.liveOffer] } }),
     'GET /api/v1/offers/{offer_id}/allocations': (fx) => ({ params: { offer_id: [fx.closedOffer] } }),
+    'GET /api/v1/allocations': (fx) => ({
+      query: { limit: ['1', '100'], offer_id: [fx.closedOffer], investor_id: ['inv_1'] },
+    }),
+    'GET /api/v1/indications/{id}': (fx) => ({ params: { id: [fx.indication] } }),
+    'PATCH /api/v1/offers/{offer_id}/indications/{id}': (fx) => ({
+      params: { offer_id: [fx.liveOffer], id: [fx.indication] },
+      body: () => ({ amount: 25_000 + (serial++ % 1000) }),
+    }),
     'DELETE /api/v1/offers/{offer_id}/indications/{id}': (fx) => ({
       params: { offer_id: [fx.liveOffer], id: [fx.doomedIndication] },
     }),

@@ -29,9 +29,12 @@ export interface OfferJson {
   price_per_share: number;
   currency: string;
   minimum_investment: number;
+  maximum_investment: number | null;
   opens_at: string;
   closes_at: string;
   shares_offered: number;
+  documents: Array<{ type: string; title: string; url: string }>;
+  updated_at: string;
 }
 
 export interface ErrorJson {

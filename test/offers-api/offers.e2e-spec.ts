@@ -28,9 +28,12 @@ describe('offers-api: offers, agreements and terms', () => {
         price_per_share: 1.2345,
         currency: 'gbp',
         minimum_investment: 100.5,
+        maximum_investment: null,
         opens_at: expect.stringMatching(/Z$/) as string,
         closes_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) as string,
         shares_offered: 1_000_000,
+        documents: [],
+        updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) as string,
       });
       const upcoming = await ctx.newOffer({ opens_at: iso(now + HOUR), closes_at: iso(now + 3 * HOUR) });
       expect(upcoming.status).toBe('upcoming');

@@ -153,6 +153,11 @@ describe('offers-api: partner isolation', () => {
         const page = await asA('GET', `/api/v1/offers?status=${status}&limit=100`);
         expect(page.json<{ offers: Array<{ id: string }> }>().offers.map((o) => o.id)).not.toContain(offerB.id);
       }
+      // incremental sync (any status) stays inside the agreement too
+      const sync = await asA('GET', '/api/v1/offers?modified_after=2000-01-01T00:00:00Z&limit=100');
+      const synced = sync.json<{ offers: Array<{ id: string }> }>().offers.map((o) => o.id);
+      expect(synced).toEqual(expect.arrayContaining([offerA.id, shared.id, allocated.id]));
+      expect(synced).not.toContain(offerB.id);
     },
     'GET /api/v1/offers/{id}': async () => {
       await refused('get B-only offer', 'GET', `/api/v1/offers/${offerB.id}`, [offerB.id]);
@@ -204,6 +209,59 @@ describe('offers-api: partner isolation', () => {
           expect.objectContaining({ id, status: 'received' }),
         );
       }
+    },
+    'GET /api/v1/indications/{id}': async () => {
+      await refused('get B indication', 'GET', `/api/v1/indications/${ind['b']}`, [ind['b'] ?? '']);
+      await refused('get B indication on a shared offer', 'GET', `/api/v1/indications/${ind['bShared']}`, [ind['bShared'] ?? '']);
+      const own = await asA('GET', `/api/v1/indications/${ind['aShared']}`);
+      expect(own.statusCode).toBe(200);
+    },
+    'PATCH /api/v1/offers/{offer_id}/indications/{id}': async () => {
+      const before = await snapshotDatabase(ctx.t.db.url);
+      await refused(
+        'amend B ind via B offer',
+        'PATCH',
+        `/api/v1/offers/${offerB.id}/indications/${ind['b']}`,
+        [offerB.id, ind['b'] ?? ''],
+        {
+          amount: 200_000,
+        },
+      );
+      await refused(
+        'amend B ind via shared offer',
+        'PATCH',
+        `/api/v1/offers/${shared.id}/indications/${ind['bShared']}`,
+        [ind['bShared'] ?? ''],
+        { amount: 200_000 },
+      );
+      await refused(
+        'amend B ind via A offer',
+        'PATCH',
+        `/api/v1/offers/${offerA.id}/indications/${ind['bShared']}`,
+        [ind['bShared'] ?? ''],
+        { amount: 200_000 },
+      );
+      const after = await snapshotDatabase(ctx.t.db.url);
+      expect(after['indications']).toBe(before['indications']);
+      expect(after['webhook_events']).toBe(before['webhook_events']);
+    },
+    'GET /api/v1/allocations': async () => {
+      const res = await asA('GET', '/api/v1/allocations?limit=100');
+      expect(res.statusCode).toBe(200);
+      const rows = res.json<{ data: Array<{ indication_id: string }> }>().data;
+      expect(rows.map((r) => r.indication_id)).toEqual([ind['aAllocated']]);
+      for (const marker of markersOfB) expect(res.body).not.toContain(marker);
+      for (const filter of [`offer_id=${offerB.id}`, `offer_id=${allocated.id}&investor_id=inv_beta_3`]) {
+        expect((await asA('GET', `/api/v1/allocations?${filter}`)).json<{ data: unknown[] }>().data).toEqual([]);
+      }
+      // B's allocation as a cursor is refused, as an id that never existed
+      const theirs = await ctx.inject({ method: 'GET', url: '/api/v1/allocations', headers: b.auth });
+      const allocationB = theirs.json<{ data: Array<{ id: string }> }>().data[0]?.id ?? '';
+      expect(allocationB).toMatch(/^alloc_/);
+      const viaB = await asA('GET', `/api/v1/allocations?starting_after=${allocationB}`);
+      const ghost = await asA('GET', '/api/v1/allocations?starting_after=alloc_ghost0000000000000000000');
+      expect(viaB.statusCode).toBe(400);
+      expect(normalisedError(viaB, [allocationB])).toEqual(normalisedError(ghost, ['alloc_ghost0000000000000000000']));
     },
     'GET /api/v1/offers/{offer_id}/allocations': async () => {
       await refused('allocations of B-only offer', 'GET', `/api/v1/offers/${offerB.id}/allocations`, [offerB.id]);
@@ -377,8 +435,10 @@ describe('offers-api: partner isolation', () => {
     expect(bToken.statusCode).toBe(200); // B's secret was neither rotated nor its client deleted
     const bInds = await ctx.inject({ method: 'GET', url: `/api/v1/offers/${offerB.id}/indications`, headers: b.auth });
     expect(bInds.json<{ indications: Array<{ id: string; status: string }> }>().indications).toEqual([
-      expect.objectContaining({ id: ind['b'], status: 'received' }),
+      expect.objectContaining({ id: ind['b'], status: 'received', amount: 100_000 }),
     ]);
+    const bShared = await ctx.inject({ method: 'GET', url: `/api/v1/indications/${ind['bShared']}`, headers: b.auth });
+    expect(bShared.json()).toMatchObject({ status: 'received', amount: 100_000 });
   });
 
   it('an Idempotency-Key of one partner never replays for another', async () => {

@@ -39,6 +39,7 @@ const OFFER_KINDS = [
   'offer.closing_soon',
   'offer.closed',
   'indication.received',
+  'indication.updated',
   'allocation.confirmed',
   'allocation.scaled',
 ];

@@ -19,10 +19,19 @@ export const OFFERS_ERRORS = {
     fix: 'Send an `amount` of at least `minimum_amount`.',
     fields: ['minimum_amount'],
   }),
+  amount_above_maximum: invalidRequest(400, {
+    when: "`POST /api/v1/offers/{offer_id}/indications` or `PATCH /api/v1/offers/{offer_id}/indications/{id}` whose `amount` (minor units) is above the offer's `maximum_investment` × 100 (offers without a maximum have `maximum_investment: null`); `maximum_amount` is that maximum in minor units. `param: amount`.",
+    fix: 'Send an `amount` of at most `maximum_amount`.',
+    fields: ['maximum_amount'],
+  }),
   offer_not_live: invalidRequest(409, {
-    when: '`POST /api/v1/offers/{offer_id}/indications` or `DELETE /api/v1/offers/{offer_id}/indications/{id}` while the offer is not live: upcoming, or closed (also once `closes_at` has passed, before the close job ran). `offer_status` says which. Checked after the terms and the amount.',
-    fix: "Send indications between the offer's `opens_at` and `closes_at`; an indication can be cancelled only until the offer closes.",
+    when: '`POST /api/v1/offers/{offer_id}/indications`, `PATCH` or `DELETE /api/v1/offers/{offer_id}/indications/{id}` while the offer is not live: upcoming, or closed (also once `closes_at` has passed, before the close job ran). `offer_status` says which. Checked after the terms and the amount.',
+    fix: "Send indications between the offer's `opens_at` and `closes_at`; an indication can be changed or cancelled only until the offer closes.",
     fields: ['offer_status'],
+  }),
+  indication_cancelled: invalidRequest(409, {
+    when: '`PATCH /api/v1/offers/{offer_id}/indications/{id}` on an indication that has been cancelled.',
+    fix: 'A cancelled indication stays cancelled: submit a new indication instead.',
   }),
   offer_not_closed: invalidRequest(409, {
     when: '`POST /admin/v1/offers/{id}/allocations` on an offer that is upcoming or live.',

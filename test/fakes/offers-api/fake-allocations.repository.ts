@@ -1,7 +1,10 @@
 /* eslint-disable @typescript-eslint/require-await -- async like the methods it fakes: a failure is a rejection, not a throw */
 import type { PrismaTx } from '@app/platform';
 import type { AllocationRecord, ReceivedIndication } from '../../../apps/offers-api/src/allocations/allocation.types';
-import type { AllocationsRepository } from '../../../apps/offers-api/src/allocations/allocations.repository';
+import type {
+  AllocationPageFilter,
+  AllocationsRepository,
+} from '../../../apps/offers-api/src/allocations/allocations.repository';
 import { byDateThenId, type InMemoryOffersDb } from './in-memory-offers-db';
 import type { Surface } from '../typed-fake';
 
@@ -40,5 +43,27 @@ export class FakeAllocationsRepository implements Surface<AllocationsRepository>
     return this.db.allocations
       .filter((a) => a.partnerId === partnerId && a.offerId === offerId)
       .sort(byDateThenId((a) => a.createdAt));
+  }
+
+  async findOwn(partnerId: string, id: string): Promise<{ createdAt: Date; id: string } | undefined> {
+    const row = this.db.allocations.find((a) => a.id === id && a.partnerId === partnerId);
+    return row === undefined ? undefined : { createdAt: row.createdAt, id: row.id };
+  }
+
+  async pageForPartner(partnerId: string, filter: AllocationPageFilter): Promise<AllocationRecord[]> {
+    const after = filter.after;
+    return this.db.allocations
+      .filter((a) => a.partnerId === partnerId)
+      .filter((a) => filter.offerId === undefined || a.offerId === filter.offerId)
+      .filter((a) => filter.investorId === undefined || a.investorId === filter.investorId)
+      .filter(
+        (a) =>
+          after === undefined ||
+          a.createdAt < after.createdAt ||
+          (a.createdAt.getTime() === after.createdAt.getTime() && a.id < after.id),
+      )
+      .sort(byDateThenId((a) => a.createdAt))
+      .reverse()
+      .slice(0, filter.limit);
   }
 }

@@ -28,6 +28,7 @@ export class FakeIndicationsRepository implements Surface<IndicationsRepository>
       status: offer.status,
       currency: offer.currency,
       minimumInvestment: offer.minimumInvestment,
+      maximumInvestment: offer.maximumInvestment,
       closesAt: offer.closesAt,
       currentTerms: this.db.currentTerms()?.version,
     };
@@ -50,6 +51,20 @@ export class FakeIndicationsRepository implements Surface<IndicationsRepository>
     this.db.requireOpen(tx);
     const row = this.db.indications.get(id);
     return row && row.partnerId === partnerId && row.offerId === offerId ? toRecord(row) : undefined;
+  }
+
+  async findOwn(partnerId: string, id: string): Promise<IndicationRecord | undefined> {
+    const row = this.db.indications.get(id);
+    return row && row.partnerId === partnerId ? toRecord(row) : undefined;
+  }
+
+  async changeAmount(tx: PrismaTx, partnerId: string, id: string, amount: number): Promise<IndicationRecord | undefined> {
+    this.db.requireOpen(tx);
+    const row = this.db.indications.get(id);
+    if (!row || row.partnerId !== partnerId || row.status !== 'received') return undefined;
+    const after = { ...row, amount };
+    this.db.indications.set(id, after);
+    return toRecord(after);
   }
 
   async cancel(tx: PrismaTx, partnerId: string, id: string, at: Date): Promise<boolean> {

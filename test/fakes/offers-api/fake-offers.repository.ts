@@ -13,7 +13,8 @@ export class FakeOffersRepository implements Surface<OffersRepository> {
     const matching = [...this.db.offers.values()]
       .filter((o) => this.db.isVisible(partnerId, o.id))
       .filter((o) => filter.statuses.includes(o.status) && (filter.type === undefined || o.type === filter.type))
-      .sort(byDateThenId((o) => o.closesAt));
+      .filter((o) => filter.modifiedAfter === undefined || o.updatedAt > filter.modifiedAfter)
+      .sort(byDateThenId((o) => (filter.modifiedAfter === undefined ? o.closesAt : o.updatedAt)));
     return { offers: matching.slice(filter.skip, filter.skip + filter.take), total: matching.length };
   }
 
@@ -35,6 +36,7 @@ export class FakeOffersRepository implements Surface<OffersRepository> {
       closingSoonNotifiedAt: null,
       allocatedAt: null,
       createdAt: this.db.now(),
+      updatedAt: this.db.now(),
     });
     this.db.offers.set(id, offer);
     return offer;

@@ -80,6 +80,8 @@ export class InMemoryOffersDb {
       pricePerShare: '2.5',
       currency: 'gbp',
       minimumInvestment: '250',
+      maximumInvestment: null,
+      documents: [],
       sharesOffered: 1_000_000,
       opensAt: new Date(this.now().getTime() - 3_600_000),
       closesAt: new Date(this.now().getTime() + 7 * 24 * 3_600_000),
@@ -87,6 +89,7 @@ export class InMemoryOffersDb {
       closingSoonNotifiedAt: null,
       allocatedAt: null,
       createdAt: this.now(),
+      updatedAt: this.now(),
     };
     const offer = normalize({ ...defaults, ...fields });
     this.offers.set(offer.id, offer);
@@ -135,7 +138,8 @@ export class InMemoryOffersDb {
   updateOffer(offerId: string, changes: Partial<OfferRecord>): OfferRecord {
     const before = this.offers.get(offerId);
     if (!before) throw new Error(`no offer ${offerId}`);
-    const after = normalize({ ...before, ...changes });
+    // updated_at moves on every change, as the offers_touch_updated_at trigger does
+    const after = normalize({ ...before, updatedAt: this.now(), ...changes });
     this.offers.set(offerId, after);
     return after;
   }
@@ -174,6 +178,7 @@ export function normalize<T extends OfferFields>(offer: T): T {
     ...offer,
     pricePerShare: ticksToDecimal(decimalToTicks(offer.pricePerShare)),
     minimumInvestment: ticksToDecimal(decimalToTicks(offer.minimumInvestment)),
+    maximumInvestment: offer.maximumInvestment === null ? null : ticksToDecimal(decimalToTicks(offer.maximumInvestment)),
   };
 }
 

@@ -1,9 +1,15 @@
-import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
 import { AdminOnly, ApiErrors } from '@app/platform';
-import { AllocationListDto, AllocationRunDto, AllocationRunResultDto } from './dto/allocation.dto';
+import {
+  AllocationListDto,
+  AllocationPageDto,
+  AllocationPageQueryDto,
+  AllocationRunDto,
+  AllocationRunResultDto,
+} from './dto/allocation.dto';
 import { AllocationsService } from './allocations.service';
 
 @ApiTags('allocations')
@@ -18,6 +24,21 @@ export class AllocationsController {
   @ApiErrors({ code: 'resource_missing', when: 'no such offer in your agreement' })
   list(@CurrentPrincipal() partner: PartnerPrincipal, @Param('offer_id') offerId: string): Promise<AllocationListDto> {
     return this.allocations.listForPartner(partner, offerId);
+  }
+}
+
+@ApiTags('allocations')
+@Authenticated('partner')
+@Controller('api/v1/allocations')
+export class PartnerAllocationsController {
+  constructor(private readonly allocations: AllocationsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Allocations of your indications across your offers, newest first' })
+  @ApiOkResponse({ type: AllocationPageDto })
+  @ApiErrors({ code: 'resource_missing', status: 400, when: 'starting_after names no allocation of yours' })
+  list(@CurrentPrincipal() partner: PartnerPrincipal, @Query() query: AllocationPageQueryDto): Promise<AllocationPageDto> {
+    return this.allocations.pageForPartner(partner, query);
   }
 }
 

@@ -16,6 +16,14 @@ const toRecord = (row: AllocationRow): AllocationRecord => ({
   currency: row.currency as Currency,
 });
 
+export interface AllocationPageFilter {
+  readonly limit: number;
+  /** The cursor row: only allocations after it (created_at, id descending). */
+  readonly after?: { readonly createdAt: Date; readonly id: string };
+  readonly offerId?: string;
+  readonly investorId?: string;
+}
+
 @Injectable()
 export class AllocationsRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -40,6 +48,34 @@ export class AllocationsRepository {
 
   async insert(tx: PrismaTx, rows: readonly AllocationRecord[]): Promise<void> {
     await tx.allocation.createMany({ data: rows.map((r) => ({ ...r })) });
+  }
+
+  /** One of the partner's allocations (a cursor), or undefined for any other id. */
+  async findOwn(partnerId: string, id: string): Promise<{ createdAt: Date; id: string } | undefined> {
+    const row = await this.prisma.allocation.findFirst({ where: { id, partnerId }, select: { id: true, createdAt: true } });
+    return row ?? undefined;
+  }
+
+  /**
+   * Up to `limit` of the partner's allocations, newest first, across its offers. Read along
+   * allocations_partner_id_created_at_id_idx (partner_id, created_at DESC, id DESC): the
+   * keyset condition after the cursor is a range of that index.
+   */
+  async pageForPartner(partnerId: string, filter: AllocationPageFilter): Promise<AllocationRecord[]> {
+    const after = filter.after;
+    const rows = await this.prisma.allocation.findMany({
+      where: {
+        partnerId,
+        ...(filter.offerId === undefined ? {} : { offerId: filter.offerId }),
+        ...(filter.investorId === undefined ? {} : { investorId: filter.investorId }),
+        ...(after === undefined
+          ? {}
+          : { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: filter.limit,
+    });
+    return rows.map(toRecord);
   }
 
   /** The partner's allocations on the offer, in the order its indications were received (one run writes them all at once). */

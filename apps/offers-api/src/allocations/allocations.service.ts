@@ -9,6 +9,8 @@ import type { AllocationRecord } from './allocation.types';
 import { AllocationsRepository } from './allocations.repository';
 import {
   type AllocationListDto,
+  type AllocationPageDto,
+  type AllocationPageQueryDto,
   type AllocationRunDto,
   type AllocationRunResultDto,
   allocationEventData,
@@ -120,6 +122,31 @@ export class AllocationsService {
       shares_allocated: records.reduce((s, r) => s + r.sharesAllocated, 0),
       allocations: records.map(allocationView),
     };
+  }
+
+  /**
+   * The partner's allocations across its offers, newest first (platform contract: Offers,
+   * more). `starting_after` must be one of the partner's allocations: any other id is a 400
+   * resource_missing, as the events list answers a foreign cursor (no existence oracle).
+   */
+  async pageForPartner(partner: PartnerPrincipal, query: AllocationPageQueryDto): Promise<AllocationPageDto> {
+    let after: { createdAt: Date; id: string } | undefined;
+    if (query.starting_after !== undefined) {
+      after = await this.repository.findOwn(partner.partnerId, query.starting_after);
+      if (after === undefined) {
+        throw new OffersError('resource_missing', `No such allocation: '${query.starting_after}'`, {
+          param: 'starting_after',
+          status: 400,
+        });
+      }
+    }
+    const rows = await this.repository.pageForPartner(partner.partnerId, {
+      limit: query.limit + 1,
+      ...(after === undefined ? {} : { after }),
+      ...(query.offer_id === undefined ? {} : { offerId: query.offer_id }),
+      ...(query.investor_id === undefined ? {} : { investorId: query.investor_id }),
+    });
+    return { object: 'list', data: rows.slice(0, query.limit).map(allocationView), has_more: rows.length > query.limit };
   }
 
   async listForPartner(partner: PartnerPrincipal, offerId: string): Promise<AllocationListDto> {

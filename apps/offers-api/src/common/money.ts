@@ -42,6 +42,11 @@ export function minimumInMinor(minimumInvestment: string): number {
   return Number((ticks + TICKS_PER_MINOR - 1n) / TICKS_PER_MINOR);
 }
 
+/** The maximum investment (major units, at most 2 places) as minor units: amount ≤ maximum_investment × 100. */
+export function maximumInMinor(maximumInvestment: string): number {
+  return Number(decimalToTicks(maximumInvestment) / TICKS_PER_MINOR);
+}
+
 export interface AllocationMoney {
   /** shares × price, major units, exact decimal string */
   readonly amountAllocated: string;

@@ -1,7 +1,13 @@
 import type { PrismaTx } from '@app/platform';
 import { eventKind } from '@app/webhooks';
 import { AllocationEventData, allocationEventData } from '../allocations/dto/allocation.dto';
-import { IndicationDto, indicationView } from '../indications/dto/indication.dto';
+import {
+  IndicationDto,
+  IndicationUpdatedEventData,
+  indicationUpdatedEventData,
+  indicationView,
+} from '../indications/dto/indication.dto';
+import type { IndicationRecord } from '../indications/indication.types';
 import { OfferDto, offerView } from '../offers/dto/offer.dto';
 import type { OfferRecord } from '../offers/offer.types';
 
@@ -15,12 +21,30 @@ const EXAMPLE_OFFER: OfferRecord = {
   pricePerShare: '2.5',
   currency: 'gbp',
   minimumInvestment: '250',
+  maximumInvestment: '50000',
+  documents: [
+    { type: 'prospectus', title: 'Prospectus', url: 'https://example.com/acme/prospectus.pdf' },
+    { type: 'key_information', title: 'Key information document', url: 'https://example.com/acme/kid.pdf' },
+  ],
   sharesOffered: 40_000_000,
   opensAt: new Date('2026-12-01T08:00:00.000Z'),
   closesAt: new Date('2026-12-08T16:30:00.000Z'),
   closingSoonNotifiedAt: null,
   allocatedAt: null,
   createdAt: new Date('2026-11-20T10:00:00.000Z'),
+  updatedAt: new Date('2026-12-01T08:00:00.000Z'),
+};
+
+const EXAMPLE_INDICATION: IndicationRecord = {
+  id: 'ind_Zq81mT4xWb7nLp2yRc5sDvKf',
+  offerId: EXAMPLE_OFFER.id,
+  partnerId: 'partner_example',
+  investorId: 'inv_29481',
+  amount: 250_000,
+  currency: 'gbp',
+  termsVersion: '2026-11-01',
+  status: 'received',
+  createdAt: new Date('2026-12-02T09:15:00.000Z'),
 };
 
 const exampleAllocation = (sharesAllocated: number): AllocationEventData =>
@@ -69,18 +93,14 @@ export const OFFER_EVENT_KINDS = {
     type: 'indication.received',
     description: 'One of your indications was accepted. data: the Indication.',
     data: IndicationDto,
-    example: () =>
-      indicationView({
-        id: 'ind_Zq81mT4xWb7nLp2yRc5sDvKf',
-        offerId: EXAMPLE_OFFER.id,
-        partnerId: 'partner_example',
-        investorId: 'inv_29481',
-        amount: 250_000,
-        currency: 'gbp',
-        termsVersion: '2026-11-01',
-        status: 'received',
-        createdAt: new Date('2026-12-02T09:15:00.000Z'),
-      }),
+    example: () => indicationView(EXAMPLE_INDICATION),
+  }),
+  'indication.updated': eventKind({
+    type: 'indication.updated',
+    description:
+      'One of your indications got a new amount (PATCH while the offer is live). data: the Indication and previous_amount.',
+    data: IndicationUpdatedEventData,
+    example: () => indicationUpdatedEventData({ ...EXAMPLE_INDICATION, amount: 300_000 }, EXAMPLE_INDICATION.amount),
   }),
   'allocation.confirmed': eventKind({
     type: 'allocation.confirmed',

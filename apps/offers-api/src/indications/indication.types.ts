@@ -25,6 +25,8 @@ export interface IndicationTarget {
   readonly currency: Currency;
   /** Decimal string in major units, as OfferRecord.minimumInvestment. */
   readonly minimumInvestment: string;
+  /** Decimal string in major units, or null for no maximum. */
+  readonly maximumInvestment: string | null;
   readonly closesAt: Date;
   /** The current terms version; undefined when none has been published. */
   readonly currentTerms: string | undefined;

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { OffersModule } from '../offers/offers.module';
-import { IndicationsController } from './indications.controller';
+import { IndicationsByIdController, IndicationsController } from './indications.controller';
 import { IndicationsRepository } from './indications.repository';
 import { IndicationsService } from './indications.service';
 
 @Module({
   imports: [OffersModule],
-  controllers: [IndicationsController],
+  controllers: [IndicationsController, IndicationsByIdController],
   providers: [IndicationsRepository, IndicationsService],
 })
 export class IndicationsModule {}

@@ -35,12 +35,13 @@ export class IndicationsRepository {
         status: OfferStatus;
         currency: Currency;
         minimum_investment: string;
+        maximum_investment: string | null;
         closes_at: Date;
         current_terms: string | null;
       }>
     >`
       SELECT o.status::text AS status, o.currency::text AS currency, trim_scale(o.minimum_investment)::text AS minimum_investment,
-             o.closes_at,
+             trim_scale(o.maximum_investment)::text AS maximum_investment, o.closes_at,
              (SELECT t.version FROM terms_versions t ORDER BY t.published_at DESC, t.version DESC LIMIT 1) AS current_terms
       FROM offers o
       WHERE o.id = ${offerId}
@@ -54,6 +55,7 @@ export class IndicationsRepository {
       currency: row.currency,
       // trim_scale: as Prisma's Decimal prints it ("250.50" → "250.5"), so messages read the same as elsewhere.
       minimumInvestment: row.minimum_investment,
+      maximumInvestment: row.maximum_investment,
       closesAt: row.closes_at,
       currentTerms: row.current_terms ?? undefined,
     };
@@ -73,6 +75,23 @@ export class IndicationsRepository {
 
   async find(tx: PrismaTx, partnerId: string, offerId: string, id: string): Promise<IndicationRecord | undefined> {
     const row = await tx.indication.findFirst({ where: { id, partnerId, offerId } });
+    return row === null ? undefined : toRecord(row);
+  }
+
+  /** Any of the partner's indications by id (the offer is not part of the address). */
+  async findOwn(partnerId: string, id: string): Promise<IndicationRecord | undefined> {
+    const row = await this.prisma.indication.findFirst({ where: { id, partnerId } });
+    return row === null ? undefined : toRecord(row);
+  }
+
+  /**
+   * A received indication's new amount, in one conditional UPDATE; undefined when it was not
+   * `received` any more (cancelled by a concurrent request).
+   */
+  async changeAmount(tx: PrismaTx, partnerId: string, id: string, amount: number): Promise<IndicationRecord | undefined> {
+    const { count } = await tx.indication.updateMany({ where: { id, partnerId, status: 'received' }, data: { amount } });
+    if (count !== 1) return undefined;
+    const row = await tx.indication.findFirst({ where: { id, partnerId } });
     return row === null ? undefined : toRecord(row);
   }
 

@@ -108,6 +108,19 @@ describe('IndicationsService', () => {
       });
     });
 
+    it('400 amount_above_maximum above maximum_investment × 100, stating the maximum; exactly the maximum is accepted', async () => {
+      const { indications, db } = world();
+      db.updateOffer('offer_1', { maximumInvestment: '1000.50' });
+      expect(await rejection(indications.create(A, 'offer_1', body({ amount: 100_051 })))).toMatchObject({
+        code: 'amount_above_maximum',
+        status: 400,
+        param: 'amount',
+        details: { maximum_amount: 100_050 },
+      });
+      expect(db.indications.size).toBe(0);
+      await expect(indications.create(A, 'offer_1', body({ amount: 100_050 }))).resolves.toMatchObject({ amount: 100_050 });
+    });
+
     it.each([
       ['upcoming', 'upcoming', T0 + HOUR],
       ['closed', 'closed', T0 - HOUR],
@@ -161,6 +174,73 @@ describe('IndicationsService', () => {
       const { indications, db } = world();
       db.addOffer({ id: 'offer_2' });
       expect(await rejection(indications.list(A, 'offer_2'))).toMatchObject({ code: 'resource_missing', status: 404 });
+    });
+  });
+
+  describe('amend', () => {
+    it('changes the amount of a received indication and fires indication.updated with the previous amount, in one transaction', async () => {
+      const { indications, db, transactions } = world();
+      const created = await indications.create(A, 'offer_1', body());
+      const updated = await indications.amend(A, 'offer_1', created.id, { amount: 150_000 });
+      expect(updated).toEqual({ ...created, amount: 150_000 });
+      expect(db.indications.get(created.id)?.amount).toBe(150_000);
+      expect(db.outbox.at(-1)).toEqual({
+        partnerId: 'partner_a',
+        event: 'indication.updated',
+        data: { ...updated, previous_amount: 100_000 },
+      });
+      expect(transactions.runs).toHaveLength(2);
+      // the same amount again changes nothing and fires nothing
+      const outboxBefore = db.outbox.length;
+      expect(await indications.amend(A, 'offer_1', created.id, { amount: 150_000 })).toEqual(updated);
+      expect(db.outbox).toHaveLength(outboxBefore);
+    });
+
+    it('applies the submit rules: below the minimum, above the maximum → 400; nothing changes', async () => {
+      const { indications, db } = world();
+      db.updateOffer('offer_1', { maximumInvestment: '2000' });
+      const created = await indications.create(A, 'offer_1', body());
+      expect(await rejection(indications.amend(A, 'offer_1', created.id, { amount: 24_999 }))).toMatchObject({
+        code: 'amount_too_small',
+        param: 'amount',
+      });
+      expect(await rejection(indications.amend(A, 'offer_1', created.id, { amount: 200_001 }))).toMatchObject({
+        code: 'amount_above_maximum',
+        param: 'amount',
+        details: { maximum_amount: 200_000 },
+      });
+      expect(db.indications.get(created.id)?.amount).toBe(100_000);
+      expect(db.outbox.filter((e) => e.event === 'indication.updated')).toHaveLength(0);
+    });
+
+    it('409 offer_not_live once the offer has closed, 409 indication_cancelled on a cancelled one', async () => {
+      const { indications, db, clock } = world();
+      const created = await indications.create(A, 'offer_1', body());
+      const gone = await indications.create(A, 'offer_1', body({ investor_id: 'inv_gone' }));
+      await indications.cancel(A, 'offer_1', gone.id);
+      expect(await rejection(indications.amend(A, 'offer_1', gone.id, { amount: 150_000 }))).toMatchObject({
+        code: 'indication_cancelled',
+        status: 409,
+      });
+      clock.set(T0 + HOUR);
+      expect(await rejection(indications.amend(A, 'offer_1', created.id, { amount: 150_000 }))).toMatchObject({
+        code: 'offer_not_live',
+        status: 409,
+        details: { offer_status: 'closed' },
+      });
+      expect(db.indications.get(created.id)?.amount).toBe(100_000);
+    });
+
+    it("404 for another partner's indication", async () => {
+      const { indications, db } = world();
+      db.agree('partner_b', 'offer_1');
+      const theirs = await indications.create(partner('partner_b'), 'offer_1', body());
+      expect(await rejection(indications.amend(A, 'offer_1', theirs.id, { amount: 150_000 }))).toMatchObject({
+        code: 'resource_missing',
+        status: 404,
+      });
+      expect(await rejection(indications.get(A, theirs.id))).toMatchObject({ code: 'resource_missing', status: 404 });
+      await expect(indications.get(partner('partner_b'), theirs.id)).resolves.toEqual(theirs);
     });
   });
 

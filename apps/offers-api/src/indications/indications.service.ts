@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
 import { Clock, newId, NotFoundError, TransactionRunner } from '@app/platform';
-import { minimumInMinor } from '../common/money';
+import { maximumInMinor, minimumInMinor } from '../common/money';
 import { OfferEvents } from '../events/offer-events';
 import type { OfferStatus } from '../offers/offer.types';
 import { OffersService } from '../offers/offers.service';
 import { checkTermsVersion } from '../terms/terms-check';
-import { type IndicationCreateDto, type IndicationDto, type IndicationListDto, indicationView } from './dto/indication.dto';
+import {
+  type IndicationCreateDto,
+  type IndicationDto,
+  type IndicationListDto,
+  type IndicationUpdateDto,
+  indicationUpdatedEventData,
+  indicationView,
+} from './dto/indication.dto';
 import type { IndicationTarget } from './indication.types';
 import { IndicationsRepository } from './indications.repository';
 import { OffersError } from '../errors';
@@ -65,6 +72,48 @@ export class IndicationsService {
     return { indications: rows.map(indicationView), total: rows.length };
   }
 
+  /** One of the caller's indications, by id alone; another partner's is 404 like one that never existed. */
+  async get(partner: PartnerPrincipal, indicationId: string): Promise<IndicationDto> {
+    const indication = await this.repository.findOwn(partner.partnerId, indicationId);
+    if (!indication) throw new NotFoundError('indication', indicationId, 'id');
+    return indicationView(indication);
+  }
+
+  /**
+   * A new amount for one of the caller's received indications while the offer is live
+   * (platform contract: Offers, more), under the same rules as submit: the amount within the
+   * offer's minimum and maximum, then the offer live. The offer row is read under the shared
+   * lock create takes, so the close transition (and so the allocation run, which needs a
+   * closed offer) waits for this transaction: no amount changes after an offer has closed.
+   * The change and its indication.updated event commit together; the same amount again
+   * changes nothing and fires nothing.
+   */
+  async amend(
+    partner: PartnerPrincipal,
+    offerId: string,
+    indicationId: string,
+    dto: IndicationUpdateDto,
+  ): Promise<IndicationDto> {
+    return this.transactions.run(async (tx) => {
+      const offer = await this.repository.lockVisibleOffer(tx, partner.partnerId, offerId);
+      if (!offer) throw new NotFoundError('offer', offerId);
+      const indication = await this.repository.find(tx, partner.partnerId, offerId, indicationId);
+      if (!indication) throw new NotFoundError('indication', indicationId);
+      checkAmount(offer, { currency: indication.currency, amount: dto.amount });
+      if (indication.status === 'cancelled') throw cancelledError(indicationId);
+      checkLive(offer, this.clock.nowMs(), 'changed');
+      if (dto.amount === indication.amount) return indicationView(indication);
+      const updated = await this.repository.changeAmount(tx, partner.partnerId, indicationId, dto.amount);
+      if (!updated) throw cancelledError(indicationId);
+      await this.events.emit(tx, {
+        partnerId: partner.partnerId,
+        event: 'indication.updated',
+        data: indicationUpdatedEventData(updated, indication.amount),
+      });
+      return indicationView(updated);
+    });
+  }
+
   /** Cancels one of the caller's indications while the offer is live; cancelling twice answers the same. */
   async cancel(partner: PartnerPrincipal, offerId: string, indicationId: string): Promise<IndicationDto> {
     return this.transactions.run(async (tx) => {
@@ -82,6 +131,14 @@ export class IndicationsService {
   }
 }
 
+/** An amendment of a cancelled indication: a state the request cannot change (409). */
+function cancelledError(indicationId: string): OffersError {
+  return new OffersError(
+    'indication_cancelled',
+    `Indication ${indicationId} was cancelled and can no longer be changed; submit a new one.`,
+  );
+}
+
 /**
  * Live by status and by the clock (a close job a few ms late must not let one through).
  * `offer`: its status and close time as read under the row lock.
@@ -89,7 +146,7 @@ export class IndicationsService {
 function checkLive(
   offer: { readonly id: string; readonly status: OfferStatus; readonly closesAt: Date },
   now: number,
-  what: 'accepted' | 'cancelled',
+  what: 'accepted' | 'cancelled' | 'changed',
 ): void {
   if (offer.status !== 'live' || now >= offer.closesAt.getTime()) {
     const status = offer.status === 'live' ? 'closed' : offer.status;
@@ -99,7 +156,10 @@ function checkLive(
   }
 }
 
-function checkAmount(offer: Pick<IndicationTarget, 'currency' | 'minimumInvestment'>, dto: IndicationCreateDto): void {
+function checkAmount(
+  offer: Pick<IndicationTarget, 'currency' | 'minimumInvestment' | 'maximumInvestment'>,
+  dto: Pick<IndicationCreateDto, 'currency' | 'amount'>,
+): void {
   if (dto.currency !== offer.currency) {
     throw new OffersError('parameter_invalid', `currency must be the offer's currency, '${offer.currency}'.`, {
       param: 'currency',
@@ -112,5 +172,15 @@ function checkAmount(offer: Pick<IndicationTarget, 'currency' | 'minimumInvestme
       `amount must be at least ${minimum} (minimum_investment ${offer.minimumInvestment} ${offer.currency} in minor units).`,
       { param: 'amount', details: { minimum_amount: minimum } },
     );
+  }
+  if (offer.maximumInvestment !== null) {
+    const maximum = maximumInMinor(offer.maximumInvestment);
+    if (dto.amount > maximum) {
+      throw new OffersError(
+        'amount_above_maximum',
+        `amount must be at most ${maximum} (maximum_investment ${offer.maximumInvestment} ${offer.currency} in minor units).`,
+        { param: 'amount', details: { maximum_amount: maximum } },
+      );
+    }
   }
 }

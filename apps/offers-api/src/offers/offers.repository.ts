@@ -1,11 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type PrismaTx } from '@app/platform';
+import { Prisma, PrismaService, type PrismaTx } from '@app/platform';
 import { type OfferRow, toOfferRecord } from './offer-row';
 import type { OfferFields, OfferRecord, OfferStatus, OfferType } from './offer.types';
+
+/** OfferFields as Prisma columns (documents is a JSONB array). */
+function toData<F extends Partial<OfferFields>>(fields: F): Omit<F, 'documents'> & { documents?: Prisma.InputJsonValue } {
+  const { documents, ...rest } = fields;
+  return { ...rest, ...(documents === undefined ? {} : { documents: documents.map((d) => ({ ...d })) }) };
+}
 
 export interface OfferListFilter {
   readonly statuses: readonly OfferStatus[];
   readonly type?: OfferType;
+  /** Only offers whose updated_at is later than this, oldest change first. */
+  readonly modifiedAfter?: Date;
   readonly skip: number;
   readonly take: number;
 }
@@ -22,23 +30,34 @@ export class OffersRepository {
    * One page of the partner's offers and the total, in one statement (`count(*) OVER ()` is
    * taken before LIMIT/OFFSET): the list was BEGIN, SELECT, COUNT, COMMIT — four round trips
    * (docs/benchmarks.md, HTTP load). A page past the end has no row to carry the total, so
-   * only then is it counted apart.
+   * only then is it counted apart. With `modifiedAfter` (incremental sync) the rows are those
+   * changed after that instant, oldest change first, read along offers_updated_at_id_idx
+   * (docs/decisions.md, 107).
    */
   async listVisible(partnerId: string, filter: OfferListFilter): Promise<{ offers: OfferRecord[]; total: number }> {
     const type = filter.type ?? null;
+    const modifiedAfter = filter.modifiedAfter ?? null;
+    const order =
+      filter.modifiedAfter === undefined
+        ? Prisma.sql`ORDER BY o.closes_at ASC, o.id ASC`
+        : Prisma.sql`ORDER BY o.updated_at ASC, o.id ASC`;
     // Columns under OfferRow's names, so toOfferRecord maps them; trim_scale(...)::text prints
     // a decimal as Prisma's Decimal does ("250.50" → "250.5").
     const rows = await this.prisma.$queryRaw<Array<OfferRow & { readonly total: bigint | number }>>`
       SELECT o.id, o.company, o.ticker, o.type::text AS type, o.status::text AS status,
              trim_scale(o.price_per_share)::text AS "pricePerShare", o.currency::text AS currency,
-             trim_scale(o.minimum_investment)::text AS "minimumInvestment", o.shares_offered AS "sharesOffered",
+             trim_scale(o.minimum_investment)::text AS "minimumInvestment",
+             trim_scale(o.maximum_investment)::text AS "maximumInvestment", o.documents,
+             o.shares_offered AS "sharesOffered",
              o.opens_at AS "opensAt", o.closes_at AS "closesAt", o.closing_soon_notified_at AS "closingSoonNotifiedAt",
-             o.allocated_at AS "allocatedAt", o.created_at AS "createdAt", count(*) OVER () AS total
+             o.allocated_at AS "allocatedAt", o.created_at AS "createdAt", o.updated_at AS "updatedAt",
+             count(*) OVER () AS total
       FROM offers o
       WHERE EXISTS (SELECT 1 FROM offer_agreements a WHERE a.partner_id = ${partnerId} AND a.offer_id = o.id)
         AND o.status::text = ANY(${[...filter.statuses]}::text[])
         AND (${type}::text IS NULL OR o.type::text = ${type}::text)
-      ORDER BY o.closes_at ASC, o.id ASC
+        AND (${modifiedAfter}::timestamptz IS NULL OR o.updated_at > ${modifiedAfter}::timestamptz)
+      ${order}
       LIMIT ${filter.take}::int OFFSET ${filter.skip}::int`;
     const offers = rows.map(toOfferRecord);
     if (rows[0] !== undefined) return { offers, total: Number(rows[0].total) };
@@ -48,6 +67,7 @@ export class OffersRepository {
         agreements: { some: { partnerId } },
         status: { in: [...filter.statuses] },
         ...(filter.type === undefined ? {} : { type: filter.type }),
+        ...(filter.modifiedAfter === undefined ? {} : { updatedAt: { gt: filter.modifiedAfter } }),
       },
     });
     return { offers, total };
@@ -63,7 +83,7 @@ export class OffersRepository {
   }
 
   async adminCreate(tx: PrismaTx, id: string, fields: OfferFields): Promise<OfferRecord> {
-    const row = await tx.offer.create({ data: { id, ...fields, status: 'upcoming' } });
+    const row = await tx.offer.create({ data: { id, ...toData(fields), status: 'upcoming' } });
     return toOfferRecord(row);
   }
 
@@ -79,7 +99,7 @@ export class OffersRepository {
   ): Promise<OfferRecord | undefined> {
     const { count } = await tx.offer.updateMany({
       where: { id: offerId, status: { not: 'closed' } },
-      data: { ...fields, ...(resetClosingSoon ? { closingSoonNotifiedAt: null } : {}) },
+      data: { ...toData(fields), ...(resetClosingSoon ? { closingSoonNotifiedAt: null } : {}) },
     });
     return count === 0 ? undefined : this.findById(tx, offerId);
   }

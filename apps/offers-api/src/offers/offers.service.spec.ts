@@ -63,9 +63,12 @@ describe('OffersService', () => {
         price_per_share: 2.5,
         currency: 'gbp',
         minimum_investment: 250,
+        maximum_investment: null,
         opens_at: iso(T0 - HOUR),
         closes_at: iso(T0 + 7 * 24 * HOUR),
         shares_offered: 1_000_000,
+        documents: [],
+        updated_at: iso(T0),
       });
     });
 

@@ -6,13 +6,14 @@ import { LifecycleService } from '../lifecycle/lifecycle.service';
 import {
   type AgreementDto,
   type OfferCreateDto,
+  type OfferDocumentInputDto,
   type OfferDto,
   type OfferListDto,
   type OfferListQueryDto,
   type OfferUpdateDto,
   offerView,
 } from './dto/offer.dto';
-import type { OfferFields, OfferRecord } from './offer.types';
+import { OFFER_STATUSES, type OfferDocument, type OfferFields, type OfferRecord } from './offer.types';
 import { OffersRepository } from './offers.repository';
 import { OffersError } from '../errors';
 
@@ -32,9 +33,12 @@ export class OffersService {
   ) {}
 
   async list(partner: PartnerPrincipal, query: OfferListQueryDto): Promise<OfferListDto> {
+    // Incremental sync sees every status (a closed offer is a change too) unless one is asked for.
+    const defaults = query.modified_after === undefined ? DEFAULT_STATUSES : OFFER_STATUSES;
     const { offers, total } = await this.repository.listVisible(partner.partnerId, {
-      statuses: query.status === undefined ? DEFAULT_STATUSES : [query.status],
+      statuses: query.status === undefined ? defaults : [query.status],
       ...(query.type === undefined ? {} : { type: query.type }),
+      ...(query.modified_after === undefined ? {} : { modifiedAfter: new Date(query.modified_after) }),
       skip: (query.page - 1) * query.limit,
       take: query.limit,
     });
@@ -64,6 +68,8 @@ export class OffersService {
       pricePerShare: dto.price_per_share.toFixed(4),
       currency: dto.currency,
       minimumInvestment: dto.minimum_investment.toFixed(2),
+      maximumInvestment: dto.maximum_investment == null ? null : dto.maximum_investment.toFixed(2),
+      documents: documentsOf(dto.documents ?? []),
       sharesOffered: dto.shares_offered,
       opensAt: new Date(dto.opens_at),
       closesAt: new Date(dto.closes_at),
@@ -89,19 +95,24 @@ export class OffersService {
       ...(dto.price_per_share == null ? {} : { pricePerShare: dto.price_per_share.toFixed(4) }),
       ...(dto.currency == null ? {} : { currency: dto.currency }),
       ...(dto.minimum_investment == null ? {} : { minimumInvestment: dto.minimum_investment.toFixed(2) }),
+      // null removes the maximum; absent leaves it
+      ...(dto.maximum_investment === undefined
+        ? {}
+        : { maximumInvestment: dto.maximum_investment === null ? null : dto.maximum_investment.toFixed(2) }),
+      ...(dto.documents == null ? {} : { documents: documentsOf(dto.documents) }),
       ...(dto.shares_offered == null ? {} : { sharesOffered: dto.shares_offered }),
       ...(dto.opens_at == null ? {} : { opensAt: new Date(dto.opens_at) }),
       ...(dto.closes_at == null ? {} : { closesAt: new Date(dto.closes_at) }),
     };
     if (before.status === 'live') {
       // Indications already taken were made against these terms of the offer.
-      const frozen = (['opensAt', 'pricePerShare', 'currency', 'minimumInvestment'] as const).filter(
+      const frozen = (['opensAt', 'pricePerShare', 'currency', 'minimumInvestment', 'maximumInvestment'] as const).filter(
         (k) => changes[k] !== undefined && comparable(changes[k]) !== comparable(before[k]),
       );
       if (frozen.length > 0) {
         throw new OffersError(
           'offer_not_editable',
-          `Offer ${offerId} is live: only company, ticker, type, shares_offered and closes_at can change.`,
+          `Offer ${offerId} is live: only company, ticker, type, shares_offered, closes_at and documents can change.`,
           { param: snake(frozen[0] ?? 'opensAt') },
         );
       }
@@ -143,14 +154,19 @@ export class OffersService {
 }
 
 /** Dates by instant, decimals by value ("2.5" = "2.5000"), the rest as strings. */
-function comparable(value: Date | string | undefined): string {
+function comparable(value: Date | string | null | undefined): string {
   if (value instanceof Date) return String(value.getTime());
-  if (value !== undefined && /^\d+(\.\d+)?$/.test(value)) return decimalToTicks(value).toString();
+  if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)) return decimalToTicks(value).toString();
   return String(value);
 }
 
 function snake(field: string): string {
   return field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** The validated documents as stored: only the three fields, in the order given. */
+function documentsOf(input: readonly OfferDocumentInputDto[]): OfferDocument[] {
+  return input.map((d) => ({ type: d.type, title: d.title, url: d.url }));
 }
 
 /** Rules across fields of an offer. */
@@ -161,6 +177,11 @@ function checkOffer(o: OfferFields): void {
   if (decimalToTicks(o.minimumInvestment) < decimalToTicks(o.pricePerShare)) {
     throw new OffersError('parameter_invalid', 'minimum_investment must be at least price_per_share (one share).', {
       param: 'minimum_investment',
+    });
+  }
+  if (o.maximumInvestment !== null && decimalToTicks(o.maximumInvestment) < decimalToTicks(o.minimumInvestment)) {
+    throw new OffersError('parameter_invalid', 'maximum_investment must be at least minimum_investment.', {
+      param: 'maximum_investment',
     });
   }
 }

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { PageLimit } from '@app/platform';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { INVESTOR_ID } from '../../indications/dto/indication.dto';
 import { CURRENCIES, type Currency } from '../../common/money';
 import { ALLOCATION_POLICIES, type AllocationPolicy } from '../allocation';
 import type { AllocationRecord } from '../allocation.types';
@@ -96,4 +98,35 @@ export class AllocationRunResultDto {
   @ApiProperty({ type: 'integer' }) shares_requested!: number;
   @ApiProperty({ type: 'integer' }) shares_allocated!: number;
   @ApiProperty({ type: [AllocationDto] }) allocations!: AllocationDto[];
+}
+
+/** GET /api/v1/allocations (platform contract: Offers, more): newest first, cursor paging. */
+export class AllocationPageQueryDto {
+  @PageLimit(10)
+  limit: number = 10;
+
+  @ApiPropertyOptional({ description: 'An allocation id of yours: the allocations after it in this order (the next page)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  starting_after?: string;
+
+  @ApiPropertyOptional({ description: 'Only allocations on this offer' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  offer_id?: string;
+
+  @ApiPropertyOptional({ description: 'Only allocations of this investor of yours', pattern: INVESTOR_ID.source })
+  @IsOptional()
+  @IsString()
+  @Matches(INVESTOR_ID, { message: 'investor_id must look like inv_<characters> (A-Z a-z 0-9 . _ -, at most 128 in all)' })
+  investor_id?: string;
+}
+
+/** A page of allocations across the partner's offers. */
+export class AllocationPageDto {
+  @ApiProperty({ enum: ['list'] }) object!: 'list';
+  @ApiProperty({ type: [AllocationDto], description: 'Newest first (created_at, then id, descending)' }) data!: AllocationDto[];
+  @ApiProperty({ description: 'Whether more allocations follow the last one of data' }) has_more!: boolean;
 }

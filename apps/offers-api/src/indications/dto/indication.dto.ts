@@ -33,6 +33,18 @@ export class IndicationCreateDto {
   terms_version!: string;
 }
 
+/** PATCH /api/v1/offers/{offer_id}/indications/{id} (platform contract: Offers, more): the new amount. */
+export class IndicationUpdateDto {
+  @ApiProperty({
+    example: 150_000,
+    description: 'The new gross amount in minor units; the same rules as on submit (minimum and maximum investment)',
+  })
+  @IsInt({ message: 'amount must be an integer number of minor currency units' })
+  @Min(1)
+  @Max(2_147_483_647)
+  amount!: number;
+}
+
 /** The stored indication (platform contract: Offers service decisions). */
 export class IndicationDto {
   @ApiProperty({ example: 'ind_Zq81...' }) id!: string;
@@ -61,3 +73,13 @@ export class IndicationListDto {
   @ApiProperty({ type: [IndicationDto] }) indications!: IndicationDto[];
   @ApiProperty({ type: 'integer' }) total!: number;
 }
+
+/** The data of indication.updated: the indication after the change, and the amount before it. */
+export class IndicationUpdatedEventData extends IndicationDto {
+  @ApiProperty({ type: 'integer', description: 'The amount before this change, minor units' }) previous_amount!: number;
+}
+
+export const indicationUpdatedEventData = (i: IndicationRecord, previousAmount: number): IndicationUpdatedEventData => ({
+  ...indicationView(i),
+  previous_amount: previousAmount,
+});
