@@ -346,6 +346,8 @@ describe('payments-api: API keys', () => {
       ['/v2/api-keys', { mode: 'test', name: 'x', permissions: { balance: 'read' } }, 'parameter_unknown', 'permissions.balance'],
       ['/v2/api-keys', { mode: 'test', name: 'x' }, 'parameter_missing', 'permissions'],
       ['/v2/api-keys', { mode: 'test', permissions: {} }, 'parameter_missing', 'name'],
+      ['/v2/api-keys', { mode: 'test', name: 'x', permissions: 'write' }, 'parameter_invalid', 'permissions'],
+      ['/v2/api-keys', { mode: 'test', name: 'x', permissions: null }, 'parameter_missing', 'permissions'],
     ];
     for (const [url, body, code, param] of bad) {
       const res = await call(a, acct.test, 'POST', url, body);

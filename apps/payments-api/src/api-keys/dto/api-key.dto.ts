@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ListQuery } from '../../common/list';
 import type { PaymentsMode, PermissionLevel } from '../../accounts/payments-key.principal';
 
@@ -75,7 +75,6 @@ export class ApiKeyCreateDto {
   name!: string;
 
   @ApiProperty({ type: ApiKeyPermissionsDto })
-  @IsDefined()
   @IsObject()
   @ValidateNested()
   @Type(() => ApiKeyPermissionsDto)
