@@ -1,5 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { ApiKeyKind, PaymentsMode, PermissionLevel, Permissions } from '../../accounts/payments-key.principal';
+import {
+  type ApiKeyKind,
+  PERMISSION_RESOURCES,
+  type PaymentsMode,
+  type PermissionLevel,
+  type PermissionResource,
+  type Permissions,
+} from '../../accounts/payments-key.principal';
 import type { PaymentKeyRecord } from '../../accounts/payment-accounts.repository';
 import { LEVELS, MODES } from './api-key.dto';
 
@@ -77,6 +84,13 @@ export function apiKeyView(row: PaymentKeyRecord): ApiKeyView {
     created: row.createdAt.toISOString(),
     expires_at: row.expiresAt?.toISOString() ?? null,
     last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    permissions: row.kind === 'restricted' ? { ...(row.permissions as Permissions) } : null,
+    permissions: row.kind === 'restricted' ? permissionsView(row.permissions as Partial<Permissions>) : null,
   };
+}
+
+/** In the documented order (jsonb keeps keys in its own order); a resource absent is "none". */
+function permissionsView(stored: Partial<Permissions>): ApiKeyPermissionsView {
+  const view = {} as Record<PermissionResource, PermissionLevel>;
+  for (const resource of PERMISSION_RESOURCES) view[resource] = stored[resource] ?? 'none';
+  return view;
 }
