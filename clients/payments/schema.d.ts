@@ -89,6 +89,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/api-keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's working keys, newest first (a test key sees test keys; a live key both modes); never the secret */
+    get: operations['ApiKeysController_list'];
+    put?: never;
+    /** Create a restricted key (rk_…) with per-resource permissions; the key is shown once */
+    post: operations['ApiKeysController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/api-keys/roll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Roll the mode's secret keys: a new one (shown once); the old ones stop after expires_in_hours (default: at once) */
+    post: operations['ApiKeysController_roll'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/api-keys/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a key at once, on every instance */
+    delete: operations['ApiKeysController_revoke'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/customers': {
     parameters: {
       query?: never;
@@ -399,6 +451,153 @@ export interface components {
       /** Format: date-time */
       started_at: string;
     };
+    ApiKeyCreateDto: {
+      /** @enum {string} */
+      mode: 'test' | 'live';
+      /** @example reporting */
+      name: string;
+      permissions: components['schemas']['ApiKeyPermissionsDto'];
+    };
+    ApiKeyCreatedView: {
+      /**
+       * Format: date-time
+       * @example 2026-11-21T05:00:00.000Z
+       */
+      created: string;
+      /**
+       * Format: date-time
+       * @description When a roll replaced the key: it answers 401 from then on (null: no expiry)
+       */
+      expires_at: string | null;
+      /** @example key_Nv0rWm6Qx2... */
+      id: string;
+      /** @enum {string} */
+      kind: 'secret' | 'restricted';
+      /**
+       * @description The secret's last 4 characters, to tell keys apart (null for keys created before they were kept)
+       * @example x9Qa
+       */
+      last4: string | null;
+      /**
+       * Format: date-time
+       * @description When the key last authenticated a request (updated at most once a minute)
+       */
+      last_used_at: string | null;
+      /** @enum {string} */
+      mode: 'test' | 'live';
+      /** @description Restricted keys: the name given; secret keys: null */
+      name: string | null;
+      /** @enum {string} */
+      object: 'api_key';
+      /** @description Restricted keys only (null for secret keys) */
+      permissions: components['schemas']['ApiKeyPermissionsView'] | null;
+      /**
+       * @description The key (sk_test_…, sk_live_…, rk_test_… or rk_live_…). Shown once; stored only as SHA-256.
+       * @example sk_test_...
+       */
+      secret: string;
+    };
+    ApiKeyListView: {
+      data: components['schemas']['ApiKeyView'][];
+      has_more: boolean;
+      /** @enum {string} */
+      object: 'list';
+      /** @example /v2/api-keys */
+      url: string;
+    };
+    ApiKeyPermissionsDto: {
+      /**
+       * @description /v2/customers: "write" implies "read"; GET routes need "read", the others "write"
+       * @default none
+       * @enum {string}
+       */
+      customers?: 'none' | 'read' | 'write';
+      /**
+       * @description /v2/events: "write" implies "read"; GET routes need "read", the others "write"
+       * @default none
+       * @enum {string}
+       */
+      events?: 'none' | 'read' | 'write';
+      /**
+       * @description /v2/payments: "write" implies "read"; GET routes need "read", the others "write"
+       * @default none
+       * @enum {string}
+       */
+      payments?: 'none' | 'read' | 'write';
+      /**
+       * @description /v2/refunds: "write" implies "read"; GET routes need "read", the others "write"
+       * @default none
+       * @enum {string}
+       */
+      refunds?: 'none' | 'read' | 'write';
+      /**
+       * @description /v2/webhook-endpoints: "write" implies "read"; GET routes need "read", the others "write"
+       * @default none
+       * @enum {string}
+       */
+      webhooks?: 'none' | 'read' | 'write';
+    };
+    ApiKeyPermissionsView: {
+      /** @enum {string} */
+      customers: 'none' | 'read' | 'write';
+      /** @enum {string} */
+      events: 'none' | 'read' | 'write';
+      /** @enum {string} */
+      payments: 'none' | 'read' | 'write';
+      /** @enum {string} */
+      refunds: 'none' | 'read' | 'write';
+      /**
+       * @description /v2/webhook-endpoints
+       * @enum {string}
+       */
+      webhooks: 'none' | 'read' | 'write';
+    };
+    ApiKeyRollDto: {
+      /**
+       * @description How long the replaced secret keys keep working (0: they stop at once). An earlier expiry is never extended.
+       * @default 0
+       */
+      expires_in_hours?: number;
+      /**
+       * @description The mode whose secret keys are replaced
+       * @enum {string}
+       */
+      mode: 'test' | 'live';
+    };
+    ApiKeyView: {
+      /**
+       * Format: date-time
+       * @example 2026-11-21T05:00:00.000Z
+       */
+      created: string;
+      /**
+       * Format: date-time
+       * @description When a roll replaced the key: it answers 401 from then on (null: no expiry)
+       */
+      expires_at: string | null;
+      /** @example key_Nv0rWm6Qx2... */
+      id: string;
+      /** @enum {string} */
+      kind: 'secret' | 'restricted';
+      /**
+       * @description The secret's last 4 characters, to tell keys apart (null for keys created before they were kept)
+       * @example x9Qa
+       */
+      last4: string | null;
+      /**
+       * Format: date-time
+       * @description When the key last authenticated a request (updated at most once a minute)
+       */
+      last_used_at: string | null;
+      /** @enum {string} */
+      mode: 'test' | 'live';
+      /** @description Restricted keys: the name given; secret keys: null */
+      name: string | null;
+      /** @enum {string} */
+      object: 'api_key';
+      /** @description Restricted keys only (null for secret keys) */
+      permissions: components['schemas']['ApiKeyPermissionsView'] | null;
+    };
     CreateWebhookEndpointDto: {
       /** @description Free text for your own reference */
       description?: string | null;
@@ -471,6 +670,13 @@ export interface components {
       name: string | null;
       /** @enum {string} */
       object: 'customer';
+    };
+    DeletedApiKeyView: {
+      /** @enum {boolean} */
+      deleted: true;
+      id: string;
+      /** @enum {string} */
+      object: 'api_key';
     };
     DeletedCustomerView: {
       /** @enum {boolean} */
@@ -1125,6 +1331,410 @@ export interface operations {
         };
         content: {
           'text/plain': string;
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ApiKeysController_list: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description An object id: return objects created before it (the next page). */
+        starting_after?: string;
+        /** @description An object id: return objects created after it (the previous page). */
+        ending_before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyListView'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; starting_after with ending_before), `parameter_unknown`, `resource_missing` (starting_after or ending_before names no object of yours). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `permission_denied` (a restricted key). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ApiKeysController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ApiKeyCreateDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyCreatedView'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `permission_denied` (a test-mode key naming live mode, or a restricted key). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `api_key_limit_reached` (the mode already has 100 working keys). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ApiKeysController_roll: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ApiKeyRollDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyCreatedView'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `permission_denied` (a test-mode key naming live mode, or a restricted key). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `api_key_limit_reached` (the mode already has 100 working keys). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ApiKeysController_revoke: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeletedApiKeyView'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `permission_denied` (a test-mode key revoking a live key, or a restricted key). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no working key of the account by this id). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `last_secret_key` (the only working secret key of its mode revoking itself). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
       /** @description Codes: `internal_error`. */

@@ -92,4 +92,15 @@ describe('architecture', () => {
     const libControllers = matches(lib, /^\s*@Controller\(/).map((hit) => hit.split(': ')[1]);
     expect(libControllers.sort()).toEqual(["@Controller('admin/v1/info')", "@Controller('health')", "@Controller('metrics')"]);
   });
+
+  it('every payments-key controller declares the resource its routes touch (restricted keys fail closed without one)', () => {
+    const undeclared = app
+      .filter((file) => file.startsWith('apps/payments-api/') && file.endsWith('.controller.ts'))
+      .filter(
+        (file) => read(file).includes("@Authenticated('payments_key')") && !/^@KeyResource\('[a-z_]+'\)$/m.test(read(file)),
+      );
+    expect(undeclared).toEqual([]);
+    // and the check has something to check
+    expect(matches(app, /^@KeyResource\('/).length).toBeGreaterThanOrEqual(6);
+  });
 });

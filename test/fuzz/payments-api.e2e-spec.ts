@@ -16,6 +16,7 @@ interface PaymentsFixtures {
   endpoint: string;
   doomedEndpoint: string;
   delivery: string;
+  doomedKey: string;
 }
 
 let serial = 0;
@@ -42,6 +43,7 @@ defineFuzzSuite<PaymentsFixtures>({
     const doomedCustomer = await newCustomer(t, account.test, { name: 'Doomed' });
     const payment = await inject('/v2/payments', { amount: 1_000_000, currency: 'gbp', customer_id: customer });
     const refund = await inject('/v2/refunds', { payment_id: payment, amount: 100 });
+    const doomedKey = await inject('/v2/api-keys', { mode: 'test', name: 'doomed', permissions: { customers: 'read' } });
     const delivery = await waitFor('a webhook delivery for the fixture endpoint', async () => {
       const res = await t.app.inject({
         method: 'GET',
@@ -64,6 +66,7 @@ defineFuzzSuite<PaymentsFixtures>({
         endpoint,
         doomedEndpoint,
         delivery,
+        doomedKey,
       },
     };
   },
@@ -93,6 +96,7 @@ defineFuzzSuite<PaymentsFixtures>({
         fx.refund,
         fx.doomedCustomer,
         fx.doomedEndpoint,
+        fx.doomedKey,
         'cus_0000000000000000000000',
         'pay_0000000000000000000000',
         're_0000000000000000000000',
@@ -141,6 +145,17 @@ defineFuzzSuite<PaymentsFixtures>({
     ...webhookEndpointTemplates<PaymentsFixtures>('/v2/webhook-endpoints', 'payment.succeeded'),
     'DELETE /v2/customers/{id}': (fx) => ({ params: { id: [fx.doomedCustomer] } }),
     'DELETE /v2/webhook-endpoints/{id}': (fx) => ({ params: { id: [fx.doomedEndpoint] } }),
+    // Keys last, and shaped so the fuzzing test key survives: a roll names live mode (403 for a
+    // test key, whatever else the body holds); the only working test secret key cannot revoke itself.
+    'POST /v2/api-keys': () => ({
+      body: () => ({ mode: 'test', name: `fuzz ${serial++}`, permissions: { customers: 'read', payments: 'write' } }),
+      numRuns: 40,
+    }),
+    'GET /v2/api-keys': (fx) => ({
+      query: { limit: ['1', '100'], starting_after: [fx.doomedKey], ending_before: [fx.doomedKey] },
+    }),
+    'DELETE /v2/api-keys/{id}': (fx) => ({ params: { id: [fx.doomedKey] } }),
+    'POST /v2/api-keys/roll': () => ({ body: () => ({ mode: 'live', expires_in_hours: 168 }) }),
   },
   extra: (get) => {
     test('regressions found by fuzzing', async () => {

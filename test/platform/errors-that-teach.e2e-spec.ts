@@ -478,7 +478,7 @@ describe('errors that teach', () => {
     const OFFERS_WANT = 'This route takes an OAuth 2.0 access token from POST /oauth/token';
     const VECTOR_WANT =
       'This route takes a vector token (vt_…, created at POST /admin/v1/projects/{id}/tokens or POST /v1/tokens)';
-    const PAYMENTS_WANT = 'This route takes a secret API key (sk_test_… or sk_live_…)';
+    const PAYMENTS_WANT = 'This route takes a secret or restricted API key (sk_test_…, sk_live_…, rk_test_… or rk_live_…)';
     const ADMIN_WANT = 'This route takes the admin key (ADMIN_API_KEY)';
     const ADMIN_ELSEWHERE = ' (the admin key works only on /admin/v1 routes).';
 
@@ -590,7 +590,7 @@ describe('errors that teach', () => {
         ]);
       }
       expect(await refusal(payments, url, issued.secretKey, 'invalid_api_key')).toBe(
-        `${ADMIN_WANT}; this looks like a secret API key (sk_test_… or sk_live_…), which works on the /v2 routes.`,
+        `${ADMIN_WANT}; this looks like a secret or restricted API key (sk_test_…, sk_live_…, rk_test_… or rk_live_…), which works on the /v2 routes.`,
       );
       expect(await refusal(offers, url, issued.accessToken, 'invalid_api_key')).toBe(
         `${ADMIN_WANT}; this looks like an OAuth 2.0 access token, which works on the /api/v1 routes.`,

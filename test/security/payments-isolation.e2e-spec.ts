@@ -20,6 +20,8 @@ describe('payments-api: account and mode isolation', () => {
   let victim: Account;
   let other: Account;
   let attackers: Attacker[];
+  let victimRk: Record<string, string>;
+  let victimLiveKeyId: string;
   const v: Record<string, string> = {};
   const VICTIM_EMAIL = 'victim.person@victim.example';
 
@@ -105,6 +107,18 @@ describe('payments-api: account and mode isolation', () => {
     const events = await call(victim.test, 'GET', '/v2/events?type=payment.succeeded&limit=1');
     v['event'] = events.json<{ data: Array<{ id: string }> }>().data[0]?.id;
     expect(v['event']).toMatch(/^evt_/);
+    const rk = await call(victim.test, 'POST', '/v2/api-keys', {
+      mode: 'test',
+      name: 'victim reporting',
+      permissions: { payments: 'read' },
+    });
+    expect(rk.statusCode).toBe(201);
+    v['apiKey'] = rk.json<{ id: string }>().id;
+    victimRk = { authorization: `Bearer ${rk.json<{ secret: string }>().secret}` };
+    const liveKeys = await call(victim.live, 'GET', '/v2/api-keys?limit=100');
+    victimLiveKeyId =
+      liveKeys.json<{ data: Array<{ id: string; mode: string }> }>().data.find((k) => k.mode === 'live')?.id ?? '';
+    expect(victimLiveKeyId).toMatch(/^key_/);
     v['delivery'] = await waitFor('a delivery to the victim endpoint', async () => {
       const res = await call(victim.test, 'GET', `/v2/webhook-endpoints/${v['endpoint']}/deliveries`);
       return res.json<{ data: Array<{ id: string }> }>().data[0]?.id;
@@ -117,6 +131,20 @@ describe('payments-api: account and mode isolation', () => {
 
   const eachAttacker = async (fn: (who: Attacker) => Promise<void>): Promise<void> => {
     for (const who of attackers) await fn(who);
+  };
+  /**
+   * Keys belong to the account, not to one mode: a live secret key manages the test keys of
+   * its own account by design (docs/decisions.md, 96), so /v2/api-keys is checked against the
+   * other account's keys; the test key against the same account's live keys is the mode case.
+   */
+  const eachOtherAccount = async (fn: (who: Attacker) => Promise<void>): Promise<void> => {
+    for (const who of attackers.filter((w) => w.auth !== victim.live)) await fn(who);
+  };
+  const victimKeysWork = async (): Promise<void> => {
+    for (const auth of [victim.test, victim.live, victimRk]) {
+      const res = await call(auth, 'GET', auth === victimRk ? '/v2/payments' : '/v2/customers');
+      expect(res.statusCode).toBe(200);
+    }
   };
   const we = (suffix = ''): string => `/v2/webhook-endpoints/${v['endpoint']}${suffix}`;
 
@@ -263,6 +291,54 @@ describe('payments-api: account and mode isolation', () => {
       ),
   };
 
+  Object.assign(CASES, {
+    'POST /v2/api-keys/roll': () =>
+      eachOtherAccount(async (who) => {
+        // the attacker's own keys keep working a week, so the suite's keys survive
+        const res = await call(who.auth, 'POST', '/v2/api-keys/roll', { mode: 'test', expires_in_hours: 168 });
+        expect(res.statusCode).toBe(201);
+        const id = res.json<{ id: string }>().id;
+        expectNotFound(`victim revokes ${who.name}'s key`, await call(victim.test, 'DELETE', `/v2/api-keys/${id}`));
+        await victimKeysWork();
+        const mine = await call(victim.live, 'GET', '/v2/api-keys?limit=100');
+        expect(mine.json<{ data: Array<{ id: string; expires_at: string | null }> }>().data.map((k) => k.expires_at)).toEqual(
+          mine.json<{ data: Array<{ id: string }> }>().data.map(() => null),
+        );
+      }),
+    'POST /v2/api-keys': () =>
+      eachOtherAccount(async (who) => {
+        const res = await call(who.auth, 'POST', '/v2/api-keys', { mode: 'test', name: 'attacker', permissions: {} });
+        expect(res.statusCode).toBe(201);
+        const id = res.json<{ id: string }>().id;
+        expectNotFound(`victim revokes ${who.name}'s restricted key`, await call(victim.test, 'DELETE', `/v2/api-keys/${id}`));
+        const list = await call(victim.live, 'GET', '/v2/api-keys?limit=100');
+        expect(list.json<{ data: Array<{ id: string }> }>().data.map((k) => k.id)).not.toContain(id);
+      }),
+    'GET /v2/api-keys': async () => {
+      await eachOtherAccount(async (who) => {
+        await listWithout(who, '/v2/api-keys?limit=100');
+        expect((await call(who.auth, 'GET', '/v2/api-keys')).body).not.toContain('victim reporting');
+        await cursorRefused(who, `/v2/api-keys?starting_after=${v['apiKey']}`, 'starting_after');
+        await cursorRefused(who, `/v2/api-keys?ending_before=${v['apiKey']}`, 'ending_before');
+      });
+      // the mode case: the test key sees no live key of its own account
+      const res = await call(victim.test, 'GET', '/v2/api-keys?limit=100');
+      expect(res.json<{ data: Array<{ mode: string }> }>().data.map((k) => k.mode)).not.toContain('live');
+      await cursorRefused(
+        { name: 'test key', auth: victim.test },
+        `/v2/api-keys?starting_after=${victimLiveKeyId}`,
+        'starting_after',
+      );
+    },
+    'DELETE /v2/api-keys/{id}': async () => {
+      await eachOtherAccount((who) => refused(who, 'revoke key', 'DELETE', `/v2/api-keys/${v['apiKey']}`, [v['apiKey'] ?? '']));
+      // the mode case: a test key cannot revoke a live key of its own account (403)
+      const res = await call(victim.test, 'DELETE', `/v2/api-keys/${victimLiveKeyId}`);
+      expect([res.statusCode, res.json<ErrorBody>().error.code]).toEqual([403, 'permission_denied']);
+      await victimKeysWork();
+    },
+  });
+
   it('has an isolation case for every payments-key operation of /openapi.json (and no stale case)', async () => {
     const ops = (await openApiOperations(t.app)).filter((op) => op.security.includes('payments_key')).map(opKey);
     expect(ops.filter((op) => /\{/.test(op)).length).toBeGreaterThan(8);
@@ -282,6 +358,7 @@ describe('payments-api: account and mode isolation', () => {
     expect(payment.json()).toMatchObject({ amount: 5000, amount_refunded: 1000 });
     const endpoint = await call(victim.test, 'GET', we());
     expect(endpoint.json()).toMatchObject({ id: v['endpoint'], status: 'enabled', previous_secret_expires_at: null });
+    await victimKeysWork();
   });
 
   it('test-mode objects and events never reach the live mode of the same account, nor the reverse', async () => {

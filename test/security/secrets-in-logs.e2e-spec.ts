@@ -69,10 +69,10 @@ describe('secrets never reach the logs', () => {
   it('the scanner finds a planted secret, a piece of one and a secret shape (so it can fail)', () => {
     const planted = `sk_test_${rand()}`;
     const found = findLeaks(
-      [`{"msg":"x ${planted.slice(12, 30)} y"}`, '{"msg":"whsec_abc"}', '{"msg":"Basic dXNlcjpwYXNz"}'],
+      [`{"msg":"x ${planted.slice(12, 30)} y"}`, '{"msg":"whsec_abc"}', '{"msg":"Basic dXNlcjpwYXNz"}', '{"msg":"rk_live_abc"}'],
       [['planted', planted]],
     );
-    expect([...new Set(found.map((f) => f.line))]).toEqual([0, 1, 2]);
+    expect([...new Set(found.map((f) => f.line))]).toEqual([0, 1, 2, 3]);
   });
 
   it('offers-api: admin key, client secrets (form, Basic, wrong), access tokens (tampered), webhook secrets, forced 500s', async () => {
@@ -240,7 +240,7 @@ describe('secrets never reach the logs', () => {
     expectNoLeaks('offers-api', captured);
   });
 
-  it('payments-api: sk_test_/sk_live_ keys (right, wrong, in the query), webhook secrets, a forced 500', async () => {
+  it('payments-api: sk_/rk_ keys (right, wrong, rolled, revoked, in the query), webhook secrets, a forced 500', async () => {
     const t = await start(paymentsService, {});
     const inject = (o: Parameters<typeof t.app.inject>[0]) => t.app.inject(o as never);
     const acct = await inject({ method: 'POST', url: '/admin/v1/accounts', headers: admin, payload: { name: 'Logs' } });
@@ -298,6 +298,31 @@ describe('secrets never reach the logs', () => {
       headers: auth,
     });
     remember('payments rotated webhook secret', rotated.json<{ secret: string }>().secret);
+    // restricted and rolled keys: made, used (allowed and denied), revoked, presented wrong
+    const rk = await inject({
+      method: 'POST',
+      url: '/v2/api-keys',
+      headers: auth,
+      payload: { mode: 'test', name: 'logs', permissions: { customers: 'read' } },
+    });
+    ok(rk, 201);
+    const rkKey = remember('rk_test key', rk.json<{ secret: string }>().secret);
+    ok(await inject({ method: 'GET', url: '/v2/customers', headers: { authorization: `Bearer ${rkKey}` } }), 200);
+    ok(await inject({ method: 'GET', url: '/v2/payments', headers: { authorization: `Bearer ${rkKey}` } }), 403);
+    ok(await inject({ method: 'GET', url: '/v2/api-keys', headers: { authorization: `Bearer ${rkKey}` } }), 403);
+    ok(await inject({ method: 'DELETE', url: `/v2/api-keys/${rk.json<{ id: string }>().id}`, headers: auth }), 200);
+    ok(await inject({ method: 'GET', url: '/v2/customers', headers: { authorization: `Bearer ${rkKey}` } }), 401);
+    const wrongRk = remember('wrong rk_live key', `rk_live_${rand(32)}`);
+    ok(await inject({ method: 'GET', url: '/v2/customers', headers: { authorization: `Bearer ${wrongRk}` } }), 401);
+    const rolled = await inject({
+      method: 'POST',
+      url: '/v2/api-keys/roll',
+      headers: auth,
+      payload: { mode: 'test', expires_in_hours: 1 },
+    });
+    ok(rolled, 201);
+    remember('rolled sk_test key', rolled.json<{ secret: string }>().secret);
+    ok(await inject({ method: 'GET', url: '/v2/api-keys', headers: auth }), 200);
     await sql(t.db.url, `ALTER TABLE webhook_endpoints ADD CONSTRAINT sec_bang CHECK (url NOT LIKE '%bang%') NOT VALID`);
     ok(
       await inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: auth, payload: { url: 'http://127.0.0.1:9/bang' } }),

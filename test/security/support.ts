@@ -103,7 +103,7 @@ export function normalisedError(res: LightMyRequestResponse, ids: readonly strin
 
 /** Secret shapes that must never appear in a log line, whatever their value (task brief). */
 export const SECRET_SHAPES: readonly RegExp[] = [
-  /sk_(test|live)_[A-Za-z0-9]/,
+  /[sr]k_(test|live)_[A-Za-z0-9]/,
   /whsec_/,
   /eyJ[A-Za-z0-9_-]{10,}\./,
   /Basic [A-Za-z0-9+/=]{8,}/,
@@ -111,7 +111,7 @@ export const SECRET_SHAPES: readonly RegExp[] = [
   /\bcs_[A-Za-z0-9]{8,}/,
 ];
 
-const PREFIXES = /^(sk_test_|sk_live_|whsec_|vt_|cs_|Bearer |Basic )/;
+const PREFIXES = /^(sk_test_|sk_live_|rk_test_|rk_live_|whsec_|vt_|cs_|Bearer |Basic )/;
 
 /**
  * The strings that count as a leak of `secret`: itself, the part after its prefix, and

@@ -2,6 +2,7 @@ import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from './accounts/accounts.module';
+import { ApiKeysModule } from './api-keys/api-keys.module';
 import { PAYMENTS_CREDENTIAL_KINDS } from './accounts/credential-kinds';
 import { PaymentsKeyAuthenticator } from './accounts/payments-key.authenticator';
 import { PaymentsConfig } from './config';
@@ -24,6 +25,7 @@ export class PaymentsAppModule {
           },
         }),
         AccountsModule,
+        ApiKeysModule,
         CustomersModule,
         PaymentsModule,
         RefundsModule,

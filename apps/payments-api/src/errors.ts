@@ -33,6 +33,14 @@ export const PAYMENTS_ERRORS = {
     when: '`POST /v2/refunds` for a payment whose `status` is not `succeeded` (a failed payment); `param: payment_id`.',
     fix: 'Refund only succeeded payments.',
   }),
+  last_secret_key: invalidRequest(409, {
+    when: '`DELETE /v2/api-keys/{id}` by the key it names while that key is the only working secret key of its mode: the account would be locked out of that mode. `param: id`.',
+    fix: 'Roll the key instead (`POST /v2/api-keys/roll`), or revoke it with another secret key after making one.',
+  }),
+  api_key_limit_reached: invalidRequest(409, {
+    when: '`POST /v2/api-keys` or `POST /v2/api-keys/roll` that would leave more than 100 working keys (secret and restricted, including rolled keys not yet expired) in one mode of the account.',
+    fix: 'Revoke keys you no longer use (`DELETE /v2/api-keys/{id}`), then try again.',
+  }),
 } as const satisfies ErrorCatalog;
 
 export type PaymentsErrorCode = keyof typeof PAYMENTS_ERRORS;
@@ -47,6 +55,10 @@ export const PAYMENTS_PLATFORM_ERROR_NOTES = {
   parameter_invalid: {
     when: "Besides the request's shape: in test mode a `payment_method` that is not a test payment method (the message lists them); `created[gte]` or `created[lte]` not a timestamp; `starting_after` with `ending_before`.",
     fix: 'Correct the field `param` names as the message says.',
+  },
+  permission_denied: {
+    when: 'A restricted key (`rk_…`) calling a route beyond its permissions: GET routes need "read" on their resource (customers, payments, refunds, webhooks, events), other methods "write"; the message names the resource and the level needed. Restricted keys cannot call `/v2/api-keys` at all. A test-mode key naming live-mode keys on `/v2/api-keys` (roll, create or revoke).',
+    fix: 'Use a key with the permission the message names (create one with `POST /v2/api-keys`), a secret key, or for live keys a live secret key.',
   },
 } as const satisfies PlatformErrorNotes;
 

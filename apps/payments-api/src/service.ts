@@ -10,7 +10,11 @@ export const paymentsService: ServiceDefinition<PaymentsConfig> = {
   errors: PAYMENTS_ERRORS,
   openApi: {
     configure: (builder) =>
-      builder.addSecurity('payments_key', { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_… key' }),
+      builder.addSecurity('payments_key', {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'sk_test_… / sk_live_… secret key, or rk_test_… / rk_live_… restricted key',
+      }),
     credentialErrors: { payments_key: ['invalid_api_key'] },
     title: 'payments-api',
     version: '1.0.0',

@@ -68,5 +68,10 @@ export class AuthGuard extends BeforeBodyGuard {
       void reply.headers(decision.headers);
       if (!decision.allowed) throw RateLimiter.exceeded(decision);
     }
+    authenticator.authorize?.(principal, {
+      method: request.method,
+      handler: context.getHandler(),
+      controller: context.getClass(),
+    });
   }
 }

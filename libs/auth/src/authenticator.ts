@@ -1,5 +1,14 @@
+import type { Type } from '@nestjs/common';
 import { DomainError } from '@app/platform';
 import type { Principal } from './principal';
+
+/** The route a request reached: its controller class and handler (to read their metadata), and the request's method. */
+export interface RouteTarget {
+  readonly method: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- a route handler of any signature
+  readonly handler: Function;
+  readonly controller: Type;
+}
 
 /**
  * Turns a presented bearer credential into a principal of one kind, or throws a 401
@@ -19,6 +28,12 @@ export interface Authenticator<P extends Principal = Principal> {
   authenticate(credential: string): Promise<P>;
   /** A stable string naming the principal: the scope of its rate limit and of its idempotency keys. */
   keyOf(principal: P): string;
+  /**
+   * What the principal may do on this route, checked on every request after authentication
+   * and the rate limit: throws a 403 DomainError to refuse (e.g. a restricted key's
+   * permissions). Without it every authenticated principal reaches every route of its kind.
+   */
+  authorize?(principal: P, route: RouteTarget): void;
 }
 
 /**

@@ -8,6 +8,6 @@ import { PaymentsKeyAuthenticator } from './payments-key.authenticator';
 @Module({
   controllers: [PaymentAccountsAdminController],
   providers: [PaymentAccountsRepository, PaymentAccountsService, PaymentsKeyAuthenticator],
-  exports: [PaymentsKeyAuthenticator],
+  exports: [PaymentsKeyAuthenticator, PaymentAccountsRepository],
 })
 export class AccountsModule {}

@@ -7,9 +7,9 @@ import { type CredentialKind, hasPrefix, looksLikeJwt } from '@app/platform';
  */
 export const PAYMENTS_CREDENTIAL_KINDS: readonly CredentialKind[] = [
   {
-    name: 'a secret API key (sk_test_… or sk_live_…), which works on the /v2 routes',
+    name: 'a secret or restricted API key (sk_test_…, sk_live_…, rk_test_… or rk_live_…), which works on the /v2 routes',
     authenticator: 'payments_key',
-    matches: hasPrefix('sk_test_', 'sk_live_'),
+    matches: hasPrefix('sk_test_', 'sk_live_', 'rk_test_', 'rk_live_'),
   },
   { name: 'a vector-api token', matches: hasPrefix('vt_') },
   { name: 'an offers-api OAuth 2.0 access token', matches: looksLikeJwt },

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type PrismaTx } from '@app/platform';
-import type { PaymentsMode } from './payments-key.principal';
+import { type Prisma, PrismaService, type PrismaTx } from '@app/platform';
+import { type Cursor, keyset, type PageRequest } from '../common/list';
+import type { ApiKeyKind, PaymentsMode, Permissions } from './payments-key.principal';
 
 export interface PaymentAccountRecord {
   id: string;
@@ -12,24 +13,175 @@ export interface NewPaymentKey {
   readonly id: string;
   readonly mode: PaymentsMode;
   readonly keyHash: string;
+  readonly last4: string;
+  readonly kind?: ApiKeyKind;
+  readonly name?: string;
+  readonly permissions?: Permissions;
 }
 
-/** Payment accounts and their API keys; only a key's SHA-256 is stored. */
+/** A key as its account sees it (never its hash). */
+export interface PaymentKeyRecord {
+  id: string;
+  accountId: string;
+  mode: PaymentsMode;
+  kind: ApiKeyKind;
+  name: string | null;
+  last4: string | null;
+  permissions: Prisma.JsonValue;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const RECORD = {
+  id: true,
+  accountId: true,
+  mode: true,
+  kind: true,
+  name: true,
+  last4: true,
+  permissions: true,
+  createdAt: true,
+  expiresAt: true,
+  lastUsedAt: true,
+  revokedAt: true,
+} as const;
+
+/** The modes a key sees: its own, or both for a live secret key (decisions.md, 96). */
+export type KeyScope = { readonly accountId: string; readonly modes: readonly PaymentsMode[] };
+
+/** Keys that still authenticate at `now`: not revoked, not expired. */
+const working = (now: Date): Prisma.PaymentApiKeyWhereInput => ({
+  revokedAt: null,
+  OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
+});
+
+/**
+ * Payment accounts and their API keys; only a key's SHA-256 (and last 4 characters) is
+ * stored. Every method on keys names the account.
+ */
 @Injectable()
 export class PaymentAccountsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   create(tx: PrismaTx, id: string, name: string, keys: readonly NewPaymentKey[]): Promise<PaymentAccountRecord> {
     return tx.paymentAccount.create({
-      data: { id, name, keys: { create: keys.map((k) => ({ id: k.id, mode: k.mode, keyHash: k.keyHash })) } },
+      data: { id, name, keys: { create: keys.map((k) => keyData(k)) } },
       select: { id: true, name: true, createdAt: true },
     });
   }
 
-  findActiveKey(keyHash: string): Promise<{ id: string; accountId: string; mode: PaymentsMode } | null> {
+  /** The key presented (by hash), unless revoked; expiry is the caller's to check (against its clock). */
+  findActiveKey(keyHash: string): Promise<{
+    id: string;
+    accountId: string;
+    mode: PaymentsMode;
+    kind: ApiKeyKind;
+    permissions: Prisma.JsonValue;
+    expiresAt: Date | null;
+    last4: string | null;
+  } | null> {
     return this.prisma.paymentApiKey.findFirst({
       where: { keyHash, revokedAt: null },
-      select: { id: true, accountId: true, mode: true },
+      select: { id: true, accountId: true, mode: true, kind: true, permissions: true, expiresAt: true, last4: true },
     });
   }
+
+  /**
+   * Locks the account row until the transaction ends: rolls, creations and revocations of one
+   * account's keys run one at a time, so "the only working secret key" and the key limit
+   * cannot be raced past.
+   */
+  async lockAccount(tx: PrismaTx, accountId: string): Promise<void> {
+    await tx.$queryRaw`SELECT id FROM payment_accounts WHERE id = ${accountId} FOR UPDATE`;
+  }
+
+  createKey(tx: PrismaTx, accountId: string, key: NewPaymentKey): Promise<PaymentKeyRecord> {
+    return tx.paymentApiKey.create({ data: { ...keyData(key), accountId }, select: RECORD });
+  }
+
+  /** How many keys of the account and mode still work at `now`. */
+  countWorking(tx: PrismaTx, accountId: string, mode: PaymentsMode, now: Date): Promise<number> {
+    return tx.paymentApiKey.count({ where: { accountId, mode, ...working(now) } });
+  }
+
+  /** The ids of the working secret keys of the account and mode. */
+  async workingSecretKeys(tx: PrismaTx, accountId: string, mode: PaymentsMode, now: Date): Promise<string[]> {
+    const rows = await tx.paymentApiKey.findMany({
+      where: { accountId, mode, kind: 'secret', ...working(now) },
+      select: { id: true },
+    });
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Sets `expiresAt` on the working secret keys of the account and mode that would otherwise
+   * work longer (never extends an earlier expiry); returns the ids it changed.
+   */
+  async expireSecretKeys(tx: PrismaTx, accountId: string, mode: PaymentsMode, now: Date, at: Date): Promise<string[]> {
+    const rows = await tx.paymentApiKey.findMany({
+      where: {
+        accountId,
+        mode,
+        kind: 'secret',
+        revokedAt: null,
+        OR: [{ expiresAt: null }, { expiresAt: { gt: at } }],
+        AND: [{ OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }],
+      },
+      select: { id: true },
+    });
+    const ids = rows.map((r) => r.id);
+    if (ids.length > 0) await tx.paymentApiKey.updateMany({ where: { id: { in: ids }, accountId }, data: { expiresAt: at } });
+    return ids;
+  }
+
+  /** A key of the account (of either mode), revoked or not. */
+  findKey(tx: PrismaTx, accountId: string, id: string): Promise<PaymentKeyRecord | null> {
+    return tx.paymentApiKey.findFirst({ where: { id, accountId }, select: RECORD });
+  }
+
+  /** Revokes a working key of the account; false when it has none by that id. */
+  async revoke(tx: PrismaTx, accountId: string, id: string, now: Date): Promise<boolean> {
+    const { count } = await tx.paymentApiKey.updateMany({ where: { id, accountId, ...working(now) }, data: { revokedAt: now } });
+    return count > 0;
+  }
+
+  async cursor(scope: KeyScope, id: string): Promise<Cursor | null> {
+    return this.prisma.paymentApiKey.findFirst({
+      where: { id, accountId: scope.accountId, mode: { in: [...scope.modes] } },
+      select: { id: true, createdAt: true },
+    });
+  }
+
+  /** The working keys of the scope, newest first. */
+  list(scope: KeyScope, page: PageRequest, now: Date): Promise<PaymentKeyRecord[]> {
+    const { where, orderBy, take } = keyset(page);
+    return this.prisma.paymentApiKey.findMany({
+      where: { AND: [{ accountId: scope.accountId, mode: { in: [...scope.modes] }, ...working(now) }, where] },
+      orderBy,
+      take,
+      select: RECORD,
+    });
+  }
+
+  /** Records a use, at most once a minute per key (one UPDATE that finds nothing to do otherwise). */
+  async touch(id: string, at: Date): Promise<void> {
+    await this.prisma.paymentApiKey.updateMany({
+      where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(at.getTime() - 60_000) } }] },
+      data: { lastUsedAt: at },
+    });
+  }
+}
+
+function keyData(k: NewPaymentKey): Prisma.PaymentApiKeyCreateWithoutAccountInput {
+  return {
+    id: k.id,
+    mode: k.mode,
+    keyHash: k.keyHash,
+    last4: k.last4,
+    kind: k.kind ?? 'secret',
+    ...(k.name === undefined ? {} : { name: k.name }),
+    ...(k.permissions === undefined ? {} : { permissions: { ...k.permissions } }),
+  };
 }

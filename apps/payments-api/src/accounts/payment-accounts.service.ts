@@ -18,8 +18,8 @@ export class PaymentAccountsService {
     const liveKey = newOpaqueSecret('sk_live_');
     const account = await this.transactions.run((tx) =>
       this.repository.create(tx, newId('acct'), name, [
-        { id: newId('key'), mode: 'test', keyHash: apiKeyHash(testKey) },
-        { id: newId('key'), mode: 'live', keyHash: apiKeyHash(liveKey) },
+        { id: newId('key'), mode: 'test', keyHash: apiKeyHash(testKey), last4: testKey.slice(-4) },
+        { id: newId('key'), mode: 'live', keyHash: apiKeyHash(liveKey), last4: liveKey.slice(-4) },
       ]),
     );
     return {

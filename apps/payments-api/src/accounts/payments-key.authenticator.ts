@@ -1,37 +1,93 @@
-import { Injectable } from '@nestjs/common';
-import { type ApiKeyCache, ApiKeyCaches, apiKeyHash, type Authenticator, invalidApiKey } from '@app/auth';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import {
+  type ApiKeyCache,
+  ApiKeyCaches,
+  apiKeyHash,
+  type Authenticator,
+  invalidApiKey,
+  RevocationBus,
+  type RouteTarget,
+} from '@app/auth';
+import { Clock } from '@app/platform';
 import { PaymentAccountsRepository } from './payment-accounts.repository';
-import type { PaymentsKeyPrincipal } from './payments-key.principal';
+import type { PaymentsKeyPrincipal, Permissions } from './payments-key.principal';
+import { authorizeKey } from './permissions';
 
-const PAYMENTS_KEY = /^sk_(test|live)_[A-Za-z0-9]{20,}$/;
+/** Secret (`sk_`) and restricted (`rk_`) keys of either mode. */
+const PAYMENTS_KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{20,}$/;
 const REALM = 'payments-api';
 
-/** `sk_test_…` / `sk_live_…`, looked up by SHA-256 (cached a second); the key decides account and mode. */
+/** RevocationBus channel of the ids of payments keys revoked or expired at once. */
+export const PAYMENTS_KEY_REVOKED = 'auth:payments-key-revoked';
+
+/** `last_used_at` is written at most this often per key and instance. */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * `sk_…` / `rk_…`, looked up by SHA-256 (cached a second); the key decides account, mode and,
+ * for a restricted key, what it may do (authorize). A revocation (or a roll that expires keys
+ * at once) evicts the key from every instance's cache through RevocationBus; a later expiry
+ * travels in the cached principal and is checked on every request against the Clock.
+ */
 @Injectable()
-export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrincipal> {
+export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrincipal>, OnModuleInit {
   readonly kind = 'payments_key';
   readonly realm = REALM;
-  readonly wants = 'a secret API key (sk_test_… or sk_live_…)';
+  readonly wants = 'a secret or restricted API key (sk_test_…, sk_live_…, rk_test_… or rk_live_…)';
   private readonly cache: ApiKeyCache<PaymentsKeyPrincipal>;
+  private readonly logger = new Logger('PaymentsKeys');
+  /** When this instance last wrote each key's last_used_at. */
+  private readonly touched = new Map<string, number>();
 
   constructor(
     private readonly repository: PaymentAccountsRepository,
+    private readonly revocations: RevocationBus,
+    private readonly clock: Clock,
     caches: ApiKeyCaches,
   ) {
     this.cache = caches.create();
+  }
+
+  onModuleInit(): void {
+    this.revocations.subscribe(PAYMENTS_KEY_REVOKED, (keyId) => this.cache.invalidate((p) => p.keyId === keyId));
   }
 
   async authenticate(credential: string): Promise<PaymentsKeyPrincipal> {
     if (!PAYMENTS_KEY.test(credential)) throw invalidApiKey(REALM);
     const principal = await this.cache.getOrLoad(apiKeyHash(credential), async (hash) => {
       const row = await this.repository.findActiveKey(hash);
-      return row ? { kind: 'payments_key', accountId: row.accountId, mode: row.mode, keyId: row.id } : null;
+      if (!row) return null;
+      return {
+        kind: 'payments_key',
+        accountId: row.accountId,
+        mode: row.mode,
+        keyId: row.id,
+        keyKind: row.kind,
+        permissions: row.kind === 'restricted' ? (row.permissions as Permissions) : null,
+        expiresAt: row.expiresAt?.getTime() ?? null,
+        last4: row.last4,
+      };
     });
-    if (!principal) throw invalidApiKey(REALM);
+    const now = this.clock.nowMs();
+    if (!principal || (principal.expiresAt !== null && principal.expiresAt <= now)) throw invalidApiKey(REALM);
+    this.touch(principal.keyId, now);
     return principal;
+  }
+
+  authorize(principal: PaymentsKeyPrincipal, route: RouteTarget): void {
+    authorizeKey(principal, route);
   }
 
   keyOf(principal: PaymentsKeyPrincipal): string {
     return `payments_key:${principal.keyId}`;
+  }
+
+  /** Records the use in the background (a failed write costs the request nothing). */
+  private touch(keyId: string, now: number): void {
+    const last = this.touched.get(keyId);
+    if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
+    if (this.touched.size > 10_000) this.touched.clear();
+    this.touched.set(keyId, now);
+    this.repository.touch(keyId, new Date(now)).catch((err: unknown) => this.logger.warn({ err }, 'could not record a key use'));
   }
 }

@@ -8,9 +8,11 @@ import { tenantOf } from '../common/tenant';
 import { CustomersService } from './customers.service';
 import { CustomerCreateDto, CustomerListQuery, CustomerUpdateDto } from './dto/customer.dto';
 import { CustomerListView, CustomerView, DeletedCustomerView } from './dto/customer.view';
+import { KeyResource } from '../accounts/permissions';
 
 @ApiTags('customers')
 @Authenticated('payments_key')
+@KeyResource('customers')
 @Idempotent()
 @Controller('v2/customers')
 export class CustomersController {

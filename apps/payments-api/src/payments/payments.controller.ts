@@ -8,9 +8,11 @@ import { tenantOf } from '../common/tenant';
 import { PaymentCreateDto, PaymentListQuery } from './dto/payment.dto';
 import { PaymentListView, PaymentView } from './dto/payment.view';
 import { PaymentsService } from './payments.service';
+import { KeyResource } from '../accounts/permissions';
 
 @ApiTags('payments')
 @Authenticated('payments_key')
+@KeyResource('payments')
 @Idempotent()
 @Controller('v2/payments')
 export class PaymentsController {

@@ -8,9 +8,11 @@ import { tenantOf } from '../common/tenant';
 import { RefundCreateDto, RefundListQuery } from './dto/refund.dto';
 import { RefundListView, RefundView } from './dto/refund.view';
 import { RefundsService } from './refunds.service';
+import { KeyResource } from '../accounts/permissions';
 
 @ApiTags('refunds')
 @Authenticated('payments_key')
+@KeyResource('refunds')
 @Idempotent()
 @Controller('v2/refunds')
 export class RefundsController {

@@ -26,7 +26,7 @@ export const REDACT_PATHS = [
  * this catches secrets that reach a log by another way, e.g. inside an error message.)
  */
 export const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\bsk_(?:test|live)_[A-Za-z0-9]{8,}/g, '[redacted]'],
+  [/\b[sr]k_(?:test|live)_[A-Za-z0-9]{8,}/g, '[redacted]'],
   [/\bwhsec_[A-Za-z0-9+/=]{8,}/g, '[redacted]'],
   [/\b(?:vt|cs)_[A-Za-z0-9]{20,}/g, '[redacted]'],
   [/\beyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*){0,2}/g, '[redacted-jwt]'],
