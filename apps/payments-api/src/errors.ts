@@ -27,7 +27,7 @@ export const PAYMENTS_ERRORS = {
   },
   amount_exceeds_refundable: invalidRequest(400, {
     when: '`POST /v2/refunds` whose `amount` (by default, what is left) is more than what is left to refund on the payment, or a payment already refunded in full; concurrent refunds are checked one at a time. `param: amount`.',
-    fix: "Refund at most the payment's `amount` minus its `amount_refunded` (`GET /v2/payments/{id}`).",
+    fix: "Refund at most the payment's `amount_received` (what was captured) minus its `amount_refunded` (`GET /v2/payments/{id}`).",
   }),
   payment_not_refundable: invalidRequest(400, {
     when: '`POST /v2/refunds` for a payment whose `status` is not `succeeded`: a failed payment, or an authorization not captured (`requires_capture`) or canceled — only captured money is refundable; `param: payment_id`.',
@@ -53,7 +53,7 @@ export const PAYMENTS_PLATFORM_ERROR_NOTES = {
     fix: "Send an id of this account's objects.",
   },
   parameter_invalid: {
-    when: "Besides the request's shape: in test mode a `payment_method` that is not a test payment method or one of Stripe's test aliases (the message lists them); `created[gte]` or `created[lte]` not a timestamp; `starting_after` with `ending_before`.",
+    when: "Besides the request's shape: in test mode a `payment_method` that is not a test payment method or one of Stripe's test aliases (the message lists them); `created[gte]` or `created[lte]` not a timestamp; `starting_after` with `ending_before`; an update (`POST /v2/payments/{id}`, `POST /v2/refunds/{id}`) whose merged `metadata` would hold more than 50 keys.",
     fix: 'Correct the field `param` names as the message says.',
   },
 } as const satisfies PlatformErrorNotes;
