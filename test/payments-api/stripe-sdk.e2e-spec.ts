@@ -37,10 +37,14 @@ describe('payments-api with the official Stripe SDK', () => {
   });
 
   const post = async <T>(path: string, params: Record<string, unknown>, idempotencyKey?: string): Promise<T> => {
-    const res = await stripe.rawRequest('POST', path, params, idempotencyKey ? { idempotencyKey } : {});
-    return res as unknown as T;
+    // rawRequest answers the parsed JSON body, untyped (the SDK knows only Stripe's own resources)
+    const res: unknown = await stripe.rawRequest('POST', path, params, idempotencyKey ? { idempotencyKey } : {});
+    return res as T;
   };
-  const get = async <T>(path: string): Promise<T> => (await stripe.rawRequest('GET', path, {})) as unknown as T;
+  const get = async <T>(path: string): Promise<T> => {
+    const res: unknown = await stripe.rawRequest('GET', path, {});
+    return res as T;
+  };
   const countPayments = async (): Promise<number> =>
     (await get<{ data: unknown[] }>(`/v2/payments?customer_id=${customer}&limit=100`)).data.length;
 
@@ -108,7 +112,7 @@ describe('payments-api with the official Stripe SDK', () => {
   it('a wrong key surfaces as StripeAuthenticationError', async () => {
     const { port } = t.app.getHttpServer().address() as AddressInfo;
     const wrong = new Stripe('sk_test_wrong', { host: '127.0.0.1', port, protocol: 'http', maxNetworkRetries: 0 });
-    const error = await wrong.rawRequest('GET', '/v2/payments', {}).catch((e: unknown) => e);
+    const error: unknown = await wrong.rawRequest('GET', '/v2/payments', {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
   });
 });
