@@ -116,7 +116,7 @@ export class AuthorizationsService {
       if (!row) return false;
       const tenant: Tenant = { accountId: row.accountId, mode: row.mode };
       if (tenant.mode === 'live' && this.liveProcessor) {
-        await this.liveProcessor.release({ paymentId, mode: 'live', amount: 0 });
+        await this.liveProcessor.release({ paymentId, mode: 'live', amount: row.amount });
       }
       await this.events.emit(tx, tenant, 'payment.canceled', paymentView(row));
       return true;
