@@ -104,8 +104,8 @@ describe('AuthorizationsService', () => {
     expect(await service.expire(p.id)).toBe(true);
     expect(await service.expire(p.id)).toBe(false);
     expect(fakes.payments.get(p.id)).toMatchObject({ status: 'canceled', cancellationReason: 'automatic', amountCapturable: 0 });
-    expect(fakes.events.emitted).toEqual([
-      expect.objectContaining({ tenant: shop, event: 'payment.canceled', data: expect.objectContaining({ id: p.id }) }),
+    expect(fakes.events.emitted.map((e) => [e.tenant, e.event, (e.data as { id: string }).id])).toEqual([
+      [shop, 'payment.canceled', p.id],
     ]);
     expect(await service.expire('pay_unknown')).toBe(false);
   });
