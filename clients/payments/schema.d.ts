@@ -238,7 +238,42 @@ export interface paths {
     };
     get: operations['PaymentsController_retrieve'];
     put?: never;
-    post?: never;
+    /** Update the description or metadata (a metadata key set to "" or null is removed) */
+    post: operations['PaymentsController_update'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/payments/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel an authorization (capture_method manual): release it without capture */
+    post: operations['PaymentsController_cancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/payments/{id}/capture': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Capture an authorization (capture_method manual), in full or in part; the rest is released */
+    post: operations['PaymentsController_capture'];
     delete?: never;
     options?: never;
     head?: never;
@@ -272,7 +307,8 @@ export interface paths {
     };
     get: operations['RefundsController_retrieve'];
     put?: never;
-    post?: never;
+    /** Update a refund's metadata (a key set to "" or null is removed) */
+    post: operations['RefundsController_update'];
     delete?: never;
     options?: never;
     head?: never;
@@ -765,12 +801,26 @@ export interface components {
        */
       test_key: string;
     };
+    PaymentCancelDto: {
+      /** @enum {string} */
+      cancellation_reason?: 'duplicate' | 'fraudulent' | 'requested_by_customer' | 'abandoned';
+    };
+    PaymentCaptureDto: {
+      /** @description Minor units to capture, at most amount_capturable (default: all of it); the rest is released */
+      amount_to_capture?: number;
+    };
     PaymentCreateDto: {
       /**
        * @description Minor currency units (pence, cents)
        * @example 2000
        */
       amount: number;
+      /**
+       * @description manual: only authorize (status requires_capture); capture or cancel later (docs/payments.md)
+       * @default automatic
+       * @enum {string}
+       */
+      capture_method?: 'automatic' | 'manual';
       /**
        * @description Lowercase ISO 4217
        * @example gbp
@@ -798,11 +848,45 @@ export interface components {
       /** @example /v2/payments */
       url: string;
     };
+    PaymentUpdateDto: {
+      /** @description null or "" clears it */
+      description?: string | null;
+      /** @description Merged into the stored metadata: a key set to "" or null is removed; metadata null removes every key. Up to 50 keys of 1 to 40 characters, each with a string of at most 500 characters */
+      metadata?: {
+        [key: string]: string | null;
+      } | null;
+    };
     PaymentView: {
       /** @description minor units */
       amount: number;
+      /** @description minor units authorized and not yet captured (0 unless requires_capture) */
+      amount_capturable: number;
+      /** @description minor units captured: what refunds can give back */
+      amount_received: number;
       /** @description minor units refunded so far */
       amount_refunded: number;
+      /** Format: date-time */
+      canceled_at: string | null;
+      /**
+       * @description automatic: the authorization expired
+       * @enum {string|null}
+       */
+      cancellation_reason: 'duplicate' | 'fraudulent' | 'requested_by_customer' | 'abandoned' | 'automatic' | null;
+      /**
+       * Format: date-time
+       * @description requires_capture: the authorization is canceled (reason automatic) if not captured by then
+       */
+      capture_before: string | null;
+      /**
+       * @description automatic: charged at once; manual: authorized, captured later
+       * @enum {string}
+       */
+      capture_method: 'automatic' | 'manual';
+      /**
+       * Format: date-time
+       * @description when the money was captured
+       */
+      captured_at: string | null;
       /** Format: date-time */
       created: string;
       /**
@@ -827,10 +911,13 @@ export interface components {
       object: 'payment';
       /** @example pm_card_visa */
       payment_method: string;
-      /** @description true once fully refunded */
+      /** @description true once everything received is refunded */
       refunded: boolean;
-      /** @enum {string} */
-      status: 'succeeded' | 'failed';
+      /**
+       * @description succeeded: captured; requires_capture: authorized (capture_method manual), waiting for capture or cancel; canceled: an authorization released; failed: declined
+       * @enum {string}
+       */
+      status: 'succeeded' | 'requires_capture' | 'canceled' | 'failed';
     };
     ReadinessChecksDto: {
       /** @enum {string} */
@@ -860,6 +947,10 @@ export interface components {
     RefundCreateDto: {
       /** @description Minor units; defaults to what is left to refund */
       amount?: number;
+      /** @description Up to 50 keys of 1 to 40 characters, each with a string of at most 500 characters */
+      metadata?: {
+        [key: string]: string;
+      };
       /** @example pay_3MtwBw... */
       payment_id: string;
       /** @enum {string} */
@@ -873,6 +964,12 @@ export interface components {
       /** @example /v2/refunds */
       url: string;
     };
+    RefundUpdateDto: {
+      /** @description Merged into the stored metadata: a key set to "" or null is removed; metadata null removes every key. Up to 50 keys of 1 to 40 characters, each with a string of at most 500 characters */
+      metadata?: {
+        [key: string]: string | null;
+      } | null;
+    };
     RefundView: {
       /** @description minor units */
       amount: number;
@@ -882,6 +979,9 @@ export interface components {
       currency: 'usd' | 'eur' | 'gbp' | 'chf' | 'cad' | 'aud' | 'jpy' | 'sek' | 'nok' | 'dkk';
       /** @example re_1Nispe... */
       id: string;
+      metadata: {
+        [key: string]: string;
+      };
       /** @enum {string} */
       object: 'refund';
       payment_id: string;
@@ -2693,6 +2793,396 @@ export interface operations {
       };
     };
   };
+  PaymentsController_update: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentUpdateDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentView'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters; more than 50 metadata keys once merged), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such payment). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  PaymentsController_cancel: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentCancelDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentView'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters), `parameter_unknown`, `payment_unexpected_state`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `live_mode_not_enabled` (a live key while no live processor is configured). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such payment). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  PaymentsController_capture: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentCaptureDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentView'];
+        };
+      };
+      /** @description Codes: `amount_exceeds_capturable`, `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters), `parameter_unknown`, `payment_unexpected_state`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `live_mode_not_enabled` (a live key while no live processor is configured). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such payment). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   RefundsController_list: {
     parameters: {
       query?: {
@@ -2925,6 +3415,130 @@ export interface operations {
       };
       /** @description Codes: `resource_missing` (no such refund). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RefundsController_update: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RefundUpdateDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RefundView'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters; more than 50 metadata keys once merged), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such refund). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`. */
+      422: {
         headers: {
           [name: string]: unknown;
         };

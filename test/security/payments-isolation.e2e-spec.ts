@@ -101,7 +101,20 @@ describe('payments-api: account and mode isolation', () => {
       description: 'victim-order 2',
     });
     v['payment2'] = pay2.json<{ id: string }>().id;
-    const refund = await call(victim.test, 'POST', '/v2/refunds', { payment_id: v['payment'], amount: 1000 });
+    const authorization = await call(victim.test, 'POST', '/v2/payments', {
+      amount: 3000,
+      currency: 'gbp',
+      customer_id: v['customer'],
+      capture_method: 'manual',
+      description: 'victim-order 3',
+    });
+    expect(authorization.json<{ status: string }>().status).toBe('requires_capture');
+    v['authorization'] = authorization.json<{ id: string }>().id;
+    const refund = await call(victim.test, 'POST', '/v2/refunds', {
+      payment_id: v['payment'],
+      amount: 1000,
+      metadata: { note: 'victim-order refund' },
+    });
     expect(refund.statusCode).toBe(201);
     v['refund'] = refund.json<{ id: string }>().id;
     const events = await call(victim.test, 'GET', '/v2/events?type=payment.succeeded&limit=1');
@@ -198,6 +211,29 @@ describe('payments-api: account and mode isolation', () => {
       }),
     'GET /v2/payments/{id}': () =>
       eachAttacker((who) => refused(who, 'get payment', 'GET', `/v2/payments/${v['payment']}`, [v['payment'] ?? ''])),
+    'POST /v2/payments/{id}': () =>
+      eachAttacker((who) =>
+        refused(who, 'update payment', 'POST', `/v2/payments/${v['payment']}`, [v['payment'] ?? ''], {
+          description: 'pwned',
+          metadata: { order: 'pwned' },
+        }),
+      ),
+    'POST /v2/payments/{id}/capture': () =>
+      eachAttacker((who) =>
+        refused(who, 'capture authorization', 'POST', `/v2/payments/${v['authorization']}/capture`, [v['authorization'] ?? ''], {
+          amount_to_capture: 100,
+        }),
+      ),
+    'POST /v2/payments/{id}/cancel': () =>
+      eachAttacker((who) =>
+        refused(who, 'cancel authorization', 'POST', `/v2/payments/${v['authorization']}/cancel`, [v['authorization'] ?? ''], {
+          cancellation_reason: 'fraudulent',
+        }),
+      ),
+    'POST /v2/refunds/{id}': () =>
+      eachAttacker((who) =>
+        refused(who, 'update refund', 'POST', `/v2/refunds/${v['refund']}`, [v['refund'] ?? ''], { metadata: { note: '' } }),
+      ),
     'POST /v2/refunds': () =>
       eachAttacker(async (who) => {
         const res = await call(who.auth, 'POST', '/v2/refunds', { payment_id: v['payment2'], amount: 100 });
@@ -355,7 +391,11 @@ describe('payments-api: account and mode isolation', () => {
     const customer = await call(victim.test, 'GET', `/v2/customers/${v['customer']}`);
     expect(customer.json()).toMatchObject({ id: v['customer'], name: 'Victim Name', metadata: { crm: 'victim-crm' } });
     const payment = await call(victim.test, 'GET', `/v2/payments/${v['payment']}`);
-    expect(payment.json()).toMatchObject({ amount: 5000, amount_refunded: 1000 });
+    expect(payment.json()).toMatchObject({ amount: 5000, amount_refunded: 1000, description: 'victim-order 1', metadata: {} });
+    const authorization = await call(victim.test, 'GET', `/v2/payments/${v['authorization']}`);
+    expect(authorization.json()).toMatchObject({ status: 'requires_capture', amount_capturable: 3000, amount_received: 0 });
+    const refund = await call(victim.test, 'GET', `/v2/refunds/${v['refund']}`);
+    expect(refund.json()).toMatchObject({ metadata: { note: 'victim-order refund' } });
     const endpoint = await call(victim.test, 'GET', we());
     expect(endpoint.json()).toMatchObject({ id: v['endpoint'], status: 'enabled', previous_secret_expires_at: null });
     await victimKeysWork();

@@ -493,10 +493,48 @@ describe('payments-api: /v2/events per account and mode, and its catalogue', () 
     const catalogue = await t.app.inject({ method: 'GET', url: '/v2/webhook-endpoints/event-types', headers: shop.test });
     expect(catalogue.statusCode).toBe(200);
     const kinds = catalogue.json<ListJson<EventTypeJson>>().data;
-    expect(kinds.map((k) => k.type)).toEqual(['payment.succeeded', 'payment.failed', 'refund.succeeded']);
+    expect(kinds.map((k) => k.type)).toEqual([
+      'payment.succeeded',
+      'payment.failed',
+      'payment.requires_capture',
+      'payment.captured',
+      'payment.canceled',
+      'refund.succeeded',
+    ]);
     const check = catalogueChecker(kinds);
     for (const k of kinds) expect(check(k.type, k.example.data)).toBe('');
     for (const e of events) expect(check(e.event, e.data)).toBe('');
+
+    // authorize-and-capture events, in another account so the lists below stay as they are
+    const acct = await newAccount(t, 'Capture shop');
+    const buyer = await newCustomer(t, acct.test);
+    const authorize = async (): Promise<string> => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v2/payments',
+        headers: acct.test,
+        payload: { amount: 900, currency: 'gbp', customer_id: buyer, capture_method: 'manual' },
+      });
+      return res.json<{ id: string }>().id;
+    };
+    const captured = await authorize();
+    const canceled = await authorize();
+    const post = (url: string) => t.app.inject({ method: 'POST', url, headers: acct.test, payload: {} });
+    expect((await post(`/v2/payments/${captured}/capture`)).statusCode).toBe(200);
+    expect((await post(`/v2/payments/${canceled}/cancel`)).statusCode).toBe(200);
+    const more = (await t.app.inject({ method: 'GET', url: '/v2/events?limit=100', headers: acct.test })).json<
+      ListJson<EventJson>
+    >().data;
+    expect(more.map((e) => e.event).sort()).toEqual(
+      [
+        'payment.canceled',
+        'payment.captured',
+        'payment.requires_capture',
+        'payment.requires_capture',
+        'payment.succeeded',
+      ].sort(),
+    );
+    for (const e of more) expect(check(e.event, e.data)).toBe('');
 
     const prefix = await t.app.inject({ method: 'GET', url: '/v2/events?type=payment.*', headers: shop.test });
     expect(prefix.json<ListJson<EventJson>>().data.map((e) => e.event)).toEqual(['payment.failed', 'payment.succeeded']);

@@ -28,6 +28,18 @@ export class PaymentsConfig extends WebhooksConfig {
   @Min(1)
   PAYMENTS_RATE_LIMIT_PER_MINUTE: number = 600;
 
+  /**
+   * Hours an authorization (capture_method manual) may wait for capture before it is canceled
+   * with cancellation_reason automatic. Stripe's card authorizations last 7 days (168 h);
+   * at most 30 days, the longest extended authorization card networks allow.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(720)
+  AUTHORIZATION_TTL_HOURS: number = 168;
+
   get port(): number {
     return this.PAYMENTS_PORT;
   }

@@ -8,7 +8,7 @@ export const PAYMENTS_ERRORS = {
   card_declined: {
     status: 402,
     type: 'card_error',
-    when: '`POST /v2/payments` whose charge was declined (test mode: `payment_method` `pm_card_declined` or `pm_card_insufficient_funds`). The failed payment is stored: `payment_id` names it, `decline_code` says why (`generic_decline`, `insufficient_funds`). The same `Idempotency-Key` replays this answer.',
+    when: '`POST /v2/payments` whose charge (or authorization, with `capture_method: manual`) was declined (test mode: `payment_method` `pm_card_declined` or `pm_card_insufficient_funds`, or their Stripe aliases). The failed payment is stored: `payment_id` names it, `decline_code` says why (`generic_decline`, `insufficient_funds`). The same `Idempotency-Key` replays this answer.',
     fix: 'Ask the customer for another payment method and charge again with a new `Idempotency-Key`.',
     fields: ['decline_code', 'payment_id'],
   },
@@ -27,11 +27,19 @@ export const PAYMENTS_ERRORS = {
   },
   amount_exceeds_refundable: invalidRequest(400, {
     when: '`POST /v2/refunds` whose `amount` (by default, what is left) is more than what is left to refund on the payment, or a payment already refunded in full; concurrent refunds are checked one at a time. `param: amount`.',
-    fix: "Refund at most the payment's `amount` minus its `amount_refunded` (`GET /v2/payments/{id}`).",
+    fix: "Refund at most the payment's `amount_received` (what was captured) minus its `amount_refunded` (`GET /v2/payments/{id}`).",
   }),
   payment_not_refundable: invalidRequest(400, {
-    when: '`POST /v2/refunds` for a payment whose `status` is not `succeeded` (a failed payment); `param: payment_id`.',
-    fix: 'Refund only succeeded payments.',
+    when: '`POST /v2/refunds` for a payment whose `status` is not `succeeded`: a failed payment, or an authorization not captured (`requires_capture`) or canceled — only captured money is refundable; `param: payment_id`.',
+    fix: 'Refund only succeeded payments. Release an uncaptured authorization with `POST /v2/payments/{id}/cancel` instead.',
+  }),
+  payment_unexpected_state: invalidRequest(400, {
+    when: '`POST /v2/payments/{id}/capture` or `/cancel` on a payment whose `status` is not `requires_capture` (already captured, canceled — by you, by a concurrent request or by expiry — failed, or charged with `capture_method: automatic`). The message names the status.',
+    fix: 'Read the payment (`GET /v2/payments/{id}`): capture and cancel apply only to `requires_capture`.',
+  }),
+  amount_exceeds_capturable: invalidRequest(400, {
+    when: "`POST /v2/payments/{id}/capture` whose `amount_to_capture` is more than the payment's `amount_capturable`; `param: amount_to_capture`.",
+    fix: 'Capture at most `amount_capturable`; to take more, create a new payment.',
   }),
   last_secret_key: invalidRequest(409, {
     when: '`DELETE /v2/api-keys/{id}` by the key it names while that key is the only working secret key of its mode: the account would be locked out of that mode. `param: id`.',
@@ -53,7 +61,7 @@ export const PAYMENTS_PLATFORM_ERROR_NOTES = {
     fix: "Send an id of this account's objects.",
   },
   parameter_invalid: {
-    when: "Besides the request's shape: in test mode a `payment_method` that is not a test payment method (the message lists them); `created[gte]` or `created[lte]` not a timestamp; `starting_after` with `ending_before`.",
+    when: "Besides the request's shape: in test mode a `payment_method` that is not a test payment method or one of Stripe's test aliases (the message lists them); `created[gte]` or `created[lte]` not a timestamp; `starting_after` with `ending_before`; an update (`POST /v2/payments/{id}`, `POST /v2/refunds/{id}`) whose merged `metadata` would hold more than 50 keys.",
     fix: 'Correct the field `param` names as the message says.',
   },
   permission_denied: {

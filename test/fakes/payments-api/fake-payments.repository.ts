@@ -1,7 +1,9 @@
 import type { PrismaTx } from '@app/platform';
 import type { Cursor, PageRequest } from '../../../apps/payments-api/src/common/list';
 import type { Tenant } from '../../../apps/payments-api/src/common/tenant';
+import type { Metadata } from '../../../apps/payments-api/src/common/metadata';
 import type {
+  AuthorizationRef,
   NewPayment,
   PaymentFilter,
   PaymentRow,
@@ -49,6 +51,13 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
       declineCode: null,
       failureMessage: null,
       amountRefunded: 0,
+      captureMethod: 'automatic',
+      amountCapturable: 0,
+      amountReceived: fields.status === undefined || fields.status === 'succeeded' ? (fields.amount ?? 2000) : 0,
+      captureBefore: null,
+      capturedAt: null,
+      canceledAt: null,
+      cancellationReason: null,
       createdAt: this.clock.now(),
       ...fields,
       accountId: tenant.accountId,
@@ -71,6 +80,8 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
       accountId: tenant.accountId,
       mode: tenant.mode,
       amountRefunded: 0,
+      canceledAt: null,
+      cancellationReason: null,
       createdAt: this.clock.now(),
     };
     this.transactions.write(tx, () => this.rows.splice(this.rows.indexOf(row), 1));
@@ -101,11 +112,82 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
     return structuredClone(row);
   }
 
+  lock(tx: PrismaTx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
+    return this.lockForRefund(tx, tenant, id);
+  }
+
+  /** The conditional transitions of PaymentsRepository (status requires_capture), as one in-memory write each. */
+  private transition(tx: PrismaTx, match: (row: PaymentRow) => boolean, change: Partial<PaymentRow>): Promise<PaymentRow | null> {
+    this.transactions.assertOpen(tx);
+    const row = this.rows.find(match);
+    if (!row) return Promise.resolve(null);
+    const before = structuredClone(row);
+    this.transactions.write(tx, () => Object.assign(row, before));
+    Object.assign(row, change);
+    return Promise.resolve(structuredClone(row));
+  }
+
+  markCaptured(tx: PrismaTx, tenant: Tenant, id: string, amount: number, at: Date): Promise<PaymentRow | null> {
+    return this.transition(tx, (r) => r.id === id && owns(tenant, r) && r.status === 'requires_capture', {
+      status: 'succeeded',
+      amountReceived: amount,
+      amountCapturable: 0,
+      capturedAt: at,
+    });
+  }
+
+  markCanceled(tx: PrismaTx, tenant: Tenant, id: string, reason: string, at: Date): Promise<PaymentRow | null> {
+    return this.transition(tx, (r) => r.id === id && owns(tenant, r) && r.status === 'requires_capture', {
+      status: 'canceled',
+      amountCapturable: 0,
+      canceledAt: at,
+      cancellationReason: reason,
+    });
+  }
+
+  expireAuthorization(tx: PrismaTx, id: string, now: Date): Promise<PaymentRow | null> {
+    return this.transition(
+      tx,
+      (r) => r.id === id && r.status === 'requires_capture' && r.captureBefore !== null && r.captureBefore <= now,
+      { status: 'canceled', amountCapturable: 0, canceledAt: now, cancellationReason: 'automatic' },
+    );
+  }
+
+  expiredAuthorizationIds(now: Date, limit: number): Promise<string[]> {
+    return Promise.resolve(
+      this.rows
+        .filter((r) => r.status === 'requires_capture' && r.captureBefore !== null && r.captureBefore <= now)
+        .slice(0, limit)
+        .map((r) => r.id),
+    );
+  }
+
+  pendingAuthorizations(limit: number): Promise<AuthorizationRef[]> {
+    return Promise.resolve(
+      this.rows
+        .filter((r) => r.status === 'requires_capture')
+        .flatMap((r) => (r.captureBefore ? [{ id: r.id, captureBefore: r.captureBefore }] : []))
+        .slice(0, limit),
+    );
+  }
+
+  update(
+    tx: PrismaTx,
+    tenant: Tenant,
+    id: string,
+    data: { description?: string | null; metadata?: Metadata },
+  ): Promise<PaymentRow> {
+    return this.transition(tx, (r) => r.id === id && owns(tenant, r), data).then((row) => {
+      if (!row) throw new Error(`no payment ${id} of this tenant (Prisma: record to update not found)`);
+      return row;
+    });
+  }
+
   addRefunded(tx: PrismaTx, tenant: Tenant, id: string, amount: number): Promise<PaymentRow> {
     const row = this.rows.find((r) => r.id === id && owns(tenant, r));
     if (!row) throw new Error(`no payment ${id} of this tenant (Prisma: record to update not found)`);
     if (this.locks.get(id)?.tx !== tx) throw new Error(`payment ${id} is not locked by this transaction (lockForRefund first)`);
-    if (row.amountRefunded + amount > row.amount) throw new Error('CHECK violated: amount_refunded > amount');
+    if (row.amountRefunded + amount > row.amountReceived) throw new Error('CHECK violated: amount_refunded > amount_received');
     const before = row.amountRefunded;
     this.transactions.write(tx, () => (row.amountRefunded = before));
     row.amountRefunded += amount;

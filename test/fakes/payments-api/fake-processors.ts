@@ -27,4 +27,12 @@ export class FakeLiveProcessor extends PaymentProcessor {
     this.charges.push(request);
     return Promise.resolve(this.outcome);
   }
+
+  capture(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  release(): Promise<void> {
+    return Promise.resolve();
+  }
 }

@@ -1,5 +1,6 @@
 import type { PrismaTx } from '@app/platform';
 import type { Cursor, PageRequest } from '../../../apps/payments-api/src/common/list';
+import type { Metadata } from '../../../apps/payments-api/src/common/metadata';
 import type { Tenant } from '../../../apps/payments-api/src/common/tenant';
 import type { RefundRow, RefundsRepository } from '../../../apps/payments-api/src/refunds/refunds.repository';
 import type { FakeClock } from '../fake-clock';
@@ -31,6 +32,21 @@ export class FakeRefundsRepository implements Surface<RefundsRepository> {
     };
     this.transactions.write(tx, () => this.rows.splice(this.rows.indexOf(row), 1));
     this.rows.push(row);
+    return Promise.resolve(structuredClone(row));
+  }
+
+  /** No row lock here: the unit specs do not update refunds concurrently (the e2e specs do, on PostgreSQL). */
+  lock(tx: PrismaTx, tenant: Tenant, id: string): Promise<RefundRow | null> {
+    this.transactions.assertOpen(tx);
+    return this.find(tenant, id);
+  }
+
+  updateMetadata(tx: PrismaTx, tenant: Tenant, id: string, metadata: Metadata): Promise<RefundRow> {
+    const row = this.rows.find((r) => r.id === id && owns(tenant, r));
+    if (!row) throw new Error(`no refund ${id} of this tenant (Prisma: record to update not found)`);
+    const before = row.metadata;
+    this.transactions.write(tx, () => (row.metadata = before));
+    row.metadata = metadata;
     return Promise.resolve(structuredClone(row));
   }
 

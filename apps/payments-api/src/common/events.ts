@@ -23,7 +23,25 @@ const EXAMPLE_PAYMENT: PaymentRow = {
   declineCode: null,
   failureMessage: null,
   amountRefunded: 0,
+  captureMethod: 'automatic',
+  amountCapturable: 0,
+  amountReceived: 2_000,
+  captureBefore: null,
+  capturedAt: new Date('2026-11-20T10:00:00.000Z'),
+  canceledAt: null,
+  cancellationReason: null,
   createdAt: new Date('2026-11-20T10:00:00.000Z'),
+};
+
+/** The example payment authorized with capture_method manual, as created. */
+const EXAMPLE_AUTHORIZATION: PaymentRow = {
+  ...EXAMPLE_PAYMENT,
+  status: 'requires_capture',
+  captureMethod: 'manual',
+  amountCapturable: 2_000,
+  amountReceived: 0,
+  captureBefore: new Date('2026-11-27T10:00:00.000Z'),
+  capturedAt: null,
 };
 
 /**
@@ -34,7 +52,7 @@ const EXAMPLE_PAYMENT: PaymentRow = {
 export const PAYMENT_EVENT_KINDS = {
   'payment.succeeded': eventKind({
     type: 'payment.succeeded',
-    description: 'A payment succeeded. data: the Payment.',
+    description: 'A payment succeeded: charged with capture_method automatic, or an authorization captured. data: the Payment.',
     data: PaymentView,
     example: () => paymentView(EXAMPLE_PAYMENT),
   }),
@@ -52,6 +70,41 @@ export const PAYMENT_EVENT_KINDS = {
         failureMessage: 'Your card has insufficient funds.',
       }),
   }),
+  'payment.requires_capture': eventKind({
+    type: 'payment.requires_capture',
+    description:
+      'A payment with capture_method manual was authorized and waits for capture or cancel (until capture_before). data: the Payment.',
+    data: PaymentView,
+    example: () => paymentView(EXAMPLE_AUTHORIZATION),
+  }),
+  'payment.captured': eventKind({
+    type: 'payment.captured',
+    description:
+      'An authorization was captured (in full or in part: amount_received); payment.succeeded follows in the same transaction. data: the Payment.',
+    data: PaymentView,
+    example: () =>
+      paymentView({
+        ...EXAMPLE_AUTHORIZATION,
+        status: 'succeeded',
+        amountCapturable: 0,
+        amountReceived: 1_500,
+        capturedAt: new Date('2026-11-21T09:00:00.000Z'),
+      }),
+  }),
+  'payment.canceled': eventKind({
+    type: 'payment.canceled',
+    description:
+      'An authorization was released without capture: canceled by request, or expired (cancellation_reason automatic). data: the Payment.',
+    data: PaymentView,
+    example: () =>
+      paymentView({
+        ...EXAMPLE_AUTHORIZATION,
+        status: 'canceled',
+        amountCapturable: 0,
+        canceledAt: new Date('2026-11-27T10:00:00.000Z'),
+        cancellationReason: 'automatic',
+      }),
+  }),
   'refund.succeeded': eventKind({
     type: 'refund.succeeded',
     description: 'A refund of a payment succeeded. data: the Refund.',
@@ -66,6 +119,7 @@ export const PAYMENT_EVENT_KINDS = {
         currency: 'gbp',
         status: 'succeeded',
         reason: 'requested_by_customer',
+        metadata: { ticket: 'T-881' },
         createdAt: new Date('2026-11-21T08:30:00.000Z'),
       }),
   }),

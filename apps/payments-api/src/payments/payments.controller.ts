@@ -1,11 +1,12 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiPaymentRequiredResponse, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
 import { ApiErrors, Idempotent } from '@app/platform';
 import { LIST_ERRORS } from '../common/list';
 import { tenantOf } from '../common/tenant';
-import { PaymentCreateDto, PaymentListQuery } from './dto/payment.dto';
+import { AuthorizationsService } from './authorizations.service';
+import { PaymentCancelDto, PaymentCaptureDto, PaymentCreateDto, PaymentListQuery, PaymentUpdateDto } from './dto/payment.dto';
 import { PaymentListView, PaymentView } from './dto/payment.view';
 import { PaymentsService } from './payments.service';
 import { KeyResource } from '../accounts/permissions';
@@ -16,7 +17,10 @@ import { KeyResource } from '../accounts/permissions';
 @Idempotent()
 @Controller('v2/payments')
 export class PaymentsController {
-  constructor(private readonly payments: PaymentsService) {}
+  constructor(
+    private readonly payments: PaymentsService,
+    private readonly authorizations: AuthorizationsService,
+  ) {}
 
   @Post()
   @ApiOperation({ summary: 'Charge a customer' })
@@ -33,6 +37,54 @@ export class PaymentsController {
   )
   create(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Body() dto: PaymentCreateDto): Promise<PaymentView> {
     return this.payments.create(tenantOf(key), dto);
+  }
+
+  @Post(':id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Update the description or metadata (a metadata key set to "" or null is removed)' })
+  @ApiOkResponse({ type: PaymentView })
+  @ApiErrors(
+    { code: 'resource_missing', when: 'no such payment' },
+    { code: 'parameter_invalid', when: 'more than 50 metadata keys once merged' },
+  )
+  update(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Param('id') id: string,
+    @Body() dto: PaymentUpdateDto,
+  ): Promise<PaymentView> {
+    return this.payments.update(tenantOf(key), id, dto);
+  }
+
+  @Post(':id/capture')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Capture an authorization (capture_method manual), in full or in part; the rest is released' })
+  @ApiOkResponse({ type: PaymentView })
+  @ApiErrors({ code: 'resource_missing', when: 'no such payment' }, 'payment_unexpected_state', 'amount_exceeds_capturable', {
+    code: 'live_mode_not_enabled',
+    when: 'a live key while no live processor is configured',
+  })
+  capture(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Param('id') id: string,
+    @Body() dto: PaymentCaptureDto,
+  ): Promise<PaymentView> {
+    return this.authorizations.capture(tenantOf(key), id, dto);
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel an authorization (capture_method manual): release it without capture' })
+  @ApiOkResponse({ type: PaymentView })
+  @ApiErrors({ code: 'resource_missing', when: 'no such payment' }, 'payment_unexpected_state', {
+    code: 'live_mode_not_enabled',
+    when: 'a live key while no live processor is configured',
+  })
+  cancel(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Param('id') id: string,
+    @Body() dto: PaymentCancelDto,
+  ): Promise<PaymentView> {
+    return this.authorizations.cancel(tenantOf(key), id, dto);
   }
 
   @Get()

@@ -6,6 +6,8 @@ import { CustomersModule } from '../customers/customers.module';
 import { WebhookEndpointsController } from '../webhook-endpoints/webhook-endpoints.controller';
 import { PAYMENTS_WEBHOOK_OWNER } from '../webhook-endpoints/webhook-owner';
 import { TestModeProcessor } from '../processor/test-mode.processor';
+import { AuthorizationExpiryWorker } from './authorization-expiry.worker';
+import { AuthorizationsService } from './authorizations.service';
 import { PaymentsController } from './payments.controller';
 import { PaymentsRepository } from './payments.repository';
 import { PaymentsService } from './payments.service';
@@ -24,7 +26,14 @@ import { PaymentsService } from './payments.service';
     }),
   ],
   controllers: [PaymentsController],
-  providers: [PaymentsService, PaymentsRepository, TestModeProcessor, PaymentEvents],
+  providers: [
+    PaymentsService,
+    PaymentsRepository,
+    TestModeProcessor,
+    PaymentEvents,
+    AuthorizationsService,
+    AuthorizationExpiryWorker,
+  ],
   exports: [PaymentsRepository, PaymentEvents],
 })
 export class PaymentsModule {}

@@ -11,13 +11,24 @@ export interface NewPayment {
   customerId: string;
   amount: number;
   currency: string;
-  status: 'succeeded' | 'failed';
+  status: 'succeeded' | 'failed' | 'requires_capture';
   description: string | null;
   metadata: Metadata;
   paymentMethod: string;
   failureCode: string | null;
   declineCode: string | null;
   failureMessage: string | null;
+  captureMethod: 'automatic' | 'manual';
+  amountCapturable: number;
+  amountReceived: number;
+  captureBefore: Date | null;
+  capturedAt: Date | null;
+}
+
+/** A payment's identity for the system-wide expiry (no caller, so no tenant to scope by). */
+export interface AuthorizationRef {
+  readonly id: string;
+  readonly captureBefore: Date;
 }
 
 export interface PaymentFilter {
@@ -40,14 +51,86 @@ export class PaymentsRepository {
   }
 
   /**
-   * The payment row locked FOR UPDATE until the transaction ends: concurrent refunds of one
-   * payment run one after another, so the refundable balance cannot be overspent.
+   * The payment row locked FOR UPDATE until the transaction ends: concurrent refunds, captures,
+   * cancels and updates of one payment run one after another, so the refundable balance cannot
+   * be overspent and only one of a capture and a cancel applies.
    */
   async lockForRefund(tx: PrismaTx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
     const locked = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM payments WHERE id = ${id} AND account_id = ${tenant.accountId} AND mode = ${tenant.mode}::payment_mode FOR UPDATE`;
     if (locked.length === 0) return null;
     return tx.payment.findUnique({ where: { id } });
+  }
+
+  /**
+   * Captures `amount` of a locked authorization: succeeded, received = amount, nothing left
+   * capturable. Conditional on requires_capture, so it can never apply twice.
+   */
+  async markCaptured(tx: PrismaTx, tenant: Tenant, id: string, amount: number, at: Date): Promise<PaymentRow | null> {
+    const { count } = await tx.payment.updateMany({
+      where: { id, accountId: tenant.accountId, mode: tenant.mode, status: 'requires_capture' },
+      data: { status: 'succeeded', amountReceived: amount, amountCapturable: 0, capturedAt: at },
+    });
+    return count === 1 ? tx.payment.findUnique({ where: { id } }) : null;
+  }
+
+  /** Cancels a locked authorization (conditional on requires_capture). */
+  async markCanceled(tx: PrismaTx, tenant: Tenant, id: string, reason: string, at: Date): Promise<PaymentRow | null> {
+    const { count } = await tx.payment.updateMany({
+      where: { id, accountId: tenant.accountId, mode: tenant.mode, status: 'requires_capture' },
+      data: { status: 'canceled', amountCapturable: 0, canceledAt: at, cancellationReason: reason },
+    });
+    return count === 1 ? tx.payment.findUnique({ where: { id } }) : null;
+  }
+
+  /**
+   * The expiry: one conditional UPDATE (`status = 'requires_capture' AND capture_before <= now`).
+   * PostgreSQL re-checks the condition after a concurrent capture or cancel commits, so exactly
+   * one of them changes the row; a duplicate, early or late job updates nothing. System-wide.
+   */
+  async expireAuthorization(tx: PrismaTx, id: string, now: Date): Promise<PaymentRow | null> {
+    const { count } = await tx.payment.updateMany({
+      where: { id, status: 'requires_capture', captureBefore: { lte: now } },
+      data: { status: 'canceled', amountCapturable: 0, canceledAt: now, cancellationReason: 'automatic' },
+    });
+    return count === 1 ? tx.payment.findUnique({ where: { id } }) : null;
+  }
+
+  /** Authorizations past their capture_before (what lost expiry jobs would have canceled), oldest first. */
+  async expiredAuthorizationIds(now: Date, limit: number): Promise<string[]> {
+    const rows = await this.prisma.payment.findMany({
+      where: { status: 'requires_capture', captureBefore: { lte: now } },
+      orderBy: [{ captureBefore: 'asc' }, { id: 'asc' }],
+      select: { id: true },
+      take: limit,
+    });
+    return rows.map((r) => r.id);
+  }
+
+  /** Authorizations still waiting for capture, for re-enqueueing their expiry jobs, soonest first. */
+  async pendingAuthorizations(limit: number): Promise<AuthorizationRef[]> {
+    const rows = await this.prisma.payment.findMany({
+      where: { status: 'requires_capture', captureBefore: { not: null } },
+      orderBy: [{ captureBefore: 'asc' }, { id: 'asc' }],
+      select: { id: true, captureBefore: true },
+      take: limit,
+    });
+    return rows.flatMap((r) => (r.captureBefore ? [{ id: r.id, captureBefore: r.captureBefore }] : []));
+  }
+
+  /** Description and metadata of a locked payment (POST /v2/payments/{id}). */
+  update(
+    tx: PrismaTx,
+    tenant: Tenant,
+    id: string,
+    data: { description?: string | null; metadata?: Metadata },
+  ): Promise<PaymentRow> {
+    return tx.payment.update({ where: { id, accountId: tenant.accountId, mode: tenant.mode }, data });
+  }
+
+  /** lockForRefund under the name capture, cancel and update use. */
+  lock(tx: PrismaTx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
+    return this.lockForRefund(tx, tenant, id);
   }
 
   addRefunded(tx: PrismaTx, tenant: Tenant, id: string, amount: number): Promise<PaymentRow> {

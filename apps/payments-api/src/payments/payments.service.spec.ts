@@ -1,4 +1,12 @@
-import { type ErrorBody, registerErrorCodes, type TransactionRunner } from '@app/platform';
+import {
+  type ErrorBody,
+  type JobMap,
+  type QueueRegistry,
+  registerErrorCodes,
+  type TransactionRunner,
+  type TypedQueue,
+} from '@app/platform';
+import type { Job } from 'bullmq';
 import {
   fake,
   FakeLiveProcessor,
@@ -7,6 +15,9 @@ import {
   RecordingTestModeProcessor,
 } from '../../../../test/fakes/payments-api';
 import { rejection } from '../../../../test/fakes/rejection';
+import { partialFake } from '../../../../test/fakes/typed-fake';
+import type { PaymentsConfig } from '../config';
+import { AuthorizationsService } from './authorizations.service';
 import type { PaymentEvents } from '../common/events';
 import type { Tenant } from '../common/tenant';
 import type { CustomersRepository } from '../customers/customers.repository';
@@ -25,6 +36,27 @@ describe('PaymentsService', () => {
   let testProcessor: RecordingTestModeProcessor;
   let customerId: string;
 
+  /** Expiry jobs the service enqueued: [job id, delay]. */
+  let enqueued: Array<[string | undefined, number | undefined]>;
+  const authorizations = (liveProcessor: PaymentProcessor | null): AuthorizationsService =>
+    new AuthorizationsService(
+      fake<PaymentsRepository>(fakes.payments),
+      fake<TransactionRunner>(fakes.transactions),
+      fake<PaymentEvents>(fakes.events),
+      fakes.clock,
+      partialFake<QueueRegistry>({
+        queue: <J extends JobMap>() =>
+          partialFake<TypedQueue<J>>({
+            add: (_name, _data, opts) => {
+              enqueued.push([opts?.jobId, opts?.delay]);
+              return Promise.resolve(partialFake<Job>({}));
+            },
+          }),
+      }),
+      testProcessor,
+      partialFake<PaymentsConfig>({ AUTHORIZATION_TTL_HOURS: 168 }),
+      liveProcessor,
+    );
   const service = (liveProcessor: PaymentProcessor | null = null): PaymentsService =>
     new PaymentsService(
       fake<PaymentsRepository>(fakes.payments),
@@ -33,6 +65,8 @@ describe('PaymentsService', () => {
       fake<PaymentEvents>(fakes.events),
       testProcessor,
       liveProcessor,
+      authorizations(liveProcessor),
+      fakes.clock,
     );
   const charge = (fields: Partial<PaymentCreateDto> = {}): PaymentCreateDto => ({
     amount: 2000,
@@ -44,6 +78,7 @@ describe('PaymentsService', () => {
   beforeAll(() => registerErrorCodes(PAYMENTS_ERRORS));
 
   beforeEach(() => {
+    enqueued = [];
     fakes = paymentsFakes();
     testProcessor = new RecordingTestModeProcessor();
     customerId = fakes.customers.seed(shop).id;
@@ -64,6 +99,13 @@ describe('PaymentsService', () => {
         description: 'Order 1042',
         metadata: { order: '1042' },
         payment_method: 'pm_card_visa',
+        capture_method: 'automatic',
+        amount_capturable: 0,
+        amount_received: 2000,
+        capture_before: null,
+        captured_at: '2026-11-21T05:00:00.000Z',
+        canceled_at: null,
+        cancellation_reason: null,
         amount_refunded: 0,
         refunded: false,
         failure_code: null,
@@ -75,7 +117,10 @@ describe('PaymentsService', () => {
       expect(fakes.payments.get(payment.id)).toMatchObject({ accountId: 'acct_shop', mode: 'test', status: 'succeeded' });
       expect(fakes.events.emitted).toEqual([{ tenant: shop, event: 'payment.succeeded', data: payment }]);
       expect(fakes.transactions.committed).toEqual([{ result: payment, storedResponse: undefined }]);
-      expect(testProcessor.charges).toEqual([{ amount: 2000, currency: 'gbp', paymentMethod: 'pm_card_visa', mode: 'test' }]);
+      expect(testProcessor.charges).toEqual([
+        { amount: 2000, currency: 'gbp', paymentMethod: 'pm_card_visa', mode: 'test', captureMethod: 'automatic' },
+      ]);
+      expect(enqueued).toEqual([]);
     });
 
     it.each([
@@ -111,6 +156,45 @@ describe('PaymentsService', () => {
       },
     );
 
+    it('capture_method manual: authorizes only (requires_capture), emits payment.requires_capture and enqueues the expiry', async () => {
+      const payment = await service().create(shop, charge({ capture_method: 'manual' }));
+
+      expect(payment).toMatchObject({
+        status: 'requires_capture',
+        capture_method: 'manual',
+        amount_capturable: 2000,
+        amount_received: 0,
+        capture_before: '2026-11-28T05:00:00.000Z',
+        captured_at: null,
+        refunded: false,
+      });
+      expect(fakes.events.emitted.map((e) => e.event)).toEqual(['payment.requires_capture']);
+      expect(enqueued).toEqual([[`${payment.id}.expire.${Date.parse('2026-11-28T05:00:00.000Z')}`, 168 * 3_600_000]]);
+    });
+
+    it('capture_method manual with a declined card still fails with 402 and enqueues nothing', async () => {
+      const error = await rejection(
+        service().create(shop, charge({ capture_method: 'manual', payment_method: 'pm_card_declined' })),
+      );
+      expect(error.status).toBe(402);
+      expect(fakes.payments.rows[0]).toMatchObject({ status: 'failed', amountCapturable: 0, captureBefore: null });
+      expect(enqueued).toEqual([]);
+    });
+
+    it.each([
+      ['tok_visa', 'succeeded', null],
+      ['tok_mastercard', 'succeeded', null],
+      ['pm_card_chargeDeclined', 'failed', 'generic_decline'],
+      ['tok_chargeDeclined', 'failed', 'generic_decline'],
+      ['pm_card_chargeDeclinedInsufficientFunds', 'failed', 'insufficient_funds'],
+      ['pm_card_chargeDeclinedProcessingError', 'failed', null],
+    ] as const)("accepts Stripe's test alias %s as the same outcome", async (method, status, declineCode) => {
+      await service()
+        .create(shop, charge({ payment_method: method }))
+        .catch(() => undefined);
+      expect(fakes.payments.rows[0]).toMatchObject({ status, declineCode, paymentMethod: method });
+    });
+
     it('charges the default test method when none is given', async () => {
       const payment = await service().create(shop, charge());
       expect(payment.payment_method).toBe('pm_card_visa');
@@ -144,7 +228,9 @@ describe('PaymentsService', () => {
       const payment = await service(live).create(shopLive, charge({ customer_id: liveCustomer, payment_method: 'pm_real_card' }));
 
       expect(payment).toMatchObject({ status: 'succeeded', livemode: true, payment_method: 'pm_real_card' });
-      expect(live.charges).toEqual([{ amount: 2000, currency: 'gbp', paymentMethod: 'pm_real_card', mode: 'live' }]);
+      expect(live.charges).toEqual([
+        { amount: 2000, currency: 'gbp', paymentMethod: 'pm_real_card', mode: 'live', captureMethod: 'automatic' },
+      ]);
       expect(testProcessor.charges).toEqual([]);
     });
 

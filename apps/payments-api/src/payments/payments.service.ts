@@ -1,13 +1,20 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { currentRequestId, domainErrorBody, newId, NotFoundError, parseTimestamp, TransactionRunner } from '@app/platform';
+import { Clock, currentRequestId, domainErrorBody, newId, NotFoundError, parseTimestamp, TransactionRunner } from '@app/platform';
 import { CustomersRepository } from '../customers/customers.repository';
 import { PaymentEvents } from '../common/events';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
 import type { Tenant } from '../common/tenant';
 import { LIVE_PROCESSOR, PaymentProcessor } from '../processor/payment-processor';
-import { DEFAULT_PAYMENT_METHOD, TEST_PAYMENT_METHODS, TestModeProcessor } from '../processor/test-mode.processor';
+import {
+  DEFAULT_PAYMENT_METHOD,
+  TEST_PAYMENT_METHOD_NAMES,
+  TestModeProcessor,
+  testOutcome,
+} from '../processor/test-mode.processor';
 import { PaymentsError } from '../errors';
-import { CREATED_FILTER, type PaymentCreateDto, type PaymentListQuery } from './dto/payment.dto';
+import { type Metadata, mergeMetadata, tooManyKeys } from '../common/metadata';
+import { AuthorizationsService } from './authorizations.service';
+import { CREATED_FILTER, type PaymentCreateDto, type PaymentListQuery, type PaymentUpdateDto } from './dto/payment.dto';
 import { type PaymentListView, type PaymentView, paymentView } from './dto/payment.view';
 import { PaymentsRepository } from './payments.repository';
 
@@ -35,6 +42,8 @@ export class PaymentsService {
     private readonly events: PaymentEvents,
     private readonly testProcessor: TestModeProcessor,
     @Optional() @Inject(LIVE_PROCESSOR) private readonly liveProcessor: PaymentProcessor | null,
+    private readonly authorizations: AuthorizationsService,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -51,10 +60,11 @@ export class PaymentsService {
       );
     }
     const method = dto.payment_method ?? DEFAULT_PAYMENT_METHOD;
-    if (tenant.mode === 'test' && !(method in TEST_PAYMENT_METHODS)) {
+    const captureMethod = dto.capture_method ?? 'automatic';
+    if (tenant.mode === 'test' && !testOutcome(method)) {
       throw new PaymentsError(
         'parameter_invalid',
-        `No such test payment method: '${method}'. Use one of ${Object.keys(TEST_PAYMENT_METHODS).join(', ')}.`,
+        `No such test payment method: '${method}'. Use one of ${TEST_PAYMENT_METHOD_NAMES.join(', ')}.`,
         { param: 'payment_method' },
       );
     }
@@ -69,9 +79,14 @@ export class PaymentsService {
       currency: dto.currency,
       paymentMethod: method,
       mode: tenant.mode,
+      captureMethod,
     });
     const failed = outcome.status === 'failed' ? outcome : undefined;
+    // manual: authorized only (requires_capture) until captured, canceled or expired.
+    const authorized = !failed && captureMethod === 'manual';
+    const received = failed || authorized ? 0 : dto.amount;
 
+    const now = this.clock.now();
     const view = await this.transactions.run(
       async (tx) => {
         const row = await this.payments.create(tx, tenant, {
@@ -79,16 +94,26 @@ export class PaymentsService {
           customerId: dto.customer_id,
           amount: dto.amount,
           currency: dto.currency,
-          status: outcome.status,
+          status: authorized ? 'requires_capture' : outcome.status,
           description: dto.description ?? null,
           metadata: dto.metadata ?? {},
           paymentMethod: method,
           failureCode: failed?.failureCode ?? null,
           declineCode: failed?.declineCode ?? null,
           failureMessage: failed?.message ?? null,
+          captureMethod,
+          amountCapturable: authorized ? dto.amount : 0,
+          amountReceived: received,
+          captureBefore: authorized ? this.authorizations.captureBefore() : null,
+          capturedAt: received > 0 ? now : null,
         });
         const payment = paymentView(row);
-        await this.events.emit(tx, tenant, failed ? 'payment.failed' : 'payment.succeeded', payment);
+        await this.events.emit(
+          tx,
+          tenant,
+          failed ? 'payment.failed' : authorized ? 'payment.requires_capture' : 'payment.succeeded',
+          payment,
+        );
         return payment;
       },
       {
@@ -99,7 +124,25 @@ export class PaymentsService {
       },
     );
     if (view.status === 'failed') throw cardError(view);
+    await this.authorizations.scheduleQuietly(view);
     return view;
+  }
+
+  /** Description and metadata (Stripe's update: metadata merges, a key set to "" or null is removed). */
+  update(tenant: Tenant, id: string, dto: PaymentUpdateDto): Promise<PaymentView> {
+    return this.transactions.run(async (tx) => {
+      const current = await this.payments.lock(tx, tenant, id);
+      if (!current) throw new NotFoundError('payment', id, 'id');
+      const changes: { description?: string | null; metadata?: Metadata } = {};
+      if (dto.description !== undefined) changes.description = dto.description === '' ? null : dto.description;
+      if (dto.metadata !== undefined) {
+        const metadata = mergeMetadata(current.metadata as Metadata, dto.metadata);
+        if (metadata === false) throw tooManyKeys();
+        changes.metadata = metadata;
+      }
+      if (Object.keys(changes).length === 0) return paymentView(current);
+      return paymentView(await this.payments.update(tx, tenant, id, changes));
+    });
   }
 
   async retrieve(tenant: Tenant, id: string): Promise<PaymentView> {

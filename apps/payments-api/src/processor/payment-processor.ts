@@ -6,6 +6,16 @@ export interface ChargeRequest {
   readonly currency: Currency;
   readonly paymentMethod: string;
   readonly mode: PaymentsMode;
+  /** manual: authorize only (the money is held until `capture` or `release`). */
+  readonly captureMethod: 'automatic' | 'manual';
+}
+
+/** An authorization (a payment in requires_capture) to capture or release. */
+export interface AuthorizationRequest {
+  readonly paymentId: string;
+  readonly mode: PaymentsMode;
+  /** capture: the amount to take; the rest of the authorization is released. */
+  readonly amount: number;
 }
 
 export type ChargeResult =
@@ -20,6 +30,10 @@ export type ChargeResult =
 /** Where charges go. Test mode uses TestModeProcessor; live mode needs a real one (none is configured here). */
 export abstract class PaymentProcessor {
   abstract charge(request: ChargeRequest): Promise<ChargeResult>;
+  /** Takes `amount` of an authorization and releases the rest. */
+  abstract capture(request: AuthorizationRequest): Promise<void>;
+  /** Releases an authorization in full (cancel, expiry). */
+  abstract release(request: AuthorizationRequest): Promise<void>;
 }
 
 /** Live-mode processor; absent unless one is configured (contract: live_mode_not_enabled). */

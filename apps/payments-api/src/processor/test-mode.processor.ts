@@ -28,13 +28,49 @@ export const TEST_PAYMENT_METHODS: Readonly<Record<string, ChargeResult>> = {
   },
 };
 
+/**
+ * Stripe's own test payment-method and token names (platform contract: Payments, more), each
+ * the same deterministic outcome as the name it stands for, so a Stripe test suite runs
+ * unchanged. The payment shows the name the caller sent.
+ */
+export const STRIPE_TEST_ALIASES: Readonly<Record<string, keyof typeof TEST_PAYMENT_METHODS>> = {
+  tok_visa: 'pm_card_visa',
+  tok_mastercard: 'pm_card_mastercard',
+  pm_card_chargeDeclined: 'pm_card_declined',
+  tok_chargeDeclined: 'pm_card_declined',
+  pm_card_chargeDeclinedInsufficientFunds: 'pm_card_insufficient_funds',
+  pm_card_chargeDeclinedProcessingError: 'pm_card_processing_error',
+};
+
+/** The outcome of a test payment method or of one of Stripe's aliases; undefined for any other name. */
+export function testOutcome(paymentMethod: string): ChargeResult | undefined {
+  const name = Object.hasOwn(STRIPE_TEST_ALIASES, paymentMethod) ? STRIPE_TEST_ALIASES[paymentMethod] : paymentMethod;
+  return name !== undefined && Object.hasOwn(TEST_PAYMENT_METHODS, name) ? TEST_PAYMENT_METHODS[name] : undefined;
+}
+
+/** Every name test mode accepts as `payment_method`. */
+export const TEST_PAYMENT_METHOD_NAMES: readonly string[] = [
+  ...Object.keys(TEST_PAYMENT_METHODS),
+  ...Object.keys(STRIPE_TEST_ALIASES),
+];
+
 export const DEFAULT_PAYMENT_METHOD = 'pm_card_visa';
 
 @Injectable()
 export class TestModeProcessor extends PaymentProcessor {
   charge(request: ChargeRequest): Promise<ChargeResult> {
-    const outcome = TEST_PAYMENT_METHODS[request.paymentMethod];
+    const outcome = testOutcome(request.paymentMethod);
     if (!outcome) throw new Error(`unknown test payment method ${request.paymentMethod}`);
     return Promise.resolve(outcome);
+  }
+
+  /** Test mode: an authorization always captures. */
+  capture(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Test mode: nothing is held, so nothing to release. */
+  release(): Promise<void> {
+    return Promise.resolve();
   }
 }

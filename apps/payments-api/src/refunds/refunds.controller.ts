@@ -1,11 +1,11 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
 import { ApiErrors, Idempotent } from '@app/platform';
 import { LIST_ERRORS } from '../common/list';
 import { tenantOf } from '../common/tenant';
-import { RefundCreateDto, RefundListQuery } from './dto/refund.dto';
+import { RefundCreateDto, RefundListQuery, RefundUpdateDto } from './dto/refund.dto';
 import { RefundListView, RefundView } from './dto/refund.view';
 import { RefundsService } from './refunds.service';
 import { KeyResource } from '../accounts/permissions';
@@ -28,6 +28,22 @@ export class RefundsController {
   )
   create(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Body() dto: RefundCreateDto): Promise<RefundView> {
     return this.refunds.create(tenantOf(key), dto);
+  }
+
+  @Post(':id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Update a refund\'s metadata (a key set to "" or null is removed)' })
+  @ApiOkResponse({ type: RefundView })
+  @ApiErrors(
+    { code: 'resource_missing', when: 'no such refund' },
+    { code: 'parameter_invalid', when: 'more than 50 metadata keys once merged' },
+  )
+  update(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Param('id') id: string,
+    @Body() dto: RefundUpdateDto,
+  ): Promise<RefundView> {
+    return this.refunds.update(tenantOf(key), id, dto);
   }
 
   @Get()

@@ -43,7 +43,7 @@ describe('RefundsService', () => {
     it('refunds what is left by default, in the payment currency, and emits refund.succeeded', async () => {
       const payment = fakes.payments.seed(shop, { amount: 2000, currency: 'eur', amountRefunded: 500 });
 
-      const created = await refund(payment.id, { reason: 'requested_by_customer' });
+      const created = await refund(payment.id, { reason: 'requested_by_customer', metadata: { ticket: 'T-1' } });
 
       expect(created.id).toMatch(/^re_[0-9A-Za-z]{24}$/);
       expect(created).toEqual({
@@ -54,6 +54,7 @@ describe('RefundsService', () => {
         currency: 'eur',
         status: 'succeeded',
         reason: 'requested_by_customer',
+        metadata: { ticket: 'T-1' },
         created: '2026-11-21T05:00:00.000Z',
       });
       expect(fakes.refunds.rows).toEqual([expect.objectContaining({ id: created.id, accountId: 'acct_shop', mode: 'test' })]);
@@ -101,6 +102,29 @@ describe('RefundsService', () => {
         expect(error.message).toBe(`Payment ${payment.id} has already been refunded in full.`);
       }
       expect(fakes.refunds.rows).toEqual([]);
+    });
+
+    it.each(['requires_capture', 'canceled'])(
+      'refuses an uncaptured (%s) payment: only captured money is refundable',
+      async (status) => {
+        const payment = fakes.payments.seed(shop, { status, captureMethod: 'manual', amountReceived: 0 });
+
+        const error = await rejection(refund(payment.id, { amount: 1 }));
+
+        expect(error.code).toBe('payment_not_refundable');
+        expect(error.param).toBe('payment_id');
+        expect(fakes.refunds.rows).toEqual([]);
+      },
+    );
+
+    it('refunds at most what was captured (a partial capture)', async () => {
+      const payment = fakes.payments.seed(shop, { amount: 2000, amountReceived: 1200, captureMethod: 'manual' });
+
+      const error = await rejection(refund(payment.id, { amount: 1201 }));
+      expect(error.code).toBe('amount_exceeds_refundable');
+      const all = await refund(payment.id);
+      expect(all.amount).toBe(1200);
+      expect(paymentNow(payment.id)).toMatchObject({ amount_refunded: 1200, refunded: true });
     });
 
     it('refuses a failed payment: payment_not_refundable', async () => {

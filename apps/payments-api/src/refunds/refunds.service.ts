@@ -5,7 +5,8 @@ import { type ListEnvelope, page, resolvePage } from '../common/list';
 import type { Tenant } from '../common/tenant';
 import { PaymentsError } from '../errors';
 import { PaymentsRepository } from '../payments/payments.repository';
-import type { RefundCreateDto, RefundListQuery } from './dto/refund.dto';
+import { type Metadata, mergeMetadata, tooManyKeys } from '../common/metadata';
+import type { RefundCreateDto, RefundListQuery, RefundUpdateDto } from './dto/refund.dto';
 import { type RefundListView, type RefundView, refundView } from './dto/refund.view';
 import { RefundsRepository } from './refunds.repository';
 
@@ -29,15 +30,16 @@ export class RefundsService {
       if (!payment)
         throw new PaymentsError('resource_missing', `No such payment: '${dto.payment_id}'`, { param: 'payment_id', status: 400 });
       if (payment.status !== 'succeeded') {
+        // Only captured money is refundable (an authorization is released with cancel instead).
         throw new PaymentsError(
           'payment_not_refundable',
-          `Payment ${payment.id} has status '${payment.status}' and cannot be refunded.`,
-          {
-            param: 'payment_id',
-          },
+          payment.status === 'requires_capture'
+            ? `Payment ${payment.id} has status 'requires_capture': only captured money can be refunded. Capture it, or release the authorization with POST /v2/payments/${payment.id}/cancel.`
+            : `Payment ${payment.id} has status '${payment.status}' and cannot be refunded.`,
+          { param: 'payment_id' },
         );
       }
-      const remaining = payment.amount - payment.amountRefunded;
+      const remaining = payment.amountReceived - payment.amountRefunded;
       const amount = dto.amount ?? remaining;
       if (remaining === 0 || amount > remaining) {
         throw new PaymentsError(
@@ -54,11 +56,24 @@ export class RefundsService {
         amount,
         currency: payment.currency,
         reason: dto.reason ?? null,
+        metadata: dto.metadata ?? {},
       });
       await this.payments.addRefunded(tx, tenant, payment.id, amount);
       const refund = refundView(row);
       await this.events.emit(tx, tenant, 'refund.succeeded', refund);
       return refund;
+    });
+  }
+
+  /** Merges metadata into the refund (Stripe: a refund's metadata is all that can change). */
+  update(tenant: Tenant, id: string, dto: RefundUpdateDto): Promise<RefundView> {
+    return this.transactions.run(async (tx) => {
+      const current = await this.refunds.lock(tx, tenant, id);
+      if (!current) throw new NotFoundError('refund', id, 'id');
+      if (dto.metadata === undefined) return refundView(current);
+      const metadata = mergeMetadata(current.metadata as Metadata, dto.metadata);
+      if (metadata === false) throw tooManyKeys();
+      return refundView(await this.refunds.updateMetadata(tx, tenant, id, metadata));
     });
   }
 

@@ -2,8 +2,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsTimestamp } from '@app/platform';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ListQuery } from '../../common/list';
-import { IsMetadata, METADATA_SCHEMA, type Metadata } from '../../common/metadata';
+import { IsMetadata, METADATA_SCHEMA, METADATA_UPDATE_SCHEMA, type Metadata, type MetadataUpdate } from '../../common/metadata';
 import { type Currency, MAX_AMOUNT, SUPPORTED_CURRENCIES } from '../../common/money';
+import { CAPTURE_METHODS, type CaptureMethod, REQUESTED_CANCELLATION_REASONS } from './payment.view';
 
 export class PaymentCreateDto {
   @ApiProperty({ description: 'Minor currency units (pence, cents)', minimum: 1, maximum: MAX_AMOUNT, example: 2000 })
@@ -38,6 +39,50 @@ export class PaymentCreateDto {
   @IsString()
   @MaxLength(64)
   payment_method?: string;
+
+  @ApiPropertyOptional({
+    enum: CAPTURE_METHODS,
+    default: 'automatic',
+    description: 'manual: only authorize (status requires_capture); capture or cancel later (docs/payments.md)',
+  })
+  @IsOptional()
+  @IsIn(CAPTURE_METHODS)
+  capture_method?: CaptureMethod;
+}
+
+/** `POST /v2/payments/{id}`: Stripe's update; metadata merges (a key set to "" or null is removed; `metadata: null` clears all). */
+export class PaymentUpdateDto {
+  @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String, description: 'null or "" clears it' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  description?: string | null;
+
+  @ApiPropertyOptional(METADATA_UPDATE_SCHEMA)
+  @IsOptional()
+  @IsMetadata({ update: true })
+  metadata?: MetadataUpdate | null;
+}
+
+export class PaymentCaptureDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_AMOUNT,
+    description: 'Minor units to capture, at most amount_capturable (default: all of it); the rest is released',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_AMOUNT)
+  amount_to_capture?: number;
+}
+
+export class PaymentCancelDto {
+  @ApiPropertyOptional({ enum: REQUESTED_CANCELLATION_REASONS })
+  @IsOptional()
+  @IsIn(REQUESTED_CANCELLATION_REASONS)
+  cancellation_reason?: (typeof REQUESTED_CANCELLATION_REASONS)[number];
 }
 
 /** `created[gte]` / `created[lte]`: Unix seconds too (parsed with the same options in PaymentsService). */

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ListQuery } from '../../common/list';
+import { IsMetadata, METADATA_SCHEMA, METADATA_UPDATE_SCHEMA, type Metadata, type MetadataUpdate } from '../../common/metadata';
 import { MAX_AMOUNT } from '../../common/money';
 
 export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
@@ -22,6 +23,19 @@ export class RefundCreateDto {
   @IsOptional()
   @IsIn(REFUND_REASONS)
   reason?: (typeof REFUND_REASONS)[number];
+
+  @ApiPropertyOptional(METADATA_SCHEMA)
+  @IsOptional()
+  @IsMetadata()
+  metadata?: Metadata;
+}
+
+/** `POST /v2/refunds/{id}`: only metadata can change (Stripe), merged as on payments. */
+export class RefundUpdateDto {
+  @ApiPropertyOptional(METADATA_UPDATE_SCHEMA)
+  @IsOptional()
+  @IsMetadata({ update: true })
+  metadata?: MetadataUpdate | null;
 }
 
 export class RefundListQuery extends ListQuery {

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { Metadata } from '../../common/metadata';
 import { SUPPORTED_CURRENCIES } from '../../common/money';
 import { REFUND_REASONS } from './refund.dto';
 import type { RefundRow } from '../refunds.repository';
@@ -12,6 +13,7 @@ export class RefundView {
   @ApiProperty({ enum: SUPPORTED_CURRENCIES }) currency!: string;
   @ApiProperty({ enum: ['succeeded'] }) status!: 'succeeded';
   @ApiProperty({ nullable: true, enum: REFUND_REASONS }) reason!: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
   @ApiProperty({ format: 'date-time' }) created!: string;
 }
 
@@ -31,6 +33,7 @@ export function refundView(row: RefundRow): RefundView {
     currency: row.currency,
     status: 'succeeded',
     reason: row.reason,
+    metadata: row.metadata as Metadata,
     created: row.createdAt.toISOString(),
   };
 }
