@@ -156,6 +156,18 @@ describe('payments-api: authorize and capture, cancel, update, refund metadata, 
     expect(res.json<Payment>()).toMatchObject({ status: 'succeeded', amount_received: 1234, amount_capturable: 0 });
   });
 
+  it('capture and cancel take a request without a body, as Stripe does (curl -X POST)', async () => {
+    const first = await authorize(700);
+    const bare = (url: string) => t.app.inject({ method: 'POST', url, headers: acct.test });
+    const captured = await bare(`/v2/payments/${first.id}/capture`);
+    expect(captured.statusCode).toBe(200);
+    expect(captured.json<Payment>()).toMatchObject({ status: 'succeeded', amount_received: 700 });
+    const second = await authorize(800);
+    const canceled = await bare(`/v2/payments/${second.id}/cancel`);
+    expect(canceled.statusCode).toBe(200);
+    expect(canceled.json<Payment>()).toMatchObject({ status: 'canceled', amount_received: 0 });
+  });
+
   it('refuses to refund an uncaptured or canceled payment (400 payment_not_refundable)', async () => {
     const p = await authorize(2000);
     const uncaptured = await post('/v2/refunds', { payment_id: p.id });

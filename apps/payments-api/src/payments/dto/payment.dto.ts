@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsTimestamp } from '@app/platform';
+import { EmptyBodyAllowed, IsTimestamp } from '@app/platform';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ListQuery } from '../../common/list';
 import { IsMetadata, METADATA_SCHEMA, METADATA_UPDATE_SCHEMA, type Metadata, type MetadataUpdate } from '../../common/metadata';
@@ -51,6 +51,7 @@ export class PaymentCreateDto {
 }
 
 /** `POST /v2/payments/{id}`: Stripe's update; metadata merges (a key set to "" or null is removed; `metadata: null` clears all). */
+@EmptyBodyAllowed()
 export class PaymentUpdateDto {
   @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String, description: 'null or "" clears it' })
   @IsOptional()
@@ -64,6 +65,7 @@ export class PaymentUpdateDto {
   metadata?: MetadataUpdate | null;
 }
 
+@EmptyBodyAllowed()
 export class PaymentCaptureDto {
   @ApiPropertyOptional({
     type: 'integer',
@@ -78,6 +80,7 @@ export class PaymentCaptureDto {
   amount_to_capture?: number;
 }
 
+@EmptyBodyAllowed()
 export class PaymentCancelDto {
   @ApiPropertyOptional({ enum: REQUESTED_CANCELLATION_REASONS })
   @IsOptional()
