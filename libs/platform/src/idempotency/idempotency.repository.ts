@@ -61,10 +61,13 @@ export class IdempotencyRepository {
 
   /** Stores the response; with `tx` it commits together with the request's effect. */
   async complete(db: PrismaTx | PrismaService, scope: string, id: string, status: number, body: unknown): Promise<void> {
-    await db.idempotencyKey.updateMany({
-      where: { id, scope, responseStatus: null },
-      data: { responseStatus: status, responseBody: JSON.stringify(body ?? null), lockedUntil: null },
-    });
+    // Raw: this runs inside every idempotent write's transaction, and Prisma's query
+    // compilation of updateMany cost more CPU than PostgreSQL spends on the UPDATE
+    // (docs/decisions.md 112).
+    await db.$executeRaw`
+      UPDATE idempotency_keys
+         SET response_status = ${status}, response_body = ${JSON.stringify(body ?? null)}, locked_until = NULL
+       WHERE id = ${id}::uuid AND scope = ${scope} AND response_status IS NULL`;
   }
 
   /** Drops an unfinished claim whose request failed before committing anything. */
