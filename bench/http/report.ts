@@ -203,6 +203,13 @@ function directSection(r: BenchResults): string[] {
         `- ${d.title}: load average (1 min) per round ${d.rounds.map((x) => x.load.split(' ')[0]).join(', ')}; ${d.matched}.`,
     ),
     '',
+    `How the baseline is derived (docs/decisions.md 113, 114): pgbench sends each captured statement with \`-M extended\` ` +
+      `(one Parse/Bind/Execute/Sync round trip, as node-postgres does), BEGIN/COMMIT where the route sends them; parameters ` +
+      `that are the same in every sampled request are passed as captured, ids and keys that differ per request get a random ` +
+      `value of the same prefix and type per transaction (the script is written to \`.data/bench-http/pgbench-<route>.sql\`). ` +
+      `Not in the baseline: the outbox dispatch after commit (woken by the same \`pg_notify\` in both runs), Redis (the rate ` +
+      `limiter), HTTP, and the load generator's own CPU, which shares the machine with the service during the HTTP run only.`,
+    '',
   ];
 }
 
