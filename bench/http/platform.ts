@@ -44,6 +44,19 @@ export interface Platform {
   servicePids(): number[];
   /** PIDs of the PostgreSQL backends connected to the benchmark's database (none with the embedded one). */
   postgresPids(): Promise<number[]>;
+  /** Database connections of each service's pool (DATABASE_POOL_SIZE, default 10). */
+  readonly poolSize: number;
+  /**
+   * One more instance of a service, API only (ROLE=api: no workers, no pollers), on the same
+   * database, Redis and queue prefix, with its database traffic sent to `databaseUrl` (the
+   * SQL trace); the bench stops it when done with it.
+   */
+  startExtra(service: 'offers-api' | 'vector-api' | 'payments-api', databaseUrl: string): Promise<ExtraService>;
+  stop(): Promise<void>;
+}
+
+export interface ExtraService {
+  readonly base: string;
   stop(): Promise<void>;
 }
 
@@ -360,6 +373,31 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       databaseUrl,
       logFile,
       servicePids: () => childPids(proc.pid ?? -1),
+      poolSize: Number(env.DATABASE_POOL_SIZE ?? 10),
+      startExtra: async (service, url) => {
+        const port = await freePort();
+        const portVar = { 'offers-api': 'OFFERS_PORT', 'vector-api': 'VECTOR_PORT', 'payments-api': 'PAYMENTS_PORT' }[service];
+        const extra = spawn(process.execPath, [join(ROOT, 'dist', 'apps', service, 'src', 'main.js')], {
+          cwd: ROOT,
+          env: { ...env, DATABASE_URL: url, ROLE: 'api', [portVar]: String(port), LOG_LEVEL: 'warn' },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        const base = `http://127.0.0.1:${port}`;
+        const deadline = Date.now() + 60_000;
+        for (;;) {
+          try {
+            if ((await fetch(`${base}/health/ready`)).status === 200) break;
+          } catch {
+            // not listening yet
+          }
+          if (extra.exitCode !== null || Date.now() > deadline) {
+            await stopChild(extra);
+            throw new Error(`extra ${service} did not become ready at ${base}`);
+          }
+          await sleep(250);
+        }
+        return { base, stop: () => stopChild(extra) };
+      },
       postgresPids: async () => {
         if (!databaseName) return [];
         const rows = await pgQuery(pgAdminUrl, `SELECT pid FROM pg_stat_activity WHERE datname = '${databaseName}'`);

@@ -34,7 +34,67 @@ export interface BenchResults {
   /** a–d in order, then the bare route (its mean of the first and last runs). */
   readonly scenarios: ScenarioResult[];
   readonly bare: { first: LoadResult; last: LoadResult; meanRequestsPerSecond: number };
+  /** Write routes against pgbench running the same statements (sql-baseline.ts), round by round. */
+  readonly direct?: DirectResult[];
   readonly failures: string[];
+}
+
+export interface DirectResult {
+  readonly id: string;
+  readonly title: string;
+  /** Statements of one request (BEGIN/COMMIT included) and how the sequence was found. */
+  readonly statements: number;
+  readonly matched: string;
+  readonly clients: number;
+  readonly rounds: ReadonlyArray<{
+    readonly http: number;
+    readonly pgbench: number;
+    readonly ratio: number;
+    readonly load: string;
+  }>;
+  /** Median of the per-round ratios. */
+  readonly ratio: number;
+}
+
+/** Ratio target of issue 19, item 5. */
+export const DIRECT_TARGET = 0.8;
+
+const DIRECT_HEADERS = [
+  'route',
+  'statements/request',
+  'req/s by round',
+  'pgbench tps by round',
+  'ratio by round',
+  'ratio (median)',
+];
+
+function directRows(r: BenchResults): string[][] {
+  return (r.direct ?? []).map((d) => [
+    d.title,
+    String(d.statements),
+    d.rounds.map((x) => f0(x.http)).join(' / '),
+    d.rounds.map((x) => f0(x.pgbench)).join(' / '),
+    d.rounds.map((x) => f2(x.ratio)).join(' / '),
+    `${f2(d.ratio)}${d.ratio >= DIRECT_TARGET ? '' : ` (< ${DIRECT_TARGET})`}`,
+  ]);
+}
+
+/** The write-path table for the terminal (empty when no write route ran). */
+export function formatDirectTable(r: BenchResults): string {
+  if (!r.direct?.length) return '';
+  const all = [DIRECT_HEADERS, ...directRows(r)];
+  const widths = DIRECT_HEADERS.map((_, c) => Math.max(...all.map((row) => (row[c] ?? '').length)));
+  const line = (row: string[]): string =>
+    row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join('  ');
+  return [
+    `Write routes vs the same statements run directly by pgbench (-M extended, ${r.direct[0]?.clients ?? '?'} clients = the service's pool):`,
+    line(DIRECT_HEADERS),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...directRows(r).map(line),
+    ...r.direct.map(
+      (d) => `  ${d.title}: load average per round ${d.rounds.map((x) => x.load).join(' | ')}; sequence ${d.matched}`,
+    ),
+  ].join('\n');
 }
 
 const f0 = (x: number): string => (Number.isFinite(x) ? x.toFixed(0) : '–');
@@ -117,8 +177,40 @@ function renderSection(r: BenchResults, profile: string | undefined): string {
     '',
     worst ? `Slowest of a–d relative to the bare route: **${worst.title}** (${ratio(worst.ratio)} × the bare route).` : '',
     '',
+    ...directSection(r),
   ];
   return `${lines.join('\n')}${profile ? `\n${profile.trim()}\n` : ''}`;
+}
+
+function directSection(r: BenchResults): string[] {
+  if (!r.direct?.length) return [];
+  return [
+    '### Write routes against direct SQL (issue 19, item 5)',
+    '',
+    `Each write route (b, d) is compared, in the same run, with PostgreSQL executing the statements one request of it ` +
+      `issues, through pgbench at ${r.direct[0]?.clients ?? '?'} clients (the service's connection pool, DATABASE_POOL_SIZE). ` +
+      `The statements are captured at the start of the run from the wire (bench/http/sql-baseline.ts: an extra API-only ` +
+      `instance of the service behind the SQL-tracing proxy), so the baseline follows the route when its SQL changes. ` +
+      `Rounds alternate (HTTP then pgbench, pgbench then HTTP, …), each with its own ${r.settings.warmupSeconds} s warm-up ` +
+      `and ${r.settings.seconds} s measured; the ratio is the median of the per-round ratios. Target: ≥ ${DIRECT_TARGET}.`,
+    '',
+    `| ${DIRECT_HEADERS.join(' | ')} |`,
+    `| ${DIRECT_HEADERS.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`,
+    ...directRows(r).map((row) => `| ${row.join(' | ')} |`),
+    '',
+    ...r.direct.map(
+      (d) =>
+        `- ${d.title}: load average (1 min) per round ${d.rounds.map((x) => x.load.split(' ')[0]).join(', ')}; ${d.matched}.`,
+    ),
+    '',
+    `How the baseline is derived (docs/decisions.md 113, 114): pgbench sends each captured statement with \`-M extended\` ` +
+      `(one Parse/Bind/Execute/Sync round trip, as node-postgres does), BEGIN/COMMIT where the route sends them; parameters ` +
+      `that are the same in every sampled request are passed as captured, ids and keys that differ per request get a random ` +
+      `value of the same prefix and type per transaction (the script is written to \`.data/bench-http/pgbench-<route>.sql\`). ` +
+      `Not in the baseline: the outbox dispatch after commit (woken by the same \`pg_notify\` in both runs), Redis (the rate ` +
+      `limiter), HTTP, and the load generator's own CPU, which shares the machine with the service during the HTTP run only.`,
+    '',
+  ];
 }
 
 /** Replaces (or appends) the section; keeps its "### Profile" subsection and every other section. */

@@ -8,7 +8,9 @@
  *                                              by ratio in the last results) under the same
  *                                              load, plus the SQL one request issues
  *
- * Scenario ids: offers-list, indications, vector-query, payments. Settings:
+ * Scenario ids: offers-list, indications, vector-query, payments. The write routes
+ * (indications, payments) are also compared with pgbench running the statements one request
+ * of theirs issues (sql-baseline.ts), in BENCH_HTTP_ROUNDS (3) alternating rounds. Settings:
  * BENCH_HTTP_CONNECTIONS (32), BENCH_HTTP_SECONDS (15), BENCH_HTTP_WARMUP (5),
  * BENCH_HTTP_LOG_LEVEL (info), BENCH_HTTP_PG_URL (postgresql://postgres@127.0.0.1:5432/postgres),
  * BENCH_HTTP_EMBEDDED=1 (use dev-start's embedded PostgreSQL), REDIS_URL.
@@ -23,9 +25,18 @@ import { formatSummary, summarize } from './cpu-profile';
 import { pidsMatching, processCpuMs, waitForQuiet } from './cpu-usage';
 import { type CpuProbe, type LoadOptions, type LoadResult, runLoad } from './load';
 import { buildIfNeeded, DATA_DIR, type Platform, ROOT, startPlatform } from './platform';
-import { type BenchResults, formatTable, type ScenarioResult, slowest, writeSection } from './report';
+import {
+  type BenchResults,
+  type DirectResult,
+  formatDirectTable,
+  formatTable,
+  type ScenarioResult,
+  slowest,
+  writeSection,
+} from './report';
 import { partOf, type ScenarioDef, type ScenarioId, scenarios } from './scenarios';
 import { seed, VECTOR_DIM, VECTOR_ROWS } from './seed';
+import { type Baseline, buildBaseline, captureStatements, type PgbenchResult, runPgbench } from './sql-baseline';
 import { startSqlTrace, type SqlTrace } from './sql-trace';
 
 const started = Date.now();
@@ -169,6 +180,30 @@ function check(result: LoadResult, title: string, failures: string[]): void {
   }
 }
 
+const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
+/** The route's statements, captured through an extra API-only instance behind the SQL trace. */
+async function captureBaseline(platform: Platform, s: ScenarioDef): Promise<Baseline> {
+  const databaseUrl = platform.databaseUrl;
+  if (!databaseUrl || !s.service) throw new Error('the direct-SQL baseline needs the local PostgreSQL (not BENCH_HTTP_EMBEDDED)');
+  const trace = await startSqlTrace(databaseUrl);
+  try {
+    const extra = await platform.startExtra(s.service, trace.url);
+    try {
+      const windows = await captureStatements(trace, extra.base, s.request);
+      return await buildBaseline(windows, databaseUrl);
+    } finally {
+      await extra.stop();
+    }
+  } finally {
+    await trace.close();
+  }
+}
+
 async function bench(only: ScenarioId[] | undefined): Promise<void> {
   const loadBefore = loadavg();
   const settings: LoadOptions = {
@@ -201,9 +236,71 @@ async function bench(only: ScenarioId[] | undefined): Promise<void> {
     check(r, s.title, failures);
     return r;
   };
+  const rounds = intEnv('BENCH_HTTP_ROUNDS', 3);
+  const baselines = new Map<ScenarioId, Baseline>();
+  for (const s of wanted.filter((x) => x.directBaseline)) {
+    const b = await captureBaseline(platform, s);
+    baselines.set(s.id, b);
+    log(
+      `${s.title}: ${b.statements.length} statements per request (the same sequence in ${b.matched} of ${b.samples} traced requests):`,
+    );
+    for (const st of b.statements) log(`    ${st.text.replace(/\s+/g, ' ').slice(0, 150)}`);
+  }
+  const pgbench = async (s: ScenarioDef, b: Baseline): Promise<PgbenchResult> => {
+    const quiet = await waitForQuiet(0.2, 30_000);
+    if (quiet.waitedMs > 1_000) log(`waited ${(quiet.waitedMs / 1000).toFixed(1)} s for the machine to settle`);
+    const file = join(DATA_DIR, `pgbench-${s.id}.sql`);
+    const url = platform.databaseUrl as string;
+    log(
+      `${s.title} as direct SQL: pgbench ${settings.warmupSeconds} s warm-up + ${settings.seconds} s at ${platform.poolSize} clients`,
+    );
+    await runPgbench(b, file, url, platform.poolSize, settings.warmupSeconds);
+    const r = await runPgbench(b, file, url, platform.poolSize, settings.seconds);
+    log(`  ${r.tps.toFixed(0)} tps, latency ${r.latencyMs.toFixed(2)} ms, failed ${r.failed}`);
+    return r;
+  };
+
   const bareFirst = await measure(bareScenario);
   const measured: Array<{ s: ScenarioDef; r: LoadResult }> = [];
-  for (const s of wanted) measured.push({ s, r: await measure(s) });
+  const direct: DirectResult[] = [];
+  for (const s of wanted) {
+    const b = baselines.get(s.id);
+    if (!b) {
+      measured.push({ s, r: await measure(s) });
+      continue;
+    }
+    const byRound: Array<{ http: LoadResult; sql: PgbenchResult; load: string }> = [];
+    for (let i = 0; i < rounds; i++) {
+      const load = loadavg();
+      let http: LoadResult;
+      let sql: PgbenchResult;
+      if (i % 2 === 0) {
+        http = await measure(s);
+        sql = await pgbench(s, b);
+      } else {
+        sql = await pgbench(s, b);
+        http = await measure(s);
+      }
+      byRound.push({ http, sql, load });
+      log(`  round ${i + 1}/${rounds}: ratio ${(http.requestsPerSecond / sql.tps).toFixed(2)}`);
+    }
+    const mid = [...byRound].sort((x, y) => x.http.requestsPerSecond - y.http.requestsPerSecond)[Math.floor(byRound.length / 2)];
+    measured.push({ s, r: (mid ?? byRound[0])?.http });
+    direct.push({
+      id: s.id,
+      title: s.title,
+      statements: b.statements.length,
+      matched: `the same statement sequence in ${b.matched} of ${b.samples} traced requests`,
+      clients: platform.poolSize,
+      rounds: byRound.map((x) => ({
+        http: x.http.requestsPerSecond,
+        pgbench: x.sql.tps,
+        ratio: x.http.requestsPerSecond / x.sql.tps,
+        load: x.load,
+      })),
+      ratio: median(byRound.map((x) => x.http.requestsPerSecond / x.sql.tps)),
+    });
+  }
   const bareLast = await measure(bareScenario);
   const bareMean = (bareFirst.requestsPerSecond + bareLast.requestsPerSecond) / 2;
   await cleanup();
@@ -236,12 +333,14 @@ async function bench(only: ScenarioId[] | undefined): Promise<void> {
       `× ${VECTOR_DIM} with metadata, queried with n = 10 and 256 different random vectors; a payments account (test key) and a customer`,
     scenarios: results,
     bare: { first: bareFirst, last: bareLast, meanRequestsPerSecond: bareMean },
+    ...(direct.length > 0 ? { direct } : {}),
     failures,
   };
   mkdirSync(DATA_DIR, { recursive: true });
   const rawFile = join(DATA_DIR, `results-${report.date.replace(/[:.]/g, '-')}.json`);
   writeFileSync(rawFile, JSON.stringify(report, null, 2));
   process.stdout.write(`\n${formatTable(report)}\n\n`);
+  if (direct.length > 0) process.stdout.write(`${formatDirectTable(report)}\n\n`);
   process.stdout.write(`load average before ${loadBefore}, after ${loadAfter}; raw results: ${rawFile.slice(ROOT.length + 1)}\n`);
   if (failures.length > 0) {
     throw new Error(

@@ -10,6 +10,8 @@ export interface ScenarioDef extends Scenario {
   readonly id: ScenarioId;
   /** The service process that serves it (for profiling), or undefined for the bare route. */
   readonly service: 'offers-api' | 'vector-api' | 'payments-api' | undefined;
+  /** A write route compared with pgbench running its own statements (sql-baseline.ts). */
+  readonly directBaseline?: boolean;
 }
 
 /** Query bodies: a fixed, seeded set of random unit vectors, cycled through. */
@@ -38,6 +40,7 @@ export function scenarios(p: Platform, s: Seed, bareBase: string, run: string): 
         id: 'indications',
         title: 'b. POST /api/v1/offers/{id}/indications',
         service: 'offers-api',
+        directBaseline: true,
         base: p.offers,
         request: {
           method: 'POST',
@@ -80,6 +83,7 @@ export function scenarios(p: Platform, s: Seed, bareBase: string, run: string): 
       id: 'payments',
       title: 'd. POST /v2/payments',
       service: 'payments-api',
+      directBaseline: true,
       base: p.payments,
       request: {
         method: 'POST',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Clock, IdempotencyService, PrismaService, requestFingerprint } from '@app/platform';
 import { jest } from '@jest/globals';
+import { Client } from 'pg';
 import { newAccount, newCustomer, startPayments, type Account, type ErrorJson, type PaymentsApp } from './payments-context';
 
 describe('Idempotency-Key on every POST (platform contract: Idempotency)', () => {
@@ -46,6 +47,33 @@ describe('Idempotency-Key on every POST (platform contract: Idempotency)', () =>
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(second.json()).toEqual(first.json());
     expect(await paymentsOf(c)).toBe(1);
+  });
+
+  it('writes the payment event with the stored response (one statement) and notifies the outbox at commit', async () => {
+    const listener = new Client({ connectionString: t.db.url });
+    await listener.connect();
+    const notified: string[] = [];
+    listener.on('notification', (n) => notified.push(`${n.channel}:${n.payload ?? ''}`));
+    await listener.query('LISTEN webhook_outbox');
+    try {
+      for (const [method, event, status] of [
+        ['pm_card_visa', 'payment.succeeded', 201],
+        ['pm_card_insufficient_funds', 'payment.failed', 402],
+      ] as const) {
+        const c = await newCustomer(t, acct.test);
+        const res = await payWithKey(randomUUID(), { amount: 700, currency: 'gbp', customer_id: c, payment_method: method });
+        expect(res.statusCode).toBe(status);
+        const payment = await prisma.payment.findFirstOrThrow({ where: { customerId: c } });
+        const events = await prisma.$queryRaw<Array<{ event: string; id: string }>>`
+          SELECT event, data->>'id' AS id FROM webhook_events WHERE data->>'id' = ${payment.id}`;
+        expect(events).toEqual([{ event, id: payment.id }]);
+      }
+      const deadline = Date.now() + 5_000;
+      while (notified.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(notified.slice(0, 2)).toEqual(['webhook_outbox:payments_account', 'webhook_outbox:payments_account']);
+    } finally {
+      await listener.end();
+    }
   });
 
   it('answers the same key with another body with 422 idempotency_error', async () => {

@@ -60,6 +60,10 @@ export class FakeCustomersRepository implements Surface<CustomersRepository> {
     return Promise.resolve(structuredClone(row));
   }
 
+  isActive(tenant: Tenant, id: string): Promise<boolean> {
+    return Promise.resolve(this.active(tenant, id) !== undefined);
+  }
+
   findActive(tenant: Tenant, id: string): Promise<CustomerRow | null> {
     const row = this.active(tenant, id);
     return Promise.resolve(row ? structuredClone(row) : null);

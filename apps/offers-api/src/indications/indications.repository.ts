@@ -61,8 +61,17 @@ export class IndicationsRepository {
     };
   }
 
+  /**
+   * One raw INSERT: every column is known here (created_at comes from the clock), so nothing
+   * is read back, and the hot path skips Prisma's query compilation (docs/decisions.md 112).
+   */
   async create(tx: PrismaTx, partnerId: string, indication: NewIndication): Promise<IndicationRecord> {
-    return toRecord(await tx.indication.create({ data: { ...indication, partnerId, status: 'received' } }));
+    const i = indication;
+    await tx.$executeRaw`
+      INSERT INTO indications (id, offer_id, partner_id, investor_id, amount, currency, terms_version, status, created_at)
+      VALUES (${i.id}, ${i.offerId}, ${partnerId}, ${i.investorId}, ${i.amount}, ${i.currency}::offer_currency,
+              ${i.termsVersion}, 'received'::indication_status, ${i.createdAt})`;
+    return { ...i, partnerId, status: 'received' };
   }
 
   async list(partnerId: string, offerId: string): Promise<IndicationRecord[]> {

@@ -26,6 +26,14 @@ export class CustomersRepository {
   }
 
   /** A live (not deleted) customer of the tenant. */
+  /** True when the customer exists, belongs to the tenant and is not deleted (one indexed lookup, no row read back). */
+  async isActive(tenant: Tenant, id: string): Promise<boolean> {
+    const rows = await this.prisma.$queryRaw<unknown[]>`
+      SELECT 1 FROM customers
+       WHERE id = ${id} AND account_id = ${tenant.accountId} AND mode = ${tenant.mode}::payment_mode AND deleted_at IS NULL`;
+    return rows.length > 0;
+  }
+
   findActive(tenant: Tenant, id: string): Promise<CustomerRow | null> {
     return activeCustomer(this.prisma, tenant, id);
   }

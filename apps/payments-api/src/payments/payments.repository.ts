@@ -42,8 +42,30 @@ export interface PaymentFilter {
 export class PaymentsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(tx: PrismaTx, tenant: Tenant, data: NewPayment): Promise<PaymentRow> {
-    return tx.payment.create({ data: { ...data, accountId: tenant.accountId, mode: tenant.mode } });
+  /**
+   * One raw INSERT … RETURNING created_at (filled in by the database) and metadata: the hot
+   * path skips Prisma's query compilation (docs/decisions.md 112).
+   */
+  async create(tx: PrismaTx, tenant: Tenant, data: NewPayment): Promise<PaymentRow> {
+    const d = data;
+    const rows = await tx.$queryRaw<Array<{ created_at: Date; metadata: PaymentRow['metadata'] }>>`
+      INSERT INTO payments (id, account_id, mode, customer_id, amount, currency, status, description, metadata,
+                            payment_method, failure_code, decline_code, failure_message)
+      VALUES (${d.id}, ${tenant.accountId}, ${tenant.mode}::payment_mode, ${d.customerId}, ${d.amount}, ${d.currency},
+              ${d.status}, ${d.description}, ${JSON.stringify(d.metadata)}::jsonb, ${d.paymentMethod}, ${d.failureCode},
+              ${d.declineCode}, ${d.failureMessage})
+      RETURNING created_at, metadata`;
+    const row = rows[0];
+    if (!row) throw new Error('INSERT INTO payments returned no row');
+    // metadata as jsonb stores it (its key order), as every later read returns it
+    return {
+      ...d,
+      metadata: row.metadata,
+      accountId: tenant.accountId,
+      mode: tenant.mode,
+      amountRefunded: 0,
+      createdAt: row.created_at,
+    };
   }
 
   find(tenant: Tenant, id: string): Promise<PaymentRow | null> {

@@ -68,7 +68,7 @@ export class PaymentsService {
         { param: 'payment_method' },
       );
     }
-    if (!(await this.customers.findActive(tenant, dto.customer_id))) {
+    if (!(await this.customers.isActive(tenant, dto.customer_id))) {
       throw new PaymentsError('resource_missing', `No such customer: '${dto.customer_id}'`, {
         param: 'customer_id',
         status: 400,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Prisma } from '../database/generated/client';
 import { PrismaService, type PrismaTx } from '../database/prisma.service';
 
 export interface StoredKey {
@@ -59,12 +60,36 @@ export class IdempotencyRepository {
     return updated === 1;
   }
 
-  /** Stores the response; with `tx` it commits together with the request's effect. */
-  async complete(db: PrismaTx | PrismaService, scope: string, id: string, status: number, body: unknown): Promise<void> {
-    await db.idempotencyKey.updateMany({
-      where: { id, scope, responseStatus: null },
-      data: { responseStatus: status, responseBody: JSON.stringify(body ?? null), lockedUntil: null },
-    });
+  /**
+   * Stores the response; with `tx` it commits together with the request's effect. `carried`
+   * statements (data-modifying, with RETURNING) run as CTEs of the same statement.
+   */
+  async complete(
+    db: PrismaTx | PrismaService,
+    scope: string,
+    id: string,
+    status: number,
+    body: unknown,
+    carried: readonly Prisma.Sql[] = [],
+  ): Promise<void> {
+    // Raw: this runs inside every idempotent write's transaction, and Prisma's query
+    // compilation of updateMany cost more CPU than PostgreSQL spends on the UPDATE
+    // (docs/decisions.md 112).
+    const update = Prisma.sql`
+      UPDATE idempotency_keys
+         SET response_status = ${status}, response_body = ${JSON.stringify(body ?? null)}, locked_until = NULL
+       WHERE id = ${id}::uuid AND scope = ${scope} AND response_status IS NULL`;
+    if (carried.length === 0) {
+      await db.$executeRaw(update);
+      return;
+    }
+    // One round trip for the completion and the carried writes (decisions 115). Every CTE is
+    // read, so each RETURNING list (e.g. an outbox row's pg_notify) is evaluated.
+    const ctes = carried.map((statement, i) => Prisma.sql`${Prisma.raw(`carried_${i}`)} AS (${statement})`);
+    const reads = carried.map((_, i) => Prisma.raw(`(SELECT count(*) FROM carried_${i})`));
+    await db.$queryRaw`
+      WITH completed AS (${update} RETURNING 1), ${Prisma.join(ctes, ', ')}
+      SELECT ((SELECT count(*) FROM completed) + ${Prisma.join(reads, ' + ')})::int AS n`;
   }
 
   /** Drops an unfinished claim whose request failed before committing anything. */

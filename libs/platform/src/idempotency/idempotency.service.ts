@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../clock';
 import { PlatformConfig } from '../config/platform-config';
+import type { Prisma } from '../database/generated/client';
 import type { PrismaService, PrismaTx } from '../database/prisma.service';
 import { DomainError } from '../errors/domain-error';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -125,8 +126,16 @@ export class IdempotencyService {
     );
   }
 
-  complete(db: PrismaTx | PrismaService, scope: string, id: string, status: number, body: unknown): Promise<void> {
-    return this.repository.complete(db, scope, id, status, body);
+  /** `carried`: statements run in the same round trip (TransactionRunner's deferToCompletion). */
+  complete(
+    db: PrismaTx | PrismaService,
+    scope: string,
+    id: string,
+    status: number,
+    body: unknown,
+    carried: readonly Prisma.Sql[] = [],
+  ): Promise<void> {
+    return this.repository.complete(db, scope, id, status, body, carried);
   }
 
   release(scope: string, id: string): Promise<void> {
