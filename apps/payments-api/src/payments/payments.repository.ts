@@ -50,10 +50,12 @@ export class PaymentsRepository {
     const d = data;
     const rows = await tx.$queryRaw<Array<{ created_at: Date; metadata: PaymentRow['metadata'] }>>`
       INSERT INTO payments (id, account_id, mode, customer_id, amount, currency, status, description, metadata,
-                            payment_method, failure_code, decline_code, failure_message)
+                            payment_method, failure_code, decline_code, failure_message, capture_method,
+                            amount_capturable, amount_received, capture_before, captured_at)
       VALUES (${d.id}, ${tenant.accountId}, ${tenant.mode}::payment_mode, ${d.customerId}, ${d.amount}, ${d.currency},
               ${d.status}, ${d.description}, ${JSON.stringify(d.metadata)}::jsonb, ${d.paymentMethod}, ${d.failureCode},
-              ${d.declineCode}, ${d.failureMessage})
+              ${d.declineCode}, ${d.failureMessage}, ${d.captureMethod}, ${d.amountCapturable}, ${d.amountReceived},
+              ${d.captureBefore}, ${d.capturedAt})
       RETURNING created_at, metadata`;
     const row = rows[0];
     if (!row) throw new Error('INSERT INTO payments returned no row');
@@ -64,6 +66,8 @@ export class PaymentsRepository {
       accountId: tenant.accountId,
       mode: tenant.mode,
       amountRefunded: 0,
+      canceledAt: null,
+      cancellationReason: null,
       createdAt: row.created_at,
     };
   }
