@@ -35,35 +35,38 @@ export class IndicationsService {
    * Idempotency-Key, the stored response commit in one transaction.
    */
   async create(partner: PartnerPrincipal, offerId: string, dto: IndicationCreateDto): Promise<IndicationDto> {
-    return this.transactions.run(async (tx) => {
-      // One statement: visibility, the offer row under a shared lock, and the current terms.
-      const offer = await this.repository.lockVisibleOffer(tx, partner.partnerId, offerId);
-      if (!offer) throw new NotFoundError('offer', offerId);
-      if (dto.terms_accepted !== true) {
-        throw new OffersError(
-          'terms_not_accepted',
-          'terms_accepted must be true: the investor has to accept the current terms.',
-          {
-            param: 'terms_accepted',
-          },
-        );
-      }
-      const termsVersion = checkTermsVersion(dto.terms_version, offer.currentTerms);
-      checkAmount(offer, dto);
-      checkLive(offer, this.clock.nowMs(), 'accepted');
-      const indication = await this.repository.create(tx, partner.partnerId, {
-        id: newId('ind'),
-        offerId: offer.id,
-        investorId: dto.investor_id,
-        amount: dto.amount,
-        currency: offer.currency,
-        termsVersion,
-        createdAt: this.clock.now(),
-      });
-      const view = indicationView(indication);
-      await this.events.emit(tx, { partnerId: partner.partnerId, event: 'indication.received', data: view });
-      return view;
-    });
+    return this.transactions.run(
+      async (tx) => {
+        // One statement: visibility, the offer row under a shared lock, and the current terms.
+        const offer = await this.repository.lockVisibleOffer(tx, partner.partnerId, offerId);
+        if (!offer) throw new NotFoundError('offer', offerId);
+        if (dto.terms_accepted !== true) {
+          throw new OffersError(
+            'terms_not_accepted',
+            'terms_accepted must be true: the investor has to accept the current terms.',
+            {
+              param: 'terms_accepted',
+            },
+          );
+        }
+        const termsVersion = checkTermsVersion(dto.terms_version, offer.currentTerms);
+        checkAmount(offer, dto);
+        checkLive(offer, this.clock.nowMs(), 'accepted');
+        const indication = await this.repository.create(tx, partner.partnerId, {
+          id: newId('ind'),
+          offerId: offer.id,
+          investorId: dto.investor_id,
+          amount: dto.amount,
+          currency: offer.currency,
+          termsVersion,
+          createdAt: this.clock.now(),
+        });
+        const view = indicationView(indication);
+        await this.events.emit(tx, { partnerId: partner.partnerId, event: 'indication.received', data: view });
+        return view;
+      },
+      { sqlOnly: true },
+    ); // raw statements only: a pg transaction, not Prisma's (decisions 117)
   }
 
   async list(partner: PartnerPrincipal, offerId: string): Promise<IndicationListDto> {

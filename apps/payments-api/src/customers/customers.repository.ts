@@ -28,7 +28,8 @@ export class CustomersRepository {
   /** A live (not deleted) customer of the tenant. */
   /** True when the customer exists, belongs to the tenant and is not deleted (one indexed lookup, no row read back). */
   async isActive(tenant: Tenant, id: string): Promise<boolean> {
-    const rows = await this.prisma.$queryRaw<unknown[]>`
+    // Straight on the pool: this runs before every charge (docs/decisions.md 116).
+    const rows = await this.prisma.direct.$queryRaw<unknown[]>`
       SELECT 1 FROM customers
        WHERE id = ${id} AND account_id = ${tenant.accountId} AND mode = ${tenant.mode}::payment_mode AND deleted_at IS NULL`;
     return rows.length > 0;

@@ -117,6 +117,7 @@ export class PaymentsService {
         return payment;
       },
       {
+        sqlOnly: true, // raw statements only: a pg transaction, not Prisma's (decisions 117)
         responseFor: (payment) =>
           payment.status === 'failed'
             ? { status: 402, body: domainErrorBody(cardError(payment), currentRequestId() ?? '') }

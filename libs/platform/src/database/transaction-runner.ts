@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { currentIdempotencyClaim } from '../idempotency/idempotency-context';
 import { IdempotencyService } from '../idempotency/idempotency.service';
+import { rawTransaction } from './direct-sql';
 import { Prisma } from './generated/client';
 import { PrismaService, type PrismaTx } from './prisma.service';
 
@@ -20,6 +21,13 @@ export interface TransactionOptions<T> {
   readonly timeoutMs?: number;
   /** How long to wait for a pooled connection to start the transaction (Prisma's default: 2 s). */
   readonly maxWaitMs?: number;
+  /**
+   * The work uses only `tx.$queryRaw` / `tx.$executeRaw` (and `emit`, which is raw): the
+   * transaction then runs straight on a pooled `pg` connection, not as Prisma's interactive
+   * transaction, with the same timeouts (docs/decisions.md 117). A model query on `tx`
+   * throws. For the hot write paths only.
+   */
+  readonly sqlOnly?: boolean;
 }
 
 /** Statements that ride along with the transaction's idempotency completion (see deferToCompletion). */
@@ -70,28 +78,27 @@ export class TransactionRunner {
 
   run<T>(work: (tx: PrismaTx) => Promise<T>, options: TransactionOptions<T> = {}): Promise<T> {
     const claim = currentIdempotencyClaim();
-    return runTransaction(
-      this.prisma,
-      async (tx) => {
-        const carried: Prisma.Sql[] = [];
-        if (claim && !claim.completed) carriedBy.set(tx, carried);
-        let result: T;
-        try {
-          result = await work(tx);
-        } finally {
-          carriedBy.delete(tx);
-        }
-        if (claim && !claim.completed) {
-          const response = options.responseFor?.(result) ?? { status: claim.successStatus, body: toJson(result) };
-          await this.idempotency.complete(tx, claim.scope, claim.id, response.status, response.body, carried);
-          claim.completed = true;
-        } else {
-          for (const statement of carried) await tx.$executeRaw(statement);
-        }
-        return result;
-      },
-      options,
-    );
+    const body = async (tx: PrismaTx): Promise<T> => {
+      const carried: Prisma.Sql[] = [];
+      if (claim && !claim.completed) carriedBy.set(tx, carried);
+      let result: T;
+      try {
+        result = await work(tx);
+      } finally {
+        carriedBy.delete(tx);
+      }
+      if (claim && !claim.completed) {
+        const response = options.responseFor?.(result) ?? { status: claim.successStatus, body: toJson(result) };
+        await this.idempotency.complete(tx, claim.scope, claim.id, response.status, response.body, carried);
+        claim.completed = true;
+      } else {
+        for (const statement of carried) await tx.$executeRaw(statement);
+      }
+      return result;
+    };
+    return options.sqlOnly
+      ? rawTransaction(this.prisma.pool, (tx) => body(tx as unknown as PrismaTx), options)
+      : runTransaction(this.prisma, body, options);
   }
 }
 

@@ -28,7 +28,8 @@ export class IdempotencyRepository {
     lockedUntil: Date;
     expiresAt: Date;
   }): Promise<boolean> {
-    const inserted = await this.prisma.$executeRaw`
+    // Straight on the pool: one autocommit statement per idempotent request (decisions 116).
+    const inserted = await this.prisma.direct.$executeRaw`
       INSERT INTO idempotency_keys (id, scope, key, fingerprint, method, path, locked_until, created_at, expires_at)
       VALUES (${row.id}::uuid, ${row.scope}, ${row.key}, ${row.fingerprint}, ${row.method}, ${row.path},
               ${row.lockedUntil}, now(), ${row.expiresAt})
