@@ -20,16 +20,17 @@ function toSql([query, ...values]: RawArgs): Prisma.Sql {
   return query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
 }
 
-async function rows<T>(db: Queryable, args: RawArgs): Promise<T> {
+function send(db: Queryable, args: RawArgs) {
   const sql = toSql(args);
-  const result = await db.query({ text: sql.text, values: sql.values });
-  return result.rows as T;
+  return db.query({ text: sql.text, values: sql.values });
+}
+
+async function rows<T>(db: Queryable, args: RawArgs): Promise<T> {
+  return (await send(db, args)).rows as T;
 }
 
 async function count(db: Queryable, args: RawArgs): Promise<number> {
-  const sql = toSql(args);
-  const result = await db.query({ text: sql.text, values: sql.values });
-  return result.rowCount ?? 0;
+  return (await send(db, args)).rowCount ?? 0;
 }
 
 /** `$queryRaw` / `$executeRaw` (tagged template or `Prisma.sql`), autocommit on the pool. */
