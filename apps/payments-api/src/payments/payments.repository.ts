@@ -92,21 +92,21 @@ export class PaymentsRepository {
    * Captures `amount` of a locked authorization: succeeded, received = amount, nothing left
    * capturable. Conditional on requires_capture, so it can never apply twice.
    */
-  async markCaptured(tx: PrismaTx, tenant: Tenant, id: string, amount: number, at: Date): Promise<PaymentRow | null> {
-    const { count } = await tx.payment.updateMany({
-      where: { id, accountId: tenant.accountId, mode: tenant.mode, status: 'requires_capture' },
-      data: { status: 'succeeded', amountReceived: amount, amountCapturable: 0, capturedAt: at },
-    });
-    return count === 1 ? tx.payment.findUnique({ where: { id } }) : null;
+  markCaptured(tx: PrismaTx, tenant: Tenant, id: string, amount: number, at: Date): Promise<PaymentRow | null> {
+    return this.leaveAuthorization(
+      tx,
+      { id, accountId: tenant.accountId, mode: tenant.mode },
+      { status: 'succeeded', amountReceived: amount, capturedAt: at },
+    );
   }
 
   /** Cancels a locked authorization (conditional on requires_capture). */
-  async markCanceled(tx: PrismaTx, tenant: Tenant, id: string, reason: string, at: Date): Promise<PaymentRow | null> {
-    const { count } = await tx.payment.updateMany({
-      where: { id, accountId: tenant.accountId, mode: tenant.mode, status: 'requires_capture' },
-      data: { status: 'canceled', amountCapturable: 0, canceledAt: at, cancellationReason: reason },
-    });
-    return count === 1 ? tx.payment.findUnique({ where: { id } }) : null;
+  markCanceled(tx: PrismaTx, tenant: Tenant, id: string, reason: string, at: Date): Promise<PaymentRow | null> {
+    return this.leaveAuthorization(
+      tx,
+      { id, accountId: tenant.accountId, mode: tenant.mode },
+      { status: 'canceled', canceledAt: at, cancellationReason: reason },
+    );
   }
 
   /**
@@ -114,12 +114,28 @@ export class PaymentsRepository {
    * PostgreSQL re-checks the condition after a concurrent capture or cancel commits, so exactly
    * one of them changes the row; a duplicate, early or late job updates nothing. System-wide.
    */
-  async expireAuthorization(tx: PrismaTx, id: string, now: Date): Promise<PaymentRow | null> {
+  expireAuthorization(tx: PrismaTx, id: string, now: Date): Promise<PaymentRow | null> {
+    return this.leaveAuthorization(
+      tx,
+      { id, captureBefore: { lte: now } },
+      { status: 'canceled', canceledAt: now, cancellationReason: 'automatic' },
+    );
+  }
+
+  /**
+   * The one way out of requires_capture: an UPDATE conditional on that status (nothing left
+   * capturable afterwards), then the row, or null when the payment had already left it.
+   */
+  private async leaveAuthorization(
+    tx: PrismaTx,
+    where: Prisma.PaymentWhereInput & { id: string },
+    data: Prisma.PaymentUpdateManyMutationInput,
+  ): Promise<PaymentRow | null> {
     const { count } = await tx.payment.updateMany({
-      where: { id, status: 'requires_capture', captureBefore: { lte: now } },
-      data: { status: 'canceled', amountCapturable: 0, canceledAt: now, cancellationReason: 'automatic' },
+      where: { ...where, status: 'requires_capture' },
+      data: { ...data, amountCapturable: 0 },
     });
-    return count === 1 ? tx.payment.findUnique({ where: { id } }) : null;
+    return count === 1 ? tx.payment.findUnique({ where: { id: where.id } }) : null;
   }
 
   /** Authorizations past their capture_before (what lost expiry jobs would have canceled), oldest first. */
