@@ -1,3 +1,6 @@
+import { ConsoleModule } from '@app/console';
+import { ConsoleLinksAdminController } from './console-links/console-links-admin.controller';
+import { ProjectConsoleTenants } from './projects/project-console.tenants';
 import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
@@ -27,6 +30,11 @@ export class VectorAppModule {
         ProjectsModule,
         TablesModule,
         SnapshotsModule,
+        ConsoleModule.forRoot({
+          tenants: ProjectConsoleTenants,
+          imports: [ProjectsModule],
+          controllers: [ConsoleLinksAdminController],
+        }),
       ],
     };
   }
