@@ -35,7 +35,9 @@ describe.each(SERVICES)('console sessions: %s', (service, definition) => {
     const first = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: { token } });
     expect(first.statusCode).toBe(200);
     const setCookie = String(first.headers['set-cookie']);
-    expect(setCookie).toMatch(/^console_session=cs_\w+; Max-Age=43200; Path=\/; HttpOnly; SameSite=Strict; Secure$/);
+    expect(setCookie).toMatch(
+      new RegExp(`^console_session_${service}=cs_\\w+; Max-Age=43200; Path=/; HttpOnly; SameSite=Strict; Secure$`),
+    );
     expect(first.json()).toMatchObject({ object: 'console_session', tenant: { id: tenant }, idle_timeout_seconds: 43200 });
 
     const again = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: { token } });
@@ -75,7 +77,7 @@ describe.each(SERVICES)('console sessions: %s', (service, definition) => {
     expect(noCsrf.statusCode).toBe(403);
     const out = await t.app.inject({ method: 'POST', url: '/console/sign-out', headers: session.headers });
     expect(out.statusCode).toBe(200);
-    expect(String(out.headers['set-cookie'])).toMatch(/^console_session=; Max-Age=0/);
+    expect(String(out.headers['set-cookie'])).toMatch(new RegExp(`^console_session_${service}=; Max-Age=0`));
     const after = await t.app.inject({ method: 'GET', url: ROUTES[service].read, headers: { cookie: session.cookie } });
     expect(after.statusCode).toBe(401);
     expect(after.json()).toMatchObject({ error: { code: 'console_session_invalid' } });

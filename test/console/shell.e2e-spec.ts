@@ -36,7 +36,11 @@ describe('console shell in Chromium (offers-api)', () => {
     await expect(page.locator('.tenant').textContent()).resolves.toBe('Shell Partner');
     expect(page.url()).not.toContain('token=');
     const cookies = await context.cookies();
-    expect(cookies.find((c) => c.name === 'console_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict', secure: true });
+    expect(cookies.find((c) => c.name === 'console_session_offers')).toMatchObject({
+      httpOnly: true,
+      sameSite: 'Strict',
+      secure: true,
+    });
     expect(await seriousA11yViolations(page)).toEqual([]);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -44,7 +48,7 @@ describe('console shell in Chromium (offers-api)', () => {
     const after = await t.app.inject({
       method: 'GET',
       url: '/console/session',
-      headers: { cookie: `console_session=${cookies.find((c) => c.name === 'console_session')?.value ?? ''}` },
+      headers: { cookie: `console_session_offers=${cookies.find((c) => c.name === 'console_session_offers')?.value ?? ''}` },
     });
     expect(after.statusCode).toBe(401);
     expect(unexpectedConsoleErrors(problems)).toEqual([]);

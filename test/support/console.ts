@@ -54,7 +54,7 @@ export async function consoleSession(
   const res = await app.inject({ method: 'POST', url: '/console/sign-in', payload: { token } });
   expect(res.statusCode).toBe(200);
   const setCookie = String(res.headers['set-cookie']);
-  const cookie = /^(console_session=cs_[A-Za-z0-9]+);/.exec(setCookie)?.[1];
+  const cookie = /^(console_session_[a-z]+=cs_[A-Za-z0-9]+);/.exec(setCookie)?.[1];
   if (!cookie) throw new Error(`no session cookie in ${setCookie}`);
   const csrf = res.json<{ csrf_token: string }>().csrf_token;
   return { cookie, csrf, headers: { cookie, 'x-csrf-token': csrf } };

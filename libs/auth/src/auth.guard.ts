@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BeforeBodyGuard, bearerToken, CredentialKinds, isDomainError } from '@app/platform';
 import { authenticationRequired } from './authenticator';
 import { AuthenticatorRegistry } from './authenticator-registry';
-import { ConsoleSessions, consoleCookie, CSRF_HEADER, isSafeMethod } from './console/console-sessions';
+import { ConsoleSessions, CSRF_HEADER, isSafeMethod } from './console/console-sessions';
 import type { Principal } from './principal';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
 
@@ -26,7 +26,7 @@ export const RequireKind = (kind: string): MethodDecorator & ClassDecorator => S
  * route takes (the admin key, another service's token) gets a 401 saying so
  * (CredentialKinds), with the authenticator's code and challenge.
  *
- * Without an Authorization header, a console session cookie (`console_session`) stands for
+ * Without an Authorization header, a console session cookie (`console_session_<service>`) stands for
  * the tenant when the route's authenticator implements `fromConsole`; a state-changing
  * request then needs the session's `X-CSRF-Token` (403 otherwise).
  *
@@ -57,7 +57,7 @@ export class AuthGuard extends BeforeBodyGuard {
 
     const credential = bearerToken(request.headers.authorization);
     let principal: Principal;
-    const cookie = request.headers.authorization === undefined ? consoleCookie(request.headers.cookie) : undefined;
+    const cookie = request.headers.authorization === undefined ? this.sessions.cookieOf(request.headers.cookie) : undefined;
     if (credential === undefined && cookie !== undefined && authenticator.fromConsole) {
       // The console: a session cookie of this tenant (no Authorization header at all);
       // every state-changing request must carry the session's CSRF token.

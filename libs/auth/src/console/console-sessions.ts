@@ -5,8 +5,15 @@ import { apiKeyHash, newOpaqueSecret } from '../secrets';
 import { CONSOLE_ERRORS, ConsoleError } from './console.errors';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
 
-/** The session cookie's name. HttpOnly, SameSite=Strict, Path=/, Secure unless NODE_ENV=development. */
-export const CONSOLE_COOKIE = 'console_session';
+/**
+ * The session cookie's name in a service: `console_session_offers`, `…_vector`, `…_payments`.
+ * HttpOnly, SameSite=Strict, Path=/, Secure unless NODE_ENV=development. One name per service,
+ * because cookies ignore ports: with the three services on one host (npm start), one console's
+ * sign-in would otherwise replace the others' sessions.
+ */
+export function consoleCookieName(service: string): string {
+  return `console_session_${service.replace(/-api$/, '').replace(/[^A-Za-z0-9_]/g, '_')}`;
+}
 /** The header a console request carries its session's CSRF token in. */
 export const CSRF_HEADER = 'x-csrf-token';
 /** A session unused this long is over (the contract's 12 h idle expiry). */
@@ -27,12 +34,12 @@ export type SignInResult =
   | { readonly ok: true; readonly cookie: string; readonly session: ConsoleSession }
   | { readonly ok: false; readonly reason: 'used' | 'expired' | 'unknown' };
 
-/** The cookie of a Cookie header, undefined when absent or malformed. */
-export function consoleCookie(header: string | undefined): string | undefined {
+/** The cookie `name` of a Cookie header, undefined when absent or malformed. */
+export function consoleCookie(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== CONSOLE_COOKIE) continue;
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
     const value = part.slice(eq + 1).trim();
     return /^cs_[A-Za-z0-9]{43}$/.test(value) ? value : undefined;
   }
@@ -54,6 +61,8 @@ export function isSafeMethod(method: string): boolean {
 export class ConsoleSessions {
   private readonly logger = new Logger('ConsoleSessions');
   private readonly touched = new Map<string, number>();
+  /** This service's session cookie name (consoleCookieName). */
+  readonly cookieName: string;
 
   constructor(
     private readonly repository: ConsoleSessionsRepository,
@@ -61,6 +70,12 @@ export class ConsoleSessions {
     @Inject(SERVICE_NAME) private readonly service: string,
   ) {
     registerErrorCodes(CONSOLE_ERRORS);
+    this.cookieName = consoleCookieName(service);
+  }
+
+  /** This service's session cookie in a Cookie header. */
+  cookieOf(header: string | undefined): string | undefined {
+    return consoleCookie(header, this.cookieName);
   }
 
   /** A new link token for `tenantId` (the caller checked that the tenant exists). Shown once; only its hash is stored. */
@@ -136,8 +151,8 @@ export class ConsoleSessions {
   /** The cookie's Set-Cookie value (or one that clears it, for `null`). */
   setCookie(value: string | null, secure: boolean): string {
     const attributes = ['Path=/', 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])];
-    if (value === null) return [`${CONSOLE_COOKIE}=`, 'Max-Age=0', ...attributes].join('; ');
-    return [`${CONSOLE_COOKIE}=${value}`, `Max-Age=${CONSOLE_IDLE_MS / 1000}`, ...attributes].join('; ');
+    if (value === null) return [`${this.cookieName}=`, 'Max-Age=0', ...attributes].join('; ');
+    return [`${this.cookieName}=${value}`, `Max-Age=${CONSOLE_IDLE_MS / 1000}`, ...attributes].join('; ');
   }
 
   private touch(id: string, now: number): void {

@@ -5,7 +5,7 @@ export const CONSOLE_ERRORS = {
   console_session_invalid: {
     status: 401,
     type: 'authentication_error',
-    when: 'A request without `Authorization` whose `console_session` cookie names no live console session: unknown, signed out, revoked, of another service, or idle for 12 hours.',
+    when: 'A request without `Authorization` whose console session cookie (`console_session_offers`, `…_vector` or `…_payments`) names no live console session: unknown, signed out, revoked, of another service, or idle for 12 hours.',
     fix: 'Open a new sign-in link (`POST /admin/v1/console-links`), or send the API credential instead of the cookie.',
   },
   console_link_invalid: invalidRequest(400, {

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, type OnModuleInit, Post, Req, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ConsoleError, ConsoleSessions, consoleCookie, CONSOLE_IDLE_MS, CSRF_HEADER } from '@app/auth';
+import { ConsoleError, ConsoleSessions, CONSOLE_IDLE_MS, CSRF_HEADER } from '@app/auth';
 import { ApiErrors, PlatformConfig, SERVICE_NAME } from '@app/platform';
 import { CONSOLE_TENANTS, type ConsoleTenants } from '../console-tenants';
 import { type ConsoleAsset, CONSOLE_SECURITY_HEADERS, loadConsoleAssets } from './console-assets';
@@ -118,7 +118,7 @@ export class ConsoleController implements OnModuleInit {
   }
 
   private cookieOf(request: FastifyRequest): string {
-    const cookie = consoleCookie(request.headers.cookie);
+    const cookie = this.sessions.cookieOf(request.headers.cookie);
     if (cookie === undefined) {
       throw new ConsoleError('console_session_invalid', 'No console session: open a sign-in link first.');
     }
