@@ -85,6 +85,53 @@ describe.each(SERVICES)('console sessions: %s', (service, definition) => {
     expect(sessionRoute.statusCode).toBe(401);
   });
 
+  it("the operator revokes a tenant's sessions at once; another tenant's stay", async () => {
+    const other = await newConsoleTenant(t.app, service, 'Other tenant');
+    const mine = [await consoleSession(t.app, service, tenant), await consoleSession(t.app, service, tenant)];
+    const theirs = await consoleSession(t.app, service, other);
+    const field = { offers: 'partner_id', vector: 'project_id', payments: 'account_id' }[service];
+    const admin = { authorization: 'Bearer dev-admin-key' };
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/console-sessions/revoke',
+      headers: admin,
+      payload: { [field]: tenant },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json<{ revoked: number }>().revoked).toBeGreaterThanOrEqual(2);
+    for (const session of mine) {
+      const after = await t.app.inject({ method: 'GET', url: ROUTES[service].read, headers: { cookie: session.cookie } });
+      expect(after.statusCode).toBe(401);
+    }
+    const kept = await t.app.inject({ method: 'GET', url: ROUTES[service].read, headers: { cookie: theirs.cookie } });
+    expect(kept.statusCode).toBe(200);
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/console-sessions/revoke',
+      headers: admin,
+      payload: { [field]: 'nope' },
+    });
+    expect(unknown.statusCode).toBe(400);
+    const noAdmin = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/console-sessions/revoke',
+      headers: theirs.headers,
+      payload: { [field]: other },
+    });
+    expect(noAdmin.statusCode).toBe(401);
+  });
+
+  it('a session cookie of another service is not a session here', async () => {
+    const session = await consoleSession(t.app, service, tenant);
+    const foreign = session.cookie.replace(
+      /^console_session_[a-z]+=/,
+      `console_session_${service === 'offers' ? 'vector' : 'offers'}=`,
+    );
+    const res = await t.app.inject({ method: 'GET', url: '/console/session', headers: { cookie: foreign } });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ error: { code: 'console_session_invalid' } });
+  });
+
   it('a link for an unknown tenant is 400 resource_missing; ttl_seconds above 900 is 400', async () => {
     const field = { offers: 'partner_id', vector: 'project_id', payments: 'account_id' }[service];
     const admin = { authorization: 'Bearer dev-admin-key' };

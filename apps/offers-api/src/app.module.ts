@@ -1,6 +1,7 @@
 import { AuthModule } from '@app/auth';
 import { ConsoleModule } from '@app/console';
 import { ConsoleLinksAdminController } from './console-links/console-links-admin.controller';
+import { ConsoleSessionsAdminController } from './console-sessions/console-sessions-admin.controller';
 import { PartnerConsoleTenants } from './partners/partner-console.tenants';
 import { PlatformModule } from '@app/platform';
 import { WebhooksModule } from '@app/webhooks';
@@ -54,7 +55,7 @@ export class OffersAppModule {
         ConsoleModule.forRoot({
           tenants: PartnerConsoleTenants,
           imports: [PartnersModule],
-          controllers: [ConsoleLinksAdminController],
+          controllers: [ConsoleLinksAdminController, ConsoleSessionsAdminController],
         }),
       ],
     };

@@ -1,6 +1,7 @@
 import { ConsoleModule } from '@app/console';
 import { AccountConsoleTenants } from './accounts/account-console.tenants';
 import { ConsoleLinksAdminController } from './console-links/console-links-admin.controller';
+import { ConsoleSessionsAdminController } from './console-sessions/console-sessions-admin.controller';
 import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
@@ -35,7 +36,7 @@ export class PaymentsAppModule {
         ConsoleModule.forRoot({
           tenants: AccountConsoleTenants,
           imports: [AccountsModule],
-          controllers: [ConsoleLinksAdminController],
+          controllers: [ConsoleLinksAdminController, ConsoleSessionsAdminController],
         }),
       ],
     };

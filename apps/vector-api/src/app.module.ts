@@ -1,5 +1,6 @@
 import { ConsoleModule } from '@app/console';
 import { ConsoleLinksAdminController } from './console-links/console-links-admin.controller';
+import { ConsoleSessionsAdminController } from './console-sessions/console-sessions-admin.controller';
 import { ProjectConsoleTenants } from './projects/project-console.tenants';
 import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
@@ -33,7 +34,7 @@ export class VectorAppModule {
         ConsoleModule.forRoot({
           tenants: ProjectConsoleTenants,
           imports: [ProjectsModule],
-          controllers: [ConsoleLinksAdminController],
+          controllers: [ConsoleLinksAdminController, ConsoleSessionsAdminController],
         }),
       ],
     };

@@ -4,5 +4,5 @@
 export * from './console.module';
 export * from './console-tenants';
 export { ConsoleLinks } from './console/console-links';
-export { ConsoleLinkDto, ConsoleLinkTtlDto } from './console/console.dto';
+export { ConsoleLinkDto, ConsoleLinkTtlDto, ConsoleSessionsRevokedDto } from './console/console.dto';
 export { CONSOLE_SECURITY_HEADERS } from './console/console-assets';

@@ -64,6 +64,15 @@ export class ConsoleSessionsRepository {
     await this.prisma.consoleSession.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
   }
 
+  /** Revokes every live session of a tenant in a service; how many. */
+  async revokeTenant(service: string, tenantId: string, now: Date): Promise<number> {
+    const { count } = await this.prisma.consoleSession.updateMany({
+      where: { service, tenantId, revokedAt: null },
+      data: { revokedAt: now },
+    });
+    return count;
+  }
+
   /** Deletes links expired and sessions idle or revoked before `before` (housekeeping). */
   async prune(before: Date): Promise<void> {
     await this.prisma.consoleLink.deleteMany({ where: { expiresAt: { lt: before } } });

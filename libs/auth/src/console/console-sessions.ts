@@ -134,6 +134,11 @@ export class ConsoleSessions {
     if (row && row.service === this.service) await this.repository.revoke(row.id, this.clock.now());
   }
 
+  /** Ends every session of the tenant in this service at once (the operator's revocation); how many. */
+  revokeTenant(tenantId: string): Promise<number> {
+    return this.repository.revokeTenant(this.service, tenantId, this.clock.now());
+  }
+
   /** The session's CSRF token: an HMAC of the cookie value (never the cookie itself). */
   csrfToken(cookie: string): string {
     return createHmac('sha256', cookie).update('console-csrf-v1').digest('base64url');

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { CONSOLE_LINK_DEFAULT_TTL_SECONDS, ConsoleSessions } from '@app/auth';
 import { DomainError, PlatformConfig } from '@app/platform';
 import { CONSOLE_TENANTS, type ConsoleTenants } from '../console-tenants';
-import type { ConsoleLinkDto } from './console.dto';
+import type { ConsoleLinkDto, ConsoleSessionsRevokedDto } from './console.dto';
 
 /**
  * Issues one-time sign-in links for the apps' `POST /admin/v1/console-links`. The link's token
@@ -18,6 +18,15 @@ export class ConsoleLinks {
     private readonly config: PlatformConfig,
     @Inject(CONSOLE_TENANTS) private readonly tenants: ConsoleTenants,
   ) {}
+
+  /** Revokes the tenant's console sessions (400 resource_missing for an unknown tenant). */
+  async revokeSessions(tenantId: string): Promise<ConsoleSessionsRevokedDto> {
+    const tenant = await this.tenants.describe(tenantId);
+    if (!tenant) {
+      throw new DomainError('resource_missing', `No such tenant: '${tenantId}'.`, { param: this.tenants.idField, status: 400 });
+    }
+    return { object: 'console_sessions', revoked: await this.sessions.revokeTenant(tenant.id) };
+  }
 
   async issue(tenantId: string, ttlSeconds: number | undefined, request: FastifyRequest): Promise<ConsoleLinkDto> {
     const tenant = await this.tenants.describe(tenantId);

@@ -53,3 +53,9 @@ export class ConsoleLinkTtlDto {
   @Max(CONSOLE_LINK_MAX_TTL_SECONDS)
   ttl_seconds?: number;
 }
+
+/** What POST /admin/v1/console-sessions/revoke answers. */
+export class ConsoleSessionsRevokedDto {
+  @ApiProperty({ enum: ['console_sessions'] }) object!: 'console_sessions';
+  @ApiProperty({ description: 'How many live sessions were ended', example: 2 }) revoked!: number;
+}
