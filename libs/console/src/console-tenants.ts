@@ -1,4 +1,4 @@
-/** A tenant as the console shows it: the partner, vector project or payments account a session acts as. */
+/** A tenant as the console shows it: the owner of the data a session acts for. */
 export interface ConsoleTenant {
   readonly id: string;
   readonly name: string;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '@app/platform';
+import { PrismaService, type PrismaTx } from '@app/platform';
 
 export interface ConsoleSessionRow {
   id: string;
@@ -19,29 +19,28 @@ export class ConsoleSessionsRepository {
   }
 
   /**
-   * Marks an unused, unexpired link of `service` used and opens its session, in one transaction:
+   * Marks an unused, unexpired link of `service` used and opens its session, in the caller's transaction:
    * the conditional UPDATE makes a link usable once even when two requests race. Null when the
    * link is unknown, used or expired.
    */
   async redeemLink(
+    tx: PrismaTx,
     tokenHash: string,
     service: string,
     now: Date,
     session: { id: string; tokenHash: string },
   ): Promise<{ tenantId: string } | null> {
-    return this.prisma.$transaction(async (tx) => {
-      const used = await tx.consoleLink.updateManyAndReturn({
-        where: { tokenHash, service, usedAt: null, expiresAt: { gt: now } },
-        data: { usedAt: now },
-        select: { tenantId: true },
-      });
-      const link = used[0];
-      if (!link) return null;
-      await tx.consoleSession.create({
-        data: { id: session.id, service, tenantId: link.tenantId, tokenHash: session.tokenHash, lastSeenAt: now },
-      });
-      return { tenantId: link.tenantId };
+    const used = await tx.consoleLink.updateManyAndReturn({
+      where: { tokenHash, service, usedAt: null, expiresAt: { gt: now } },
+      data: { usedAt: now },
+      select: { tenantId: true },
     });
+    const link = used[0];
+    if (!link) return null;
+    await tx.consoleSession.create({
+      data: { id: session.id, service, tenantId: link.tenantId, tokenHash: session.tokenHash, lastSeenAt: now },
+    });
+    return { tenantId: link.tenantId };
   }
 
   /** The link's state, to tell a used link from an expired or unknown one. */

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock, constantTimeEqual, newId, registerErrorCodes, SERVICE_NAME } from '@app/platform';
+import { Clock, constantTimeEqual, newId, registerErrorCodes, SERVICE_NAME, TransactionRunner } from '@app/platform';
 import { apiKeyHash, newOpaqueSecret } from '../secrets';
 import { CONSOLE_ERRORS, ConsoleError } from './console.errors';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
@@ -67,6 +67,7 @@ export class ConsoleSessions {
   constructor(
     private readonly repository: ConsoleSessionsRepository,
     private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
     @Inject(SERVICE_NAME) private readonly service: string,
   ) {
     registerErrorCodes(CONSOLE_ERRORS);
@@ -99,7 +100,9 @@ export class ConsoleSessions {
     const cookie = newOpaqueSecret('cs_');
     const id = newId('csess');
     const now = this.clock.now();
-    const redeemed = await this.repository.redeemLink(hash, this.service, now, { id, tokenHash: apiKeyHash(cookie) });
+    const redeemed = await this.transactions.run((tx) =>
+      this.repository.redeemLink(tx, hash, this.service, now, { id, tokenHash: apiKeyHash(cookie) }),
+    );
     if (redeemed) return { ok: true, cookie, session: { id, tenantId: redeemed.tenantId } };
     const link = await this.repository.findLink(hash, this.service);
     if (!link) return { ok: false, reason: 'unknown' };
