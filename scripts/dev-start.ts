@@ -161,13 +161,11 @@ async function demoData(databaseUrl: string, adminKey: string, running: Partial<
   try {
     const outcomes = await seedDemo({ databaseUrl, adminKey, services: running, root, log });
     for (const o of outcomes) {
-      const what = o.action === 'seeded' ? `${o.name}, seeded now: ${o.summary ?? ''}` : o.name;
       const service = o.service.replace(/-api$/, '').padEnd(8);
-      if (o.link) log(`console: ${service} ${o.link.url}   (${what}; link valid once, until ${o.link.expires_at})`);
-      else
-        log(
-          `console: ${service} no link: ${o.problem ?? 'unknown'}${o.action === 'failed' ? ` (demo data for ${o.name} failed)` : ''}`,
-        );
+      if (o.action === 'seeded') log(`demo data: ${o.name} seeded (${o.summary ?? ''})`);
+      if (o.action === 'failed') log(`demo data: ${o.name} failed: ${o.problem ?? 'unknown'}`);
+      if (o.link) log(`console: ${service} ${o.link.url}   (${o.name}; opens once, until ${o.link.expires_at})`);
+      else if (o.action !== 'failed') log(`console: ${service} no link: ${o.problem ?? 'unknown'}`);
     }
     log('demo data: DEV_SEED=false turns this off; each npm start prints fresh links');
   } catch (err) {
