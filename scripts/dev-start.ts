@@ -151,8 +151,9 @@ async function main(): Promise<void> {
   process.stdout.write(`${banner.join('\n')}\n`);
 
   const nodeEnv = process.env.NODE_ENV ?? 'development';
-  if (nodeEnv === 'development' && process.env.DEV_SEED !== 'false') {
-    await demoData(databaseUrl, adminKey, running);
+  if (nodeEnv === 'development') {
+    if (process.env.DEV_SEED === 'false') log('demo data: off (DEV_SEED=false)');
+    else await demoData(databaseUrl, adminKey, running);
   }
 }
 

@@ -161,6 +161,16 @@ describe('dev-seed: demo data and console links for npm start', () => {
       expect(requested).toBeGreaterThan(offer?.shares_offered ?? Infinity);
       expect(given).toBeLessThanOrEqual(offer?.shares_offered ?? 0);
     });
+
+    it('has a webhook endpoint, disabled, to point at a receiver', async () => {
+      const endpoints = await call<{ data: Array<{ status: string; url: string }> }>(
+        base['offers-api'],
+        token,
+        'GET',
+        '/api/v1/webhook-endpoints',
+      );
+      expect(endpoints.data.map((e) => e.status)).toEqual(['disabled']);
+    });
   });
 
   describe('vector: Demo Project', () => {
