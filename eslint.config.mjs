@@ -31,6 +31,11 @@ export default tseslint.config(
     },
   },
   {
+    // The console's front end (apps/console/src, its own tsconfig): browser code.
+    files: ['apps/console/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // Plain JavaScript (the client packages ship ESM .js beside their hand-written .d.ts).
     files: ['**/*.mjs', 'clients/*/index.js'],
     ...tseslint.configs.disableTypeChecked,

@@ -20,7 +20,7 @@ const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {
-    '^@app/(platform|auth|webhooks)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@app/(platform|auth|webhooks|console)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.data/'],

@@ -1,4 +1,8 @@
 import { AuthModule } from '@app/auth';
+import { ConsoleModule } from '@app/console';
+import { ConsoleLinksAdminController } from './console-links/console-links-admin.controller';
+import { ConsoleSessionsAdminController } from './console-sessions/console-sessions-admin.controller';
+import { PartnerConsoleTenants } from './partners/partner-console.tenants';
 import { PlatformModule } from '@app/platform';
 import { WebhooksModule } from '@app/webhooks';
 import { type DynamicModule, Module } from '@nestjs/common';
@@ -48,6 +52,11 @@ export class OffersAppModule {
         ClientsModule,
         webhooks,
         OffersDomainModule.forRoot({ webhooks }),
+        ConsoleModule.forRoot({
+          tenants: PartnerConsoleTenants,
+          imports: [PartnersModule],
+          controllers: [ConsoleLinksAdminController, ConsoleSessionsAdminController],
+        }),
       ],
     };
   }

@@ -1,3 +1,7 @@
+import { ConsoleModule } from '@app/console';
+import { AccountConsoleTenants } from './accounts/account-console.tenants';
+import { ConsoleLinksAdminController } from './console-links/console-links-admin.controller';
+import { ConsoleSessionsAdminController } from './console-sessions/console-sessions-admin.controller';
 import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
@@ -29,6 +33,11 @@ export class PaymentsAppModule {
         CustomersModule,
         PaymentsModule,
         RefundsModule,
+        ConsoleModule.forRoot({
+          tenants: AccountConsoleTenants,
+          imports: [AccountsModule],
+          controllers: [ConsoleLinksAdminController, ConsoleSessionsAdminController],
+        }),
       ],
     };
   }

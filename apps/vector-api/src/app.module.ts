@@ -1,3 +1,7 @@
+import { ConsoleModule } from '@app/console';
+import { ConsoleLinksAdminController } from './console-links/console-links-admin.controller';
+import { ConsoleSessionsAdminController } from './console-sessions/console-sessions-admin.controller';
+import { ProjectConsoleTenants } from './projects/project-console.tenants';
 import { AuthModule } from '@app/auth';
 import { PlatformModule } from '@app/platform';
 import { type DynamicModule, Module } from '@nestjs/common';
@@ -27,6 +31,11 @@ export class VectorAppModule {
         ProjectsModule,
         TablesModule,
         SnapshotsModule,
+        ConsoleModule.forRoot({
+          tenants: ProjectConsoleTenants,
+          imports: [ProjectsModule],
+          controllers: [ConsoleLinksAdminController, ConsoleSessionsAdminController],
+        }),
       ],
     };
   }

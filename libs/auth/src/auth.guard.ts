@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BeforeBodyGuard, bearerToken, CredentialKinds, isDomainError } from '@app/platform';
 import { authenticationRequired } from './authenticator';
 import { AuthenticatorRegistry } from './authenticator-registry';
+import { ConsoleSessions, CSRF_HEADER, isSafeMethod } from './console/console-sessions';
 import type { Principal } from './principal';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
 
@@ -25,6 +26,10 @@ export const RequireKind = (kind: string): MethodDecorator & ClassDecorator => S
  * route takes (the admin key, another service's token) gets a 401 saying so
  * (CredentialKinds), with the authenticator's code and challenge.
  *
+ * Without an Authorization header, a console session cookie (`console_session_<service>`) stands for
+ * the tenant when the route's authenticator implements `fromConsole`; a state-changing
+ * request then needs the session's `X-CSRF-Token` (403 otherwise).
+ *
  * A BeforeBodyGuard: the platform runs it in the route's preParsing hook, so a request
  * without valid credentials (or over its limit) is refused before its body is read or
  * parsed; the principal is then on the request, and Nest's own run of the guard returns
@@ -37,6 +42,7 @@ export class AuthGuard extends BeforeBodyGuard {
     private readonly rateLimiter: RateLimiter,
     private readonly authenticators: AuthenticatorRegistry,
     private readonly kinds: CredentialKinds,
+    private readonly sessions: ConsoleSessions,
   ) {
     super();
   }
@@ -50,14 +56,23 @@ export class AuthGuard extends BeforeBodyGuard {
     const reply = http.getResponse<FastifyReply>();
 
     const credential = bearerToken(request.headers.authorization);
-    if (credential === undefined)
-      throw authenticationRequired(authenticator.realm, authenticator.wants, request.headers.authorization);
     let principal: Principal;
-    try {
-      principal = await authenticator.authenticate(credential);
-    } catch (err) {
-      if (!isDomainError(err) || err.status !== 401) throw err;
-      throw this.kinds.explainRefusal(err, credential, { wants: authenticator.wants, kind: authenticator.kind });
+    const cookie = request.headers.authorization === undefined ? this.sessions.cookieOf(request.headers.cookie) : undefined;
+    if (credential === undefined && cookie !== undefined && authenticator.fromConsole) {
+      // The console: a session cookie of this tenant (no Authorization header at all);
+      // every state-changing request must carry the session's CSRF token.
+      const session = await this.sessions.authenticate(cookie);
+      if (!isSafeMethod(request.method)) this.sessions.checkCsrf(cookie, request.headers[CSRF_HEADER]);
+      principal = await authenticator.fromConsole(session, request.headers);
+    } else {
+      if (credential === undefined)
+        throw authenticationRequired(authenticator.realm, authenticator.wants, request.headers.authorization);
+      try {
+        principal = await authenticator.authenticate(credential);
+      } catch (err) {
+        if (!isDomainError(err) || err.status !== 401) throw err;
+        throw this.kinds.explainRefusal(err, credential, { wants: authenticator.wants, kind: authenticator.kind });
+      }
     }
     const key = authenticator.keyOf(principal);
     request.principal = principal;

@@ -1,6 +1,8 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { ApiKeyCaches } from './api-key-cache';
 import { AuthGuard } from './auth.guard';
+import { ConsoleSessions } from './console/console-sessions';
+import { ConsoleSessionsRepository } from './console/console-sessions.repository';
 import type { AuthModuleOptions } from './auth.options';
 import { AUTH_OPTIONS } from './auth.tokens';
 import { AuthenticatorRegistry } from './authenticator-registry';
@@ -17,7 +19,15 @@ import { RevocationBus } from './revocation-bus';
 @Module({})
 export class AuthModule {
   static forRoot<P extends Principal>(options: AuthModuleOptions<P>): DynamicModule {
-    const providers = [AuthenticatorRegistry, RateLimiter, AuthGuard, ApiKeyCaches, RevocationBus];
+    const providers = [
+      AuthenticatorRegistry,
+      RateLimiter,
+      AuthGuard,
+      ApiKeyCaches,
+      RevocationBus,
+      ConsoleSessions,
+      ConsoleSessionsRepository,
+    ];
     return {
       module: AuthModule,
       providers: [{ provide: AUTH_OPTIONS, useValue: options }, ...providers],

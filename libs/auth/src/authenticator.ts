@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { DomainError } from '@app/platform';
+import type { ConsoleSession } from './console/console-sessions';
 import type { Principal } from './principal';
 
 /** The route a request reached: its controller class and handler (to read their metadata), and the request's method. */
@@ -34,6 +35,12 @@ export interface Authenticator<P extends Principal = Principal> {
    * permissions). Without it every authenticated principal reaches every route of its kind.
    */
   authorize?(principal: P, route: RouteTarget): void;
+  /**
+   * The principal a console session of the tenant `session.tenantId` acts as (the console
+   * calls the same routes as the API). Without it, this kind's routes refuse session cookies.
+   * `headers` are the request's (e.g. the payments console's mode).
+   */
+  fromConsole?(session: ConsoleSession, headers: Readonly<Record<string, string | string[] | undefined>>): Promise<P>;
 }
 
 /**

@@ -11,3 +11,5 @@ export * from './principal';
 export { type RateLimitDecision, RateLimiter } from './rate-limit/rate-limiter.service';
 export { RevocationBus } from './revocation-bus';
 export * from './secrets';
+export * from './console/console-sessions';
+export { CONSOLE_ERRORS, ConsoleError } from './console/console.errors';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Authenticator } from '@app/auth';
+import type { Authenticator, ConsoleSession } from '@app/auth';
+import { PartnersRepository } from '../partners/partners.repository';
 import { ClientStatusCache } from '../partners/client-status.cache';
 import { AccessTokenService, invalidToken, OAUTH_ISSUER } from './access-token.service';
 import { type PartnerPrincipal, partnerPrincipalKey } from './partner.principal';
@@ -18,6 +19,7 @@ export class PartnerAuthenticator implements Authenticator<PartnerPrincipal> {
   constructor(
     private readonly tokens: AccessTokenService,
     private readonly clients: ClientStatusCache,
+    private readonly partners: PartnersRepository,
   ) {}
 
   async authenticate(credential: string): Promise<PartnerPrincipal> {
@@ -27,6 +29,16 @@ export class PartnerAuthenticator implements Authenticator<PartnerPrincipal> {
       throw invalidToken('The client of this access token is disabled.');
     }
     return { kind: 'partner', partnerId: status.partnerId, clientId: claims.clientId, tier: status.tier };
+  }
+
+  /**
+   * A partner dashboard session acts as the partner (clientId: the session's id, which names
+   * no OAuth client, so the session may delete any of them); its tier from the partner row.
+   */
+  async fromConsole(session: ConsoleSession): Promise<PartnerPrincipal> {
+    const partner = await this.partners.findPartner(session.tenantId);
+    if (!partner) throw invalidToken('The partner of this console session no longer exists.');
+    return { kind: 'partner', partnerId: partner.id, clientId: session.id, tier: partner.tier };
   }
 
   keyOf(principal: PartnerPrincipal): string {

@@ -72,6 +72,11 @@ export class PaymentAccountsRepository {
     });
   }
 
+  /** The account's id and name, or null. */
+  findAccount(id: string): Promise<{ id: string; name: string } | null> {
+    return this.prisma.paymentAccount.findUnique({ where: { id }, select: { id: true, name: true } });
+  }
+
   /** The key presented (by hash), unless revoked; expiry is the caller's to check (against its clock). */
   findActiveKey(keyHash: string): Promise<{
     id: string;

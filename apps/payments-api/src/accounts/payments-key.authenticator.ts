@@ -4,6 +4,7 @@ import {
   ApiKeyCaches,
   apiKeyHash,
   type Authenticator,
+  type ConsoleSession,
   invalidApiKey,
   RevocationBus,
   type RouteTarget,
@@ -16,6 +17,9 @@ import { authorizeKey } from './permissions';
 /** Secret (`sk_`) and restricted (`rk_`) keys of either mode. */
 const PAYMENTS_KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{20,}$/;
 const REALM = 'payments-api';
+
+/** The header a payments console session names its mode in (`test` unless `live`). */
+export const CONSOLE_MODE_HEADER = 'console-mode';
 
 /** RevocationBus channel of the ids of payments keys revoked or expired at once. */
 export const PAYMENTS_KEY_REVOKED = 'auth:payments-key-revoked';
@@ -74,11 +78,30 @@ export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrinci
     return principal;
   }
 
+  /**
+   * A dashboard session acts as the account's secret key of the mode the console shows
+   * (header `Console-Mode: test | live`, test by default), like Stripe's dashboard toggle.
+   */
+  fromConsole(session: ConsoleSession, headers: Readonly<Record<string, string | string[] | undefined>>): Promise<PaymentsKeyPrincipal> {
+    const mode = headers[CONSOLE_MODE_HEADER] === 'live' ? 'live' : 'test';
+    return Promise.resolve({
+      kind: 'payments_key',
+      accountId: session.tenantId,
+      mode,
+      keyId: session.id,
+      keyKind: 'secret',
+      permissions: null,
+      expiresAt: null,
+      last4: null,
+    });
+  }
+
   authorize(principal: PaymentsKeyPrincipal, route: RouteTarget): void {
     authorizeKey(principal, route);
   }
 
   keyOf(principal: PaymentsKeyPrincipal): string {
+    // a console session's two modes share its rate limit; its idempotency keys are per mode
     return `payments_key:${principal.keyId}`;
   }
 

@@ -9,5 +9,6 @@ import { ProjectsService } from './projects.service';
   imports: [TokensModule],
   controllers: [ProjectsAdminController],
   providers: [ProjectsRepository, ProjectsService],
+  exports: [ProjectsRepository],
 })
 export class ProjectsModule {}

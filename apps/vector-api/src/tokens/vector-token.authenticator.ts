@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '@app/platform';
-import { type ApiKeyCache, ApiKeyCaches, apiKeyHash, type Authenticator, invalidApiKey, RevocationBus } from '@app/auth';
+import { type ApiKeyCache, ApiKeyCaches, apiKeyHash, type Authenticator, type ConsoleSession, invalidApiKey, RevocationBus } from '@app/auth';
 import type { VectorTokenPrincipal } from './vector-token.principal';
 import { VectorTokensRepository } from './vector-tokens.repository';
 
@@ -48,6 +48,11 @@ export class VectorTokenAuthenticator implements Authenticator<VectorTokenPrinci
     if (!principal) throw invalidApiKey(REALM);
     this.touch(principal.tokenId);
     return principal;
+  }
+
+  /** A console session acts as a token of its project (tokenId: the session's id, so it can revoke every real token). */
+  fromConsole(session: ConsoleSession): Promise<VectorTokenPrincipal> {
+    return Promise.resolve({ kind: 'vector_token', tokenId: session.id, projectId: session.tenantId });
   }
 
   /** Records the use in the background (a failed write costs the request nothing). */

@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '@app/platform';
+
+export interface ConsoleSessionRow {
+  id: string;
+  service: string;
+  tenantId: string;
+  lastSeenAt: Date;
+  revokedAt: Date | null;
+}
+
+/** console_links and console_sessions: only SHA-256 hashes of link tokens and cookies are stored. */
+@Injectable()
+export class ConsoleSessionsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async createLink(link: { id: string; service: string; tenantId: string; tokenHash: string; expiresAt: Date }): Promise<void> {
+    await this.prisma.consoleLink.create({ data: link });
+  }
+
+  /**
+   * Marks an unused, unexpired link of `service` used and opens its session, in one transaction:
+   * the conditional UPDATE makes a link usable once even when two requests race. Null when the
+   * link is unknown, used or expired.
+   */
+  async redeemLink(
+    tokenHash: string,
+    service: string,
+    now: Date,
+    session: { id: string; tokenHash: string },
+  ): Promise<{ tenantId: string } | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const used = await tx.consoleLink.updateManyAndReturn({
+        where: { tokenHash, service, usedAt: null, expiresAt: { gt: now } },
+        data: { usedAt: now },
+        select: { tenantId: true },
+      });
+      const link = used[0];
+      if (!link) return null;
+      await tx.consoleSession.create({
+        data: { id: session.id, service, tenantId: link.tenantId, tokenHash: session.tokenHash, lastSeenAt: now },
+      });
+      return { tenantId: link.tenantId };
+    });
+  }
+
+  /** The link's state, to tell a used link from an expired or unknown one. */
+  async findLink(tokenHash: string, service: string): Promise<{ usedAt: Date | null; expiresAt: Date } | null> {
+    return this.prisma.consoleLink.findFirst({ where: { tokenHash, service }, select: { usedAt: true, expiresAt: true } });
+  }
+
+  async findSession(tokenHash: string): Promise<ConsoleSessionRow | null> {
+    return this.prisma.consoleSession.findUnique({
+      where: { tokenHash },
+      select: { id: true, service: true, tenantId: true, lastSeenAt: true, revokedAt: true },
+    });
+  }
+
+  async touch(id: string, now: Date): Promise<void> {
+    await this.prisma.consoleSession.updateMany({ where: { id, revokedAt: null }, data: { lastSeenAt: now } });
+  }
+
+  async revoke(id: string, now: Date): Promise<void> {
+    await this.prisma.consoleSession.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
+  }
+
+  /** Revokes every live session of a tenant in a service; how many. */
+  async revokeTenant(service: string, tenantId: string, now: Date): Promise<number> {
+    const { count } = await this.prisma.consoleSession.updateMany({
+      where: { service, tenantId, revokedAt: null },
+      data: { revokedAt: now },
+    });
+    return count;
+  }
+
+  /** Deletes links expired and sessions idle or revoked before `before` (housekeeping). */
+  async prune(before: Date): Promise<void> {
+    await this.prisma.consoleLink.deleteMany({ where: { expiresAt: { lt: before } } });
+    await this.prisma.consoleSession.deleteMany({
+      where: { OR: [{ lastSeenAt: { lt: before } }, { revokedAt: { lt: before } }] },
+    });
+  }
+}

@@ -1,0 +1,170 @@
+import { createHmac } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock, constantTimeEqual, newId, registerErrorCodes, SERVICE_NAME } from '@app/platform';
+import { apiKeyHash, newOpaqueSecret } from '../secrets';
+import { CONSOLE_ERRORS, ConsoleError } from './console.errors';
+import { ConsoleSessionsRepository } from './console-sessions.repository';
+
+/**
+ * The session cookie's name in a service: `console_session_offers`, `…_vector`, `…_payments`.
+ * HttpOnly, SameSite=Strict, Path=/, Secure unless NODE_ENV=development. One name per service,
+ * because cookies ignore ports: with the three services on one host (npm start), one console's
+ * sign-in would otherwise replace the others' sessions.
+ */
+export function consoleCookieName(service: string): string {
+  return `console_session_${service.replace(/-api$/, '').replace(/[^A-Za-z0-9_]/g, '_')}`;
+}
+/** The header a console request carries its session's CSRF token in. */
+export const CSRF_HEADER = 'x-csrf-token';
+/** A session unused this long is over (the contract's 12 h idle expiry). */
+export const CONSOLE_IDLE_MS = 12 * 60 * 60 * 1000;
+/** Longest and default life of a sign-in link. */
+export const CONSOLE_LINK_MAX_TTL_SECONDS = 900;
+export const CONSOLE_LINK_DEFAULT_TTL_SECONDS = 900;
+/** last_seen_at is written at most this often per session and instance (the idle expiry is accurate to it). */
+const TOUCH_EVERY_MS = 60_000;
+
+/** A live console session: the tenant it acts as, in the service that opened it. */
+export interface ConsoleSession {
+  readonly id: string;
+  readonly tenantId: string;
+}
+
+export type SignInResult =
+  | { readonly ok: true; readonly cookie: string; readonly session: ConsoleSession }
+  | { readonly ok: false; readonly reason: 'used' | 'expired' | 'unknown' };
+
+/** The cookie `name` of a Cookie header, undefined when absent or malformed. */
+export function consoleCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    return /^cs_[A-Za-z0-9]{43}$/.test(value) ? value : undefined;
+  }
+  return undefined;
+}
+
+export function isSafeMethod(method: string): boolean {
+  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+}
+
+/**
+ * One-time sign-in links and the server-side sessions they open. A session is a principal
+ * of one tenant of this service (the app's authenticator turns it into its own principal
+ * type); every request re-reads it, so a sign-out or revocation holds at once on every
+ * instance. The CSRF token is derived from the cookie (HMAC), so it needs no storage and a
+ * page of another origin, which cannot read the cookie, cannot know it.
+ */
+@Injectable()
+export class ConsoleSessions {
+  private readonly logger = new Logger('ConsoleSessions');
+  private readonly touched = new Map<string, number>();
+  /** This service's session cookie name (consoleCookieName). */
+  readonly cookieName: string;
+
+  constructor(
+    private readonly repository: ConsoleSessionsRepository,
+    private readonly clock: Clock,
+    @Inject(SERVICE_NAME) private readonly service: string,
+  ) {
+    registerErrorCodes(CONSOLE_ERRORS);
+    this.cookieName = consoleCookieName(service);
+  }
+
+  /** This service's session cookie in a Cookie header. */
+  cookieOf(header: string | undefined): string | undefined {
+    return consoleCookie(header, this.cookieName);
+  }
+
+  /** A new link token for `tenantId` (the caller checked that the tenant exists). Shown once; only its hash is stored. */
+  async issueLink(tenantId: string, ttlSeconds: number): Promise<{ token: string; expiresAt: Date }> {
+    const token = newOpaqueSecret('cl_');
+    const expiresAt = new Date(this.clock.nowMs() + ttlSeconds * 1000);
+    await this.repository.createLink({
+      id: newId('clink'),
+      service: this.service,
+      tenantId,
+      tokenHash: apiKeyHash(token),
+      expiresAt,
+    });
+    return { token, expiresAt };
+  }
+
+  /** Redeems a link once: a new session and its cookie value, or why not. */
+  async signIn(linkToken: string): Promise<SignInResult> {
+    if (!/^cl_[A-Za-z0-9]{43}$/.test(linkToken)) return { ok: false, reason: 'unknown' };
+    const hash = apiKeyHash(linkToken);
+    const cookie = newOpaqueSecret('cs_');
+    const id = newId('csess');
+    const now = this.clock.now();
+    const redeemed = await this.repository.redeemLink(hash, this.service, now, { id, tokenHash: apiKeyHash(cookie) });
+    if (redeemed) return { ok: true, cookie, session: { id, tenantId: redeemed.tenantId } };
+    const link = await this.repository.findLink(hash, this.service);
+    if (!link) return { ok: false, reason: 'unknown' };
+    return { ok: false, reason: link.usedAt ? 'used' : 'expired' };
+  }
+
+  /** The live session of a cookie value, or null (unknown, revoked, another service's, idle too long). */
+  async find(cookie: string): Promise<ConsoleSession | null> {
+    const row = await this.repository.findSession(apiKeyHash(cookie));
+    const now = this.clock.nowMs();
+    if (!row || row.service !== this.service || row.revokedAt !== null) return null;
+    if (now - row.lastSeenAt.getTime() >= CONSOLE_IDLE_MS) return null;
+    this.touch(row.id, now);
+    return { id: row.id, tenantId: row.tenantId };
+  }
+
+  /** find(), or the 401 the API answers for a cookie without a live session. */
+  async authenticate(cookie: string): Promise<ConsoleSession> {
+    const session = await this.find(cookie);
+    if (!session) {
+      throw new ConsoleError(
+        'console_session_invalid',
+        'The console session has ended (signed out, revoked or idle for 12 hours). Open a new sign-in link.',
+      );
+    }
+    return session;
+  }
+
+  /** Ends the session server-side (sign-out). */
+  async signOut(cookie: string): Promise<void> {
+    const row = await this.repository.findSession(apiKeyHash(cookie));
+    if (row && row.service === this.service) await this.repository.revoke(row.id, this.clock.now());
+  }
+
+  /** Ends every session of the tenant in this service at once (the operator's revocation); how many. */
+  revokeTenant(tenantId: string): Promise<number> {
+    return this.repository.revokeTenant(this.service, tenantId, this.clock.now());
+  }
+
+  /** The session's CSRF token: an HMAC of the cookie value (never the cookie itself). */
+  csrfToken(cookie: string): string {
+    return createHmac('sha256', cookie).update('console-csrf-v1').digest('base64url');
+  }
+
+  /** Throws 403 csrf_token_invalid unless `presented` is the cookie's CSRF token. */
+  checkCsrf(cookie: string, presented: string | string[] | undefined): void {
+    if (typeof presented === 'string' && constantTimeEqual(presented, this.csrfToken(cookie))) return;
+    throw new ConsoleError(
+      'csrf_token_invalid',
+      "This request changes state and is authenticated by a console session: it needs the session's X-CSRF-Token header.",
+    );
+  }
+
+  /** The cookie's Set-Cookie value (or one that clears it, for `null`). */
+  setCookie(value: string | null, secure: boolean): string {
+    const attributes = ['Path=/', 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])];
+    if (value === null) return [`${this.cookieName}=`, 'Max-Age=0', ...attributes].join('; ');
+    return [`${this.cookieName}=${value}`, `Max-Age=${CONSOLE_IDLE_MS / 1000}`, ...attributes].join('; ');
+  }
+
+  private touch(id: string, now: number): void {
+    const last = this.touched.get(id);
+    if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
+    if (this.touched.size > 10_000) this.touched.clear();
+    this.touched.set(id, now);
+    this.repository.touch(id, new Date(now)).catch((err: unknown) => this.logger.warn({ err }, 'could not record a session use'));
+  }
+}

@@ -1,0 +1,40 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { CONSOLE_LINK_DEFAULT_TTL_SECONDS, ConsoleSessions } from '@app/auth';
+import { DomainError, PlatformConfig } from '@app/platform';
+import { CONSOLE_TENANTS, type ConsoleTenants } from '../console-tenants';
+import type { ConsoleLinkDto, ConsoleSessionsRevokedDto } from './console.dto';
+
+/**
+ * Issues one-time sign-in links for the apps' `POST /admin/v1/console-links`. The link's token
+ * travels in the URL fragment (`/console/sign-in#token=…`): browsers never send a fragment to
+ * a server, so it is in no access log, proxy or Referer, and a link scanner that fetches the
+ * URL does not use it up (the page posts it to POST /console/sign-in).
+ */
+@Injectable()
+export class ConsoleLinks {
+  constructor(
+    private readonly sessions: ConsoleSessions,
+    private readonly config: PlatformConfig,
+    @Inject(CONSOLE_TENANTS) private readonly tenants: ConsoleTenants,
+  ) {}
+
+  /** Revokes the tenant's console sessions (400 resource_missing for an unknown tenant). */
+  async revokeSessions(tenantId: string): Promise<ConsoleSessionsRevokedDto> {
+    const tenant = await this.tenants.describe(tenantId);
+    if (!tenant) {
+      throw new DomainError('resource_missing', `No such tenant: '${tenantId}'.`, { param: this.tenants.idField, status: 400 });
+    }
+    return { object: 'console_sessions', revoked: await this.sessions.revokeTenant(tenant.id) };
+  }
+
+  async issue(tenantId: string, ttlSeconds: number | undefined, request: FastifyRequest): Promise<ConsoleLinkDto> {
+    const tenant = await this.tenants.describe(tenantId);
+    if (!tenant) {
+      throw new DomainError('resource_missing', `No such tenant: '${tenantId}'.`, { param: this.tenants.idField, status: 400 });
+    }
+    const link = await this.sessions.issueLink(tenant.id, ttlSeconds ?? CONSOLE_LINK_DEFAULT_TTL_SECONDS);
+    const base = this.config.publicUrl ?? `${request.protocol}://${request.host}`;
+    return { url: `${base}/console/sign-in#token=${link.token}`, expires_at: link.expiresAt.toISOString() };
+  }
+}
