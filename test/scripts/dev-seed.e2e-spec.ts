@@ -32,6 +32,22 @@ async function call<T = Json>(base: string, bearer: string, method: string, path
   return JSON.parse(text) as T;
 }
 
+/**
+ * Opens a sign-in link as the console page does: the token from the URL's fragment, posted to
+ * POST /console/sign-in on the link's own origin. The session it creates, and its cookie.
+ */
+async function openLink(url: string): Promise<{ status: number; setCookie: string; tenant?: { id: string; name: string } }> {
+  const link = new URL(url);
+  const token = /^#token=(cl_[A-Za-z0-9]+)$/.exec(link.hash)?.[1] ?? '';
+  const res = await fetch(new URL('/console/sign-in', link.origin), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
+  });
+  const body = (await res.json()) as { tenant?: { id: string; name: string } };
+  return { status: res.status, setCookie: res.headers.get('set-cookie') ?? '', ...(body.tenant ? { tenant: body.tenant } : {}) };
+}
+
 describe('dev-seed: demo data and console links for npm start', () => {
   let db: TestDatabase;
   const apps: Array<TestApp<PlatformConfig>> = [];
@@ -259,10 +275,32 @@ describe('dev-seed: demo data and console links for npm start', () => {
     });
   });
 
+  it('issues a console sign-in link per demo tenant, on its service, that opens a session of that tenant once', async () => {
+    for (const o of first) {
+      expect(o.link?.url.startsWith(`${base[o.service]}/console/sign-in#token=cl_`)).toBe(true);
+      // what a browser fetches for the link (the fragment stays in the browser): the console page
+      const page = await fetch(o.link?.url ?? '');
+      expect([page.status, page.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/html/)]);
+      const opened = await openLink(o.link?.url ?? '');
+      expect(opened.status).toBe(200);
+      expect(opened.setCookie).toMatch(/^console_session_[a-z]+=cs_[A-Za-z0-9]+;.*HttpOnly/i);
+      expect(opened.tenant).toEqual({ id: o.tenantId, name: o.name });
+      expect((await openLink(o.link?.url ?? '')).status).toBe(400);
+    }
+  });
+
   describe('a second run', () => {
     let second: DemoOutcome[];
     beforeAll(async () => {
       second = await run();
+    });
+
+    it('prints fresh links, which work', async () => {
+      for (const o of second) {
+        expect(o.link?.url).not.toBe(outcome(first, o.service).link?.url);
+        const opened = await openLink(o.link?.url ?? '');
+        expect([opened.status, opened.tenant?.id]).toEqual([200, o.tenantId]);
+      }
     });
 
     it('finds the same demo tenants by name and seeds nothing more', async () => {

@@ -104,11 +104,12 @@ describe('npm start: demo data and console links', () => {
       '[start] demo data: Demo Project',
       '[start] demo data: Demo Shop',
     ]);
-    expect(lines.filter((l) => l.startsWith('[start] console: ')).map((l) => l.split(/\s+/)[2])).toEqual([
-      'offers',
-      'vector',
-      'payments',
-    ]);
+    const consoleLines = lines.filter((l) => l.startsWith('[start] console: ')).map((l) => l.split(/\s+/).slice(2, 4));
+    expect(consoleLines.map(([service]) => service)).toEqual(['offers', 'vector', 'payments']);
+    const { offers, vector, payments } = first.ports;
+    expect(consoleLines.map(([, url]) => url?.replace(/#token=cl_[A-Za-z0-9]+$/, '#token=…'))).toEqual(
+      [offers, vector, payments].map((port) => `http://127.0.0.1:${port}/console/sign-in#token=…`),
+    );
     expect(await first.stop()).toBe(0);
 
     // a second start (one service alone): nothing seeded, a console line for that service only
