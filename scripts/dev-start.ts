@@ -7,7 +7,7 @@
  *    `redis-server` when the binary exists, else one line saying how to get Redis.
  * 3. Migrations (scripts/migrate.ts's runner), then the services as child processes
  *    (each `node dist/apps/<name>/src/main.js`, with ROLE from the environment).
- * 4. In development (NODE_ENV unset or `development`) and unless DEV_SEED=false: demo data
+ * 4. In development (NODE_ENV unset or `development`), unless DEV_SEED=false or ROLE=worker: demo data
  *    for each running service whose part of the database is empty, and a fresh console
  *    sign-in link for each demo tenant (scripts/dev-seed). A failure there is one log line.
  * 5. Ctrl-C / SIGTERM: every service drains and exits, then the private Redis and the
@@ -150,8 +150,9 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`${banner.join('\n')}\n`);
 
+  // Demo data needs the HTTP routes: not with ROLE=worker (health and metrics only).
   const nodeEnv = process.env.NODE_ENV ?? 'development';
-  if (nodeEnv === 'development') {
+  if (nodeEnv === 'development' && process.env.ROLE !== 'worker') {
     if (process.env.DEV_SEED === 'false') log('demo data: off (DEV_SEED=false)');
     else await demoData(databaseUrl, adminKey, running);
   }
