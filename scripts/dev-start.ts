@@ -7,7 +7,10 @@
  *    `redis-server` when the binary exists, else one line saying how to get Redis.
  * 3. Migrations (scripts/migrate.ts's runner), then the services as child processes
  *    (each `node dist/apps/<name>/src/main.js`, with ROLE from the environment).
- * 4. Ctrl-C / SIGTERM: every service drains and exits, then the private Redis and the
+ * 4. In development (NODE_ENV unset or `development`), unless DEV_SEED=false or ROLE=worker: demo data
+ *    for each running service whose part of the database is empty, and a fresh console
+ *    sign-in link for each demo tenant (scripts/dev-seed). A failure there is one log line.
+ * 5. Ctrl-C / SIGTERM: every service drains and exits, then the private Redis and the
  *    embedded database are stopped.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -15,9 +18,10 @@ import { join, resolve } from 'node:path';
 import { migrate } from '../libs/platform/src/database/migrator';
 import { DEV_ADMIN_API_KEY } from '../libs/platform/src/config/platform-config';
 import { ensureDatabase, ensureRedis, type LocalService, startEmbeddedPostgres } from './local-infra';
+import { type DemoService, seedDemo } from './dev-seed';
 
 interface ServiceSpec {
-  readonly name: string;
+  readonly name: DemoService;
   readonly portVar: string;
   readonly defaultPort: number;
 }
@@ -115,6 +119,7 @@ async function main(): Promise<void> {
   const adminKey = process.env.ADMIN_API_KEY ?? DEV_ADMIN_API_KEY;
   const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, ADMIN_API_KEY: adminKey };
   const lines: string[] = [];
+  const running: Partial<Record<DemoService, string>> = {};
   for (const service of services) {
     const port = Number(process.env[service.portVar] ?? service.defaultPort);
     const child = fork(join(root, 'dist', 'apps', service.name, 'src', 'main.js'), [], { env, cwd: root });
@@ -129,6 +134,7 @@ async function main(): Promise<void> {
       log(`${service.name} did not come up on port ${port}`);
       return stopAll(1);
     }
+    running[service.name] = `http://127.0.0.1:${port}`;
     lines.push(
       `  ${service.name.padEnd(13)} http://localhost:${port}   docs: http://localhost:${port}/docs   openapi: http://localhost:${port}/openapi.json`,
     );
@@ -143,6 +149,30 @@ async function main(): Promise<void> {
     '',
   ];
   process.stdout.write(`${banner.join('\n')}\n`);
+
+  // Demo data needs the HTTP routes: not with ROLE=worker (health and metrics only).
+  const nodeEnv = process.env.NODE_ENV ?? 'development';
+  if (nodeEnv === 'development' && process.env.ROLE !== 'worker') {
+    if (process.env.DEV_SEED === 'false') log('demo data: off (DEV_SEED=false)');
+    else await demoData(databaseUrl, adminKey, running);
+  }
+}
+
+/** Demo tenants and their console sign-in links; never fatal (the platform is already up). */
+async function demoData(databaseUrl: string, adminKey: string, running: Partial<Record<DemoService, string>>): Promise<void> {
+  try {
+    const outcomes = await seedDemo({ databaseUrl, adminKey, services: running, root, log });
+    for (const o of outcomes) {
+      const service = o.service.replace(/-api$/, '').padEnd(8);
+      if (o.action === 'seeded') log(`demo data: ${o.name} seeded (${o.summary ?? ''})`);
+      if (o.action === 'failed') log(`demo data: ${o.name} failed: ${o.problem ?? 'unknown'}`);
+      if (o.link) log(`console: ${service} ${o.link.url}   (${o.name}; opens once, until ${o.link.expires_at})`);
+      else if (o.action !== 'failed') log(`console: ${service} no link: ${o.problem ?? 'unknown'}`);
+    }
+    log('demo data: DEV_SEED=false turns this off; each npm start prints fresh links');
+  } catch (err) {
+    log(`demo data: skipped (${err instanceof Error ? err.message : String(err)}); the platform runs on`);
+  }
 }
 
 main().catch((err: unknown) => fail(err));
