@@ -1,6 +1,7 @@
 import { type ReactNode, useState } from 'react';
 import { get, getConsoleMode, type ListPage, withQuery } from '../api';
 import { Async, DataTable, Empty, Field, formatDate, Page } from '../components/ui';
+import { Link } from '../router';
 import { createdRange } from './filters';
 import { PaymentsPager } from './pager';
 import type { PaymentEvent } from './types';
@@ -27,6 +28,25 @@ const NO_FILTERS: EventFilters = { type: '', from: '', to: '' };
 function objectId(data: unknown): string | undefined {
   if (data && typeof data === 'object' && 'id' in data && typeof data.id === 'string') return data.id;
   return undefined;
+}
+
+/** The payment a refund event's `data` belongs to. */
+function paymentIdOf(data: unknown): string | undefined {
+  if (data && typeof data === 'object' && 'payment_id' in data && typeof data.payment_id === 'string') return data.payment_id;
+  return undefined;
+}
+
+/** A payment's id links to its page; a refund's to its payment's. */
+function ObjectLink({ id, paymentId }: { id: string | undefined; paymentId?: string }): ReactNode {
+  if (!id) return '—';
+  const target = id.startsWith('pay_') ? id : paymentId;
+  return target ? (
+    <Link to={`/payments/${encodeURIComponent(target)}`}>
+      <code>{id}</code>
+    </Link>
+  ) : (
+    <code>{id}</code>
+  );
 }
 
 /** /events: GET /v2/events, newest first, by type (exact or `prefix.*`) and time, each event's JSON on demand. */
@@ -101,7 +121,7 @@ export function EventsPage(): ReactNode {
             rowKey={(e) => e.id}
             columns={[
               { header: 'Type', cell: (e) => <code>{e.event}</code> },
-              { header: 'Object', cell: (e) => <code>{objectId(e.data) ?? '—'}</code> },
+              { header: 'Object', cell: (e) => <ObjectLink id={objectId(e.data)} paymentId={paymentIdOf(e.data)} /> },
               { header: 'Created', cell: (e) => formatDate(e.timestamp) },
               {
                 header: 'Event',

@@ -35,3 +35,14 @@ export function moneyInput(minor: number, currency: string): string {
   const abs = String(minor).padStart(digits + 1, '0');
   return `${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
 }
+
+/**
+ * A short amount for a chart's axis and bars (the currency is in the chart's title): exact
+ * under 1,000, then "12.3k" / "4.5M", so the axis labels fit.
+ */
+export function compactMoney(minor: number, currency: string): string {
+  const major = minor / 10 ** minorDigits(currency);
+  if (Math.abs(major) < 1000) return moneyInput(Math.round(minor), currency);
+  if (Math.abs(major) < 1_000_000) return `${(major / 1000).toFixed(1)}k`;
+  return `${(major / 1_000_000).toFixed(1)}M`;
+}

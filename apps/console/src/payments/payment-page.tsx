@@ -100,6 +100,8 @@ function RefundForm({ payment: p, onRefunded }: { payment: Payment; onRefunded: 
     const parsed = parseMoney(amount, p.currency);
     if ('error' in parsed) {
       setInvalid(parsed.error);
+      setDone(undefined);
+      action.clear();
       return;
     }
     setInvalid(undefined);
@@ -170,6 +172,7 @@ function AuthorizationActions({ payment: p, onChanged }: { payment: Payment; onC
     const parsed = parseMoney(amount, p.currency);
     if ('error' in parsed) {
       setInvalid(parsed.error);
+      capture.clear();
       return;
     }
     setInvalid(undefined);

@@ -1,8 +1,9 @@
 import type { ReactNode } from 'react';
 import { get, getConsoleMode } from '../api';
 import { BarChart } from '../components/charts';
-import { Async, Empty, formatMoney } from '../components/ui';
+import { Async, Empty } from '../components/ui';
 import { useAsync } from '../hooks';
+import { compactMoney } from './money';
 import type { PaymentVolume } from './types';
 
 const DAYS = 30;
@@ -53,7 +54,7 @@ export function VolumeChart(): ReactNode {
                     title={`Succeeded volume per day, ${currency.toUpperCase()} (last ${DAYS} days, UTC)`}
                     labels={days}
                     series={[{ name: currency.toUpperCase(), values: days.map((d) => byDay.get(d) ?? 0), tone: 'series-1' }]}
-                    format={(n) => formatMoney(Math.round(n), currency)}
+                    format={(n) => compactMoney(n, currency)}
                   />
                 );
               })}
