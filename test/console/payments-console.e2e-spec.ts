@@ -328,6 +328,14 @@ describe('payments console in Chromium', () => {
     await expectAccessible();
     await screenshot(page, 'payments-api-keys');
 
+    // revoking the only secret key warns (the session is not a key, so the API would allow it); Escape backs out
+    await page.getByRole('button', { name: /^Revoke secret key/ }).click();
+    const revoke = page.getByRole('dialog', { name: 'Revoke this key?' });
+    await revoke.getByText('It is the only working test secret key.').waitFor();
+    await page.keyboard.press('Escape');
+    await revoke.waitFor({ state: 'detached' });
+    expect((await inject('GET', '/v2/customers', testKey)).statusCode).toBe(200);
+
     const roll = page.getByRole('form', { name: 'Roll the test secret key' });
     await roll.getByLabel('Old keys expire in (hours)').fill('0');
     await roll.getByRole('button', { name: 'Roll secret key' }).click();

@@ -76,7 +76,18 @@ export function ApiKeysPage(): ReactNode {
                     label={`Revoke ${k.name ?? k.kind} key …${k.last4 ?? ''}`}
                     title="Revoke this key?"
                     confirmLabel="Revoke key"
-                    message={<p>Requests with this key will be refused (401) at once. This cannot be undone.</p>}
+                    message={
+                      <>
+                        <p>Requests with this key will be refused (401) at once. This cannot be undone.</p>
+                        {k.kind === 'secret' &&
+                        page.data.filter((other) => other.kind === 'secret' && other.mode === k.mode).length === 1 ? (
+                          <p>
+                            <strong>It is the only working {k.mode} secret key.</strong> To replace it, roll the secret key
+                            instead: the new one is shown once.
+                          </p>
+                        ) : null}
+                      </>
+                    }
                     onConfirm={async () => {
                       await del(`/v2/api-keys/${encodeURIComponent(k.id)}`);
                       changed();
