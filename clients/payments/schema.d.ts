@@ -21,6 +21,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/console-links': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A one-time sign-in link to the console as this payments account (usable once, within ttl_seconds) */
+    post: operations['ConsoleLinksAdminController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/info': {
     parameters: {
       query?: never;
@@ -32,6 +49,57 @@ export interface paths {
     get: operations['AdminInfoController_info'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The console session of this request's cookie: its tenant and CSRF token */
+    get: operations['ConsoleController_session'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/sign-in': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Open a console session with a sign-in link token (once); sets the session cookie */
+    post: operations['ConsoleController_signIn'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/sign-out': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** End the console session server-side and clear its cookie (needs X-CSRF-Token) */
+    post: operations['ConsoleController_signOut'];
     delete?: never;
     options?: never;
     head?: never;
@@ -223,6 +291,23 @@ export interface paths {
     put?: never;
     /** Charge a customer */
     post: operations['PaymentsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/payments/volume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Succeeded volume per UTC day and currency (the dashboard chart): the last `days` days, today included */
+    get: operations['PaymentsController_volume'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -634,6 +719,56 @@ export interface components {
       /** @description Restricted keys only (null for secret keys) */
       permissions: components['schemas']['ApiKeyPermissionsView'] | null;
     };
+    ConsoleLinkDto: {
+      /** Format: date-time */
+      expires_at: string;
+      /**
+       * @description The one-time sign-in link; opening it once starts a console session
+       * @example http://127.0.0.1:3000/console/sign-in#token=cl_…
+       */
+      url: string;
+    };
+    ConsoleSessionDto: {
+      /** @description Send it as X-CSRF-Token on every state-changing request of this session */
+      csrf_token: string;
+      /**
+       * @description The session ends after this many seconds without a request
+       * @example 43200
+       */
+      idle_timeout_seconds: number;
+      /** @enum {string} */
+      object: 'console_session';
+      /** @enum {string} */
+      service: 'offers-api' | 'vector-api' | 'payments-api';
+      tenant: components['schemas']['ConsoleTenantDto'];
+    };
+    ConsoleSignInDto: {
+      /**
+       * @description The token from the sign-in link (`/console/sign-in#token=cl_…`)
+       * @example cl_…
+       */
+      token: string;
+    };
+    ConsoleSignedOutDto: {
+      /** @enum {string} */
+      object: 'console_session';
+      /** @enum {boolean} */
+      signed_out: true;
+    };
+    ConsoleTenantDto: {
+      /** @description The partner, vector project or payments account id */
+      id: string;
+      name: string;
+    };
+    CreateConsoleLinkDto: {
+      /** @example acct_4hXk2mQw8Zx1Lc7Vb4nTp9Yd */
+      account_id: string;
+      /**
+       * @description Seconds the link stays usable
+       * @default 900
+       */
+      ttl_seconds?: number;
+    };
     CreateWebhookEndpointDto: {
       /** @description Free text for your own reference */
       description?: string | null;
@@ -918,6 +1053,48 @@ export interface components {
        * @enum {string}
        */
       status: 'succeeded' | 'requires_capture' | 'canceled' | 'failed';
+    };
+    PaymentVolumeDayView: {
+      /** @description minor units received (captured) by the succeeded payments of that day */
+      amount: number;
+      /** @description how many succeeded payments */
+      count: number;
+      /**
+       * @example gbp
+       * @enum {string}
+       */
+      currency: 'usd' | 'eur' | 'gbp' | 'chf' | 'cad' | 'aud' | 'jpy' | 'sek' | 'nok' | 'dkk';
+      /**
+       * Format: date
+       * @description the UTC day the payments were created
+       * @example 2026-11-21
+       */
+      day: string;
+    };
+    PaymentVolumeView: {
+      /**
+       * @description the currency filter, if any
+       * @enum {string|null}
+       */
+      currency: 'usd' | 'eur' | 'gbp' | 'chf' | 'cad' | 'aud' | 'jpy' | 'sek' | 'nok' | 'dkk' | null;
+      /** @description oldest day first, then by currency */
+      data: components['schemas']['PaymentVolumeDayView'][];
+      /** @example 30 */
+      days: number;
+      /** @enum {string} */
+      object: 'payment_volume';
+      /**
+       * Format: date
+       * @description the first UTC day reported
+       * @example 2026-10-23
+       */
+      since: string;
+      /**
+       * Format: date
+       * @description the last UTC day reported (today)
+       * @example 2026-11-21
+       */
+      until: string;
     };
     ReadinessChecksDto: {
       /** @enum {string} */
@@ -1276,6 +1453,98 @@ export interface operations {
       };
     };
   };
+  ConsoleLinksAdminController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateConsoleLinkDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleLinkDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`, `resource_missing` (no such payments account). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   AdminInfoController_info: {
     parameters: {
       query?: never;
@@ -1309,6 +1578,185 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ConsoleController_session: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleSessionDto'];
+        };
+      };
+      /** @description Codes: `console_session_invalid`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ConsoleController_signIn: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ConsoleSignInDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleSessionDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `console_link_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ConsoleController_signOut: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleSignedOutDto'];
+        };
+      };
+      /** @description Codes: `console_session_invalid`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `csrf_token_invalid`. */
+      403: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -2509,6 +2957,8 @@ export interface operations {
         ending_before?: string;
         /** @description Only payments of this customer */
         customer_id?: string;
+        /** @description Only payments with this status */
+        status?: 'succeeded' | 'requires_capture' | 'canceled' | 'failed';
         /** @description ISO 8601 timestamp or Unix seconds */
         'created[gte]'?: string;
         /** @description ISO 8601 timestamp or Unix seconds */
@@ -2673,6 +3123,81 @@ export interface operations {
       /** @description Codes: `idempotency_key_reused`. */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  PaymentsController_volume: {
+    parameters: {
+      query?: {
+        /** @description How many UTC days, ending with today, to report */
+        days?: number;
+        /** @description Only this currency */
+        currency?: 'usd' | 'eur' | 'gbp' | 'chf' | 'cad' | 'aud' | 'jpy' | 'sek' | 'nok' | 'dkk';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentVolumeView'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
         content: {

@@ -206,8 +206,19 @@ describe('payments-api: account and mode isolation', () => {
         await listWithout(who, '/v2/payments?limit=100');
         await listWithout(who, `/v2/payments?customer_id=${v['customer']}`, true);
         await listWithout(who, `/v2/payments?customer_id=${v['customer']}&created[gte]=0`, true);
+        await listWithout(who, '/v2/payments?status=requires_capture&limit=100');
         await cursorRefused(who, `/v2/payments?starting_after=${v['payment']}`, 'starting_after');
         await cursorRefused(who, `/v2/payments?ending_before=${v['payment2']}`, 'ending_before');
+      }),
+    'GET /v2/payments/volume': () =>
+      eachAttacker(async (who) => {
+        // the victim's test volume is there; no attacker's window holds any of it
+        const mine = await call(victim.test, 'GET', '/v2/payments/volume?currency=gbp');
+        expect(mine.json<{ data: Array<{ amount: number }> }>().data.map((d) => d.amount)).toEqual([12000]);
+        for (const url of ['/v2/payments/volume', '/v2/payments/volume?days=90&currency=gbp']) {
+          const res = await call(who.auth, 'GET', url);
+          expect([who.name, url, res.statusCode, res.json<{ data: unknown[] }>().data]).toEqual([who.name, url, 200, []]);
+        }
       }),
     'GET /v2/payments/{id}': () =>
       eachAttacker((who) => refused(who, 'get payment', 'GET', `/v2/payments/${v['payment']}`, [v['payment'] ?? ''])),

@@ -8,6 +8,7 @@ import type {
   PaymentFilter,
   PaymentRow,
   PaymentsRepository,
+  VolumeRow,
 } from '../../../apps/payments-api/src/payments/payments.repository';
 import type { FakeClock } from '../fake-clock';
 import type { Surface } from '../typed-fake';
@@ -204,9 +205,25 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
       (r) =>
         owns(tenant, r) &&
         (!filter.customerId || r.customerId === filter.customerId) &&
+        (!filter.status || r.status === filter.status) &&
         (!filter.createdGte || r.createdAt >= filter.createdGte) &&
         (!filter.createdLte || r.createdAt <= filter.createdLte),
     );
     return Promise.resolve(keysetRows(mine, page).map((r) => structuredClone(r)));
+  }
+
+  volume(tenant: Tenant, since: Date, currency: string | undefined): Promise<VolumeRow[]> {
+    const groups = new Map<string, VolumeRow>();
+    for (const r of this.rows) {
+      if (!owns(tenant, r) || r.status !== 'succeeded' || r.createdAt < since) continue;
+      if (currency !== undefined && r.currency !== currency) continue;
+      const day = r.createdAt.toISOString().slice(0, 10);
+      const key = `${day} ${r.currency}`;
+      const group = groups.get(key) ?? { day, currency: r.currency, amount: 0, count: 0 };
+      group.amount += r.amountReceived;
+      group.count += 1;
+      groups.set(key, group);
+    }
+    return Promise.resolve([...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, g]) => g));
   }
 }

@@ -6,8 +6,15 @@ import { ApiErrors, Idempotent } from '@app/platform';
 import { LIST_ERRORS } from '../common/list';
 import { tenantOf } from '../common/tenant';
 import { AuthorizationsService } from './authorizations.service';
-import { PaymentCancelDto, PaymentCaptureDto, PaymentCreateDto, PaymentListQuery, PaymentUpdateDto } from './dto/payment.dto';
-import { PaymentListView, PaymentView } from './dto/payment.view';
+import {
+  PaymentCancelDto,
+  PaymentCaptureDto,
+  PaymentCreateDto,
+  PaymentListQuery,
+  PaymentUpdateDto,
+  PaymentVolumeQuery,
+} from './dto/payment.dto';
+import { PaymentListView, PaymentView, PaymentVolumeView } from './dto/payment.view';
 import { PaymentsService } from './payments.service';
 import { KeyResource } from '../accounts/permissions';
 
@@ -93,6 +100,15 @@ export class PaymentsController {
   @ApiErrors(...LIST_ERRORS)
   list(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Query() query: PaymentListQuery): Promise<PaymentListView> {
     return this.payments.list(tenantOf(key), query);
+  }
+
+  @Get('volume')
+  @ApiOperation({
+    summary: 'Succeeded volume per UTC day and currency (the dashboard chart): the last `days` days, today included',
+  })
+  @ApiOkResponse({ type: PaymentVolumeView })
+  volume(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Query() query: PaymentVolumeQuery): Promise<PaymentVolumeView> {
+    return this.payments.volume(tenantOf(key), query);
   }
 
   @Get(':id')

@@ -332,4 +332,36 @@ describe('PaymentsService', () => {
       expect(error.param).toBe('created[lte]');
     });
   });
+
+  describe('volume', () => {
+    it('reports the last `days` UTC days, today (the clock) included, per day and currency of succeeded payments', async () => {
+      fakes.clock.set(new Date('2026-11-21T23:30:00.000Z'));
+      const day = (iso: string): Date => new Date(iso);
+      fakes.payments.seed(shop, { amount: 2000, createdAt: day('2026-11-21T01:00:00.000Z') });
+      fakes.payments.seed(shop, { amount: 500, createdAt: day('2026-11-21T23:00:00.000Z') });
+      fakes.payments.seed(shop, { amount: 700, currency: 'eur', createdAt: day('2026-11-20T12:00:00.000Z') });
+      fakes.payments.seed(shop, { amount: 900, createdAt: day('2026-11-15T00:00:00.000Z') }); // the first day of 7
+      fakes.payments.seed(shop, { amount: 300, createdAt: day('2026-11-14T23:59:59.999Z') }); // before it
+      fakes.payments.seed(shop, { amount: 5000, status: 'failed', createdAt: day('2026-11-21T02:00:00.000Z') });
+      fakes.payments.seed(shopLive, { amount: 4000, createdAt: day('2026-11-21T02:00:00.000Z') });
+      fakes.payments.seed(other, { amount: 4000, createdAt: day('2026-11-21T02:00:00.000Z') });
+
+      const week = await service().volume(shop, { days: 7 });
+      expect(week).toEqual({
+        object: 'payment_volume',
+        days: 7,
+        since: '2026-11-15',
+        until: '2026-11-21',
+        currency: null,
+        data: [
+          { day: '2026-11-15', currency: 'gbp', amount: 900, count: 1 },
+          { day: '2026-11-20', currency: 'eur', amount: 700, count: 1 },
+          { day: '2026-11-21', currency: 'gbp', amount: 2500, count: 2 },
+        ],
+      });
+      const today = await service().volume(shop, { days: 1, currency: 'eur' });
+      expect([today.since, today.until, today.currency, today.data]).toEqual(['2026-11-21', '2026-11-21', 'eur', []]);
+      expect((await service().volume(shop, {})).days).toBe(30);
+    });
+  });
 });

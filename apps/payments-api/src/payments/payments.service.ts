@@ -14,8 +14,14 @@ import {
 import { PaymentsError } from '../errors';
 import { type Metadata, mergeMetadata, tooManyKeys } from '../common/metadata';
 import { AuthorizationsService } from './authorizations.service';
-import { CREATED_FILTER, type PaymentCreateDto, type PaymentListQuery, type PaymentUpdateDto } from './dto/payment.dto';
-import { type PaymentListView, type PaymentView, paymentView } from './dto/payment.view';
+import {
+  CREATED_FILTER,
+  type PaymentCreateDto,
+  type PaymentListQuery,
+  type PaymentUpdateDto,
+  type PaymentVolumeQuery,
+} from './dto/payment.dto';
+import { type PaymentListView, type PaymentView, paymentView, type PaymentVolumeView } from './dto/payment.view';
 import { PaymentsRepository } from './payments.repository';
 
 /** 402 `card_error` for a failed payment, carrying its decline code and id (platform contract). */
@@ -158,9 +164,26 @@ export class PaymentsService {
     const createdLte = timestamp(query['created[lte]'], 'created[lte]');
     const rows = await this.payments.list(tenant, request, {
       ...(query.customer_id ? { customerId: query.customer_id } : {}),
+      ...(query.status ? { status: query.status } : {}),
       ...(createdGte ? { createdGte } : {}),
       ...(createdLte ? { createdLte } : {}),
     });
     return page(rows, request, '/v2/payments', paymentView) satisfies PaymentListView;
+  }
+
+  /** Succeeded volume per UTC day for the last `days` days, today included (docs/decisions.md 119). */
+  async volume(tenant: Tenant, query: PaymentVolumeQuery): Promise<PaymentVolumeView> {
+    const days = query.days ?? 30;
+    const today = new Date(this.clock.now().toISOString().slice(0, 10) + 'T00:00:00.000Z');
+    const since = new Date(today.getTime() - (days - 1) * 86_400_000);
+    const rows = await this.payments.volume(tenant, since, query.currency);
+    return {
+      object: 'payment_volume',
+      days,
+      since: since.toISOString().slice(0, 10),
+      until: today.toISOString().slice(0, 10),
+      currency: query.currency ?? null,
+      data: rows,
+    };
   }
 }

@@ -1,10 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { EmptyBodyAllowed, IsTimestamp } from '@app/platform';
+import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ListQuery } from '../../common/list';
 import { IsMetadata, METADATA_SCHEMA, METADATA_UPDATE_SCHEMA, type Metadata, type MetadataUpdate } from '../../common/metadata';
 import { type Currency, MAX_AMOUNT, SUPPORTED_CURRENCIES } from '../../common/money';
-import { CAPTURE_METHODS, type CaptureMethod, REQUESTED_CANCELLATION_REASONS } from './payment.view';
+import {
+  CAPTURE_METHODS,
+  type CaptureMethod,
+  PAYMENT_STATUSES,
+  type PaymentStatus,
+  REQUESTED_CANCELLATION_REASONS,
+} from './payment.view';
 
 export class PaymentCreateDto {
   @ApiProperty({ description: 'Minor currency units (pence, cents)', minimum: 1, maximum: MAX_AMOUNT, example: 2000 })
@@ -97,6 +104,11 @@ export class PaymentListQuery extends ListQuery {
   @IsString()
   customer_id?: string;
 
+  @ApiPropertyOptional({ enum: PAYMENT_STATUSES, description: 'Only payments with this status' })
+  @IsOptional()
+  @IsIn(PAYMENT_STATUSES)
+  status?: PaymentStatus;
+
   @ApiPropertyOptional({ name: 'created[gte]', description: 'ISO 8601 timestamp or Unix seconds' })
   @IsOptional()
   @IsTimestamp(CREATED_FILTER)
@@ -106,4 +118,27 @@ export class PaymentListQuery extends ListQuery {
   @IsOptional()
   @IsTimestamp(CREATED_FILTER)
   'created[lte]'?: string;
+}
+
+/** The longest window GET /v2/payments/volume answers (days, ending today, UTC). */
+export const MAX_VOLUME_DAYS = 90;
+
+export class PaymentVolumeQuery {
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: MAX_VOLUME_DAYS,
+    default: 30,
+    description: 'How many UTC days, ending with today, to report',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_VOLUME_DAYS)
+  days?: number;
+
+  @ApiPropertyOptional({ enum: SUPPORTED_CURRENCIES, description: 'Only this currency' })
+  @IsOptional()
+  @IsIn(SUPPORTED_CURRENCIES, { message: `currency must be one of (lowercase): ${SUPPORTED_CURRENCIES.join(', ')}` })
+  currency?: Currency;
 }

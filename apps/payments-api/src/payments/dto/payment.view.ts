@@ -91,3 +91,25 @@ export function paymentView(row: PaymentRow): PaymentView {
     created: row.createdAt.toISOString(),
   };
 }
+
+/** One UTC day's succeeded volume in one currency. */
+export class PaymentVolumeDayView {
+  @ApiProperty({ format: 'date', example: '2026-11-21', description: 'the UTC day the payments were created' })
+  day!: string;
+  @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'gbp' }) currency!: string;
+  @ApiProperty({ type: 'integer', description: 'minor units received (captured) by the succeeded payments of that day' })
+  amount!: number;
+  @ApiProperty({ type: 'integer', description: 'how many succeeded payments' }) count!: number;
+}
+
+/** GET /v2/payments/volume: succeeded volume per UTC day and currency; days without any are left out. */
+export class PaymentVolumeView {
+  @ApiProperty({ enum: ['payment_volume'] }) object!: 'payment_volume';
+  @ApiProperty({ type: 'integer', example: 30 }) days!: number;
+  @ApiProperty({ format: 'date', example: '2026-10-23', description: 'the first UTC day reported' }) since!: string;
+  @ApiProperty({ format: 'date', example: '2026-11-21', description: 'the last UTC day reported (today)' }) until!: string;
+  @ApiProperty({ nullable: true, enum: SUPPORTED_CURRENCIES, type: String, description: 'the currency filter, if any' })
+  currency!: string | null;
+  @ApiProperty({ type: [PaymentVolumeDayView], description: 'oldest day first, then by currency' })
+  data!: PaymentVolumeDayView[];
+}
