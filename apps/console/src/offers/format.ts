@@ -13,12 +13,16 @@ function span(ms: number): string {
   return 'less than a minute';
 }
 
-/** When an offer closes, relative to `now`: "in 3 days", or "closed 2 h ago". */
-export function closesIn(closesAt: string, now: number = Date.now()): string {
+/**
+ * When an offer closes, relative to `now`: "in 3 days", or "closed 2 h ago" (just "closed"
+ * when the offer was closed before its close time).
+ */
+export function closesIn(closesAt: string, status: string, now: number = Date.now()): string {
   const at = Date.parse(closesAt);
   if (Number.isNaN(at)) return closesAt;
   const diff = at - now;
-  return diff > 0 ? `in ${span(diff)}` : `closed ${span(-diff)} ago`;
+  if (diff > 0) return status === 'closed' ? 'closed' : `in ${span(diff)}`;
+  return `closed ${span(-diff)} ago`;
 }
 
 /** A decimal amount in major units (as the offers API sends prices and investment limits). */

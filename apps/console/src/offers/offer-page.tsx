@@ -63,7 +63,7 @@ function OfferDetails({ offer }: { offer: Offer }): ReactNode {
           [
             'Closes',
             <span key="c">
-              {formatDate(offer.closes_at)} <span className="muted">({closesIn(offer.closes_at)})</span>
+              {formatDate(offer.closes_at)} <span className="muted">({closesIn(offer.closes_at, offer.status)})</span>
             </span>,
           ],
           ['Last changed', formatDate(offer.updated_at)],

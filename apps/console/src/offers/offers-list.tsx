@@ -73,7 +73,7 @@ const COLUMNS: readonly Column<Offer>[] = [
     header: 'Closes',
     cell: (o) => (
       <time dateTime={o.closes_at} title={formatDate(o.closes_at)}>
-        {closesIn(o.closes_at)}
+        {closesIn(o.closes_at, o.status)}
       </time>
     ),
   },
@@ -176,7 +176,7 @@ function FilterForm({ filters, onApply }: { filters: Filters; onApply: (next: Om
           </select>
         )}
       </Field>
-      <Field label="Changed after">
+      <Field label="Changed after" hint="Any status unless one is chosen; oldest change first.">
         {(props) => <input {...props} type="datetime-local" value={modified} onChange={(e) => setModified(e.target.value)} />}
       </Field>
       <Field label="Per page">
