@@ -368,6 +368,22 @@ describe('offers partner dashboard in Chromium', () => {
     expect(await tokenStatus(clientId, rotated)).toBe(401);
     expect(await tokenStatus(clientId, secret)).toBe(401);
     await expectClean(page, problems, [400]);
+
+    // by keyboard alone: create (Enter submits), then delete (Enter opens, Tab to the confirmation, Enter)
+    await page.getByLabel('Name').focus();
+    await page.keyboard.type('keyboard-client');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Client keyboard-client created' }).waitFor();
+    const keyboardRow = clients.getByRole('row', { name: /keyboard-client/ });
+    await keyboardRow.getByRole('button', { name: 'Delete' }).focus();
+    await page.keyboard.press('Enter');
+    const keyboardConfirm = page.getByRole('dialog', { name: 'Delete client keyboard-client?' });
+    await keyboardConfirm.waitFor();
+    const focused = (): Promise<string | null> => page.evaluate<string | null>('document.activeElement?.textContent ?? null');
+    for (let tabs = 0; tabs < 5 && (await focused()) !== 'Delete client'; tabs++) await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Delete client');
+    await page.keyboard.press('Enter');
+    await keyboardRow.waitFor({ state: 'detached' });
     await context.close();
   });
 
