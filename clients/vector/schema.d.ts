@@ -330,6 +330,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/tables/{table}/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The table's query latency per minute over the last hour (p50, p95, max engine time), as the instance answering measured it */
+    get: operations['TablesController_stats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/tables/{table}/upsert': {
     parameters: {
       query?: never;
@@ -698,6 +715,21 @@ export interface components {
       /** @description Exactly the table dimension (longer than the largest dimension: dimension_mismatch before the table is read); finite numbers. Required unless `queries` is sent. */
       vector?: number[];
     };
+    QueryLatencyBucketDto: {
+      /** @description Slowest query of the minute, in milliseconds (3 decimals) */
+      max_ms: number;
+      /** @description Median engine time of a query, in milliseconds (3 decimals) */
+      p50_ms: number;
+      /** @description 95th percentile of the engine time, in milliseconds (3 decimals) */
+      p95_ms: number;
+      /** @description Queries answered in the minute (each query of a batch counts) */
+      queries: number;
+      /**
+       * Format: date-time
+       * @description Start of the minute
+       */
+      start: string;
+    };
     QueryResponseDto: {
       /** @description Query execution time in milliseconds */
       latency_ms: number;
@@ -745,6 +777,18 @@ export interface components {
     };
     TableListDto: {
       data: components['schemas']['TableDto'][];
+    };
+    TableStatsDto: {
+      name: string;
+      /** @description One entry per minute with queries, oldest first (minutes without queries are left out) */
+      query_latency: components['schemas']['QueryLatencyBucketDto'][];
+      /**
+       * @description Whose queries are counted: those the instance that answers this request ran (kept in its memory)
+       * @enum {string}
+       */
+      scope: 'instance';
+      /** @description Minutes looked back */
+      window_minutes: number;
     };
     UpdateVectorDto: {
       /** @description Replaces the embedding */
@@ -2604,6 +2648,96 @@ export interface operations {
       };
       /** @description Codes: `unsupported_media_type`. */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `table_not_in_partition` (VECTOR_PARTITION: another partition holds the table). */
+      421: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  TablesController_stats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        table: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TableStatsDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such table in the project). */
+      404: {
         headers: {
           [name: string]: unknown;
         };

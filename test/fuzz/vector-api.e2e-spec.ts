@@ -108,6 +108,7 @@ defineFuzzSuite<VectorFixtures>({
     'POST /v1/tables': () => ({ body: () => ({ name: `fz_t${serial++}`, dimension: 4, index: 'flat' }) }),
     'GET /v1/tables': () => ({}),
     'GET /v1/tables/{table}': (fx) => ({ params: { table: [fx.table] } }),
+    'GET /v1/tables/{table}/stats': (fx) => ({ params: { table: [fx.table] } }),
     'POST /v1/tables/{table}/insert': (fx) => ({
       params: { table: [fx.table] },
       body: () => ({

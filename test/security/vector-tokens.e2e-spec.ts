@@ -92,6 +92,10 @@ describe('vector-api: tokens', () => {
     'GET /v1/tables/{table}': async () => {
       expect((await as(other.token, requestFor('GET /v1/tables/{table}', 'owners'))).statusCode).toBe(200);
     },
+    'GET /v1/tables/{table}/stats': async () => {
+      const res = await as(other.token, requestFor('GET /v1/tables/{table}/stats', 'owners'));
+      expect([res.statusCode, res.json<{ name: string }>().name]).toEqual([200, 'owners']);
+    },
     'POST /v1/tables/{table}/query': async () => {
       const res = await as(other.token, requestFor('POST /v1/tables/{table}/query', 'owners'));
       expect(res.json<{ results: Array<{ id: string }> }>().results.map((r) => r.id)).toContain('r1');

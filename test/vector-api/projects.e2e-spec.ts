@@ -114,6 +114,7 @@ describe('vector-api projects: the tenant of tables and tokens', () => {
     it("answers 404 resource_missing on every route for another project's table", async () => {
       const routes: Array<[Parameters<Call>[0], string, unknown?]> = [
         ['GET', '/v1/tables/only-a'],
+        ['GET', '/v1/tables/only-a/stats'],
         ['POST', '/v1/tables/only-a/insert', { rows: [{ id: 'y', embedding: [1, 0] }] }],
         ['POST', '/v1/tables/only-a/upsert', { rows: [{ id: 'x', embedding: [1, 0] }] }],
         ['POST', '/v1/tables/only-a/fetch', { ids: ['x'] }],

@@ -1,4 +1,6 @@
+import { Clock } from '@app/platform';
 import { VectorConfig } from '../../../apps/vector-api/src/config';
+import { QueryLatency } from '../../../apps/vector-api/src/tables/query-latency';
 import { TablePartition } from '../../../apps/vector-api/src/tables/table-partition';
 import { TablesService } from '../../../apps/vector-api/src/tables/tables.service';
 import { fake } from '../typed-fake';
@@ -28,6 +30,6 @@ export function tablesServiceWithFakes(partition?: string): TablesServiceWithFak
   const live = new FakeLiveTables();
   const config = Object.assign(new VectorConfig(), { VECTOR_PARTITION: partition });
   const tablePartition = new TablePartition(config, fake(repo), fake(live));
-  const service = new TablesService(fake(repo), fake(live), fake(transactions), tablePartition);
+  const service = new TablesService(fake(repo), fake(live), fake(transactions), tablePartition, new QueryLatency(new Clock()));
   return { service, repo, live, transactions };
 }

@@ -3,7 +3,7 @@ import { ApiErrors } from '@app/platform';
 import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { VectorTokenPrincipal } from '../tokens/vector-token.principal';
-import { CreateTableDto, TableDeletedDto, TableDto, TableListDto } from './dto/table.dto';
+import { CreateTableDto, TableDeletedDto, TableDto, TableListDto, TableStatsDto } from './dto/table.dto';
 import { KnownFieldsPipe, RawBody } from './raw-body';
 import { TablesService } from './tables.service';
 
@@ -42,6 +42,20 @@ export class TablesController {
   )
   get(@CurrentPrincipal() caller: VectorTokenPrincipal, @Param('table') table: string): Promise<TableDto> {
     return this.tables.get(caller, table);
+  }
+
+  @Get(':table/stats')
+  @ApiOperation({
+    summary:
+      "The table's query latency per minute over the last hour (p50, p95, max engine time), as the instance answering measured it",
+  })
+  @ApiOkResponse({ type: TableStatsDto })
+  @ApiErrors(
+    { code: 'resource_missing', when: 'no such table in the project' },
+    { code: 'table_not_in_partition', when: 'VECTOR_PARTITION: another partition holds the table' },
+  )
+  stats(@CurrentPrincipal() caller: VectorTokenPrincipal, @Param('table') table: string): Promise<TableStatsDto> {
+    return this.tables.stats(caller, table);
   }
 
   @Delete(':table')

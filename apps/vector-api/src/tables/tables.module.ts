@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { SnapshotsModule } from '../snapshots/snapshots.module';
 import { LiveTables } from './live-tables';
+import { QueryLatency } from './query-latency';
 import { TablePartition } from './table-partition';
 import { TableSnapshots } from './table-snapshots';
 import { TablesMetrics } from './tables.metrics';
@@ -12,6 +13,6 @@ import { VectorsController } from './vectors.controller';
 @Module({
   imports: [SnapshotsModule],
   controllers: [TablesController, VectorsController],
-  providers: [TablesRepository, TablesService, LiveTables, TableSnapshots, TablePartition, TablesMetrics],
+  providers: [TablesRepository, TablesService, LiveTables, TableSnapshots, TablePartition, TablesMetrics, QueryLatency],
 })
 export class TablesModule {}

@@ -3,7 +3,14 @@ import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { Filter } from '../engine/filter';
 import type { CollectionHit, CollectionRow } from '../engine/vector-collection';
-import { type CreateTableDto, type TableDeletedDto, type TableDto, type TableListDto, toTableDto } from './dto/table.dto';
+import {
+  type CreateTableDto,
+  type TableDeletedDto,
+  type TableDto,
+  type TableListDto,
+  type TableStatsDto,
+  toTableDto,
+} from './dto/table.dto';
 import {
   type BatchQueryResponseDto,
   type CountedDto,
@@ -25,6 +32,7 @@ import {
   type UpsertedDto,
 } from './dto/vectors.dto';
 import { ChangeLogGap, type LiveTable, LiveTables } from './live-tables';
+import { LATENCY_WINDOW_MINUTES, QueryLatency } from './query-latency';
 import { checkRows, checkVector, idsDetail, listIds, mergeMetadata, toFilter } from './row-rules';
 import { TablePartition } from './table-partition';
 import { type NewRow, type StoredRow, TablesRepository } from './tables.repository';
@@ -95,6 +103,7 @@ export class TablesService {
     private readonly live: LiveTables,
     private readonly transactions: TransactionRunner,
     private readonly partition: TablePartition,
+    private readonly latency: QueryLatency,
   ) {}
 
   /** The caller's table; another project's table is 404 like a missing one. */
@@ -135,9 +144,28 @@ export class TablesService {
     return toTableDto(await this.table(scope, name));
   }
 
+  /** The table's query latency per minute over the last hour, as this instance measured it. */
+  async stats(scope: ProjectScope, name: string): Promise<TableStatsDto> {
+    const t = await this.table(scope, name);
+    const ms = (v: number): number => Math.round(v * 1000) / 1000;
+    return {
+      name: t.name,
+      window_minutes: LATENCY_WINDOW_MINUTES,
+      scope: 'instance',
+      query_latency: this.latency.recent(t.id).map((b) => ({
+        start: new Date(b.start).toISOString(),
+        queries: b.queries,
+        p50_ms: ms(b.p50),
+        p95_ms: ms(b.p95),
+        max_ms: ms(b.max),
+      })),
+    };
+  }
+
   async drop(scope: ProjectScope, name: string): Promise<TableDeletedDto> {
     const deleted = await this.transactions.run((tx) => this.repo.deleteTable(tx, scope.projectId, name), WRITE_TX);
     if (deleted === null) throw new NotFoundError('table', name, 'table');
+    this.latency.forget(deleted);
     this.live.dropped(scope.projectId, name);
     return { name, deleted: true };
   }
@@ -310,8 +338,10 @@ export class TablesService {
     const started = performance.now();
     const results: CollectionHit[][] = [];
     for (const q of parsed) {
+      const queryStarted = performance.now();
       // Sliced: a costly query (a large table, a broad filter) lets other requests run between its slices.
       const { hits } = await t.collection.querySliced(q.vector, q.n, q.filter, options.index ?? t.indexKind);
+      this.latency.record(t.id, performance.now() - queryStarted);
       results.push(hits);
     }
     const latency = Math.round(performance.now() - started);

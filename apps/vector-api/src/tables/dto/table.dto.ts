@@ -109,3 +109,27 @@ export function toNotLoadedTableDto(head: TableHead, rows: number, partition: nu
     created_at: head.createdAt.toISOString(),
   };
 }
+
+export class QueryLatencyBucketDto {
+  @ApiProperty({ format: 'date-time', description: 'Start of the minute' }) start!: string;
+  @ApiProperty({ type: 'integer', description: 'Queries answered in the minute (each query of a batch counts)' })
+  queries!: number;
+  @ApiProperty({ description: 'Median engine time of a query, in milliseconds (3 decimals)' }) p50_ms!: number;
+  @ApiProperty({ description: '95th percentile of the engine time, in milliseconds (3 decimals)' }) p95_ms!: number;
+  @ApiProperty({ description: 'Slowest query of the minute, in milliseconds (3 decimals)' }) max_ms!: number;
+}
+
+export class TableStatsDto {
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: 'integer', description: 'Minutes looked back' }) window_minutes!: number;
+  @ApiProperty({
+    enum: ['instance'],
+    description: 'Whose queries are counted: those the instance that answers this request ran (kept in its memory)',
+  })
+  scope!: 'instance';
+  @ApiProperty({
+    type: [QueryLatencyBucketDto],
+    description: 'One entry per minute with queries, oldest first (minutes without queries are left out)',
+  })
+  query_latency!: QueryLatencyBucketDto[];
+}
