@@ -144,8 +144,13 @@ describe('vector cloud console in Chromium', () => {
     await dialog.getByLabel("Type the table's name to confirm").fill('from-u');
     expect(await confirm.isDisabled()).toBe(true);
     expect(await seriousA11yViolations(page)).toEqual([]);
-    await dialog.getByLabel("Type the table's name to confirm").fill('from-ui');
-    await confirm.click();
+    // typed key by key (the focus stays in the field), then confirmed with Enter
+    const typed = dialog.getByLabel("Type the table's name to confirm");
+    await typed.fill('');
+    await typed.pressSequentially('from-ui');
+    expect(await typed.inputValue()).toBe('from-ui');
+    expect(await confirm.isDisabled()).toBe(false);
+    await typed.press('Enter');
     await page.getByText('Table from-ui deleted.').waitFor();
     await page.getByRole('link', { name: 'from-ui', exact: true }).waitFor({ state: 'detached' });
     expect((await api('GET', '/v1/tables/from-ui')).statusCode).toBe(404);
@@ -237,6 +242,9 @@ describe('vector cloud console in Chromium', () => {
     await chart.waitFor();
     await page.getByText(/\(5 queries\)/).waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
+    await screenshot(page, 'vector-table-query');
+    await page.getByRole('heading', { name: 'Table docs', level: 1 }).scrollIntoViewIfNeeded();
+    await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
     await screenshot(page, 'vector-table');
     expect(unexpectedConsoleErrors(cp.problems, [400, 409])).toEqual([]);
     expect(cp.problems.pageErrors).toEqual([]);

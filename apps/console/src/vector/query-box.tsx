@@ -102,7 +102,7 @@ export function QueryBox({ table, onQueried }: { table: Table; onQueried: () => 
   const nErrorId = `${ids}-n-error`;
   const filterErrorId = `${ids}-filter-error`;
   return (
-    <section className="panel" aria-labelledby={`${ids}-title`}>
+    <section className="panel vector-panel" aria-labelledby={`${ids}-title`}>
       <h2 id={`${ids}-title`}>Query</h2>
       <form
         className="vector-query"

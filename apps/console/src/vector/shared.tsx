@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { del } from '../api';
 import { Badge, ErrorBanner, Modal, Pager } from '../components/ui';
 import type { ApiError } from '../api';
@@ -66,11 +66,13 @@ export function DeleteTableButton({ name, onDeleted }: { name: string; onDeleted
   const [typed, setTyped] = useState('');
   const [running, setRunning] = useState(false);
   const [error, setError] = useState<ApiError | undefined>();
-  const close = (): void => {
+  // Stable: Modal re-runs its focus handling when onClose changes, which would pull the focus
+  // out of the name field at every keystroke.
+  const close = useCallback((): void => {
     setOpen(false);
     setTyped('');
     setError(undefined);
-  };
+  }, []);
   const confirm = async (): Promise<void> => {
     if (typed !== name) return;
     setRunning(true);

@@ -27,9 +27,11 @@ export function TablePage({ name }: { name: string }): ReactNode {
       <Async state={table}>
         {(t) => (
           <>
-            <TableDetails table={t} />
+            <div className="vector-overview">
+              <TableDetails table={t} />
+              <LatencyChart name={name} tick={statsTick} />
+            </div>
             <QueryBox table={t} onQueried={refreshStats} />
-            <LatencyChart name={name} tick={statsTick} />
             <BrowseRows name={name} />
           </>
         )}
@@ -41,7 +43,8 @@ export function TablePage({ name }: { name: string }): ReactNode {
 function TableDetails({ table }: { table: Table }): ReactNode {
   const details = Object.entries(table.index_status.details);
   return (
-    <section className="panel" aria-label="Table details">
+    <section className="panel vector-panel" aria-labelledby="details-title">
+      <h2 id="details-title">Details</h2>
       <Details
         items={[
           ['Dimension', table.dimension],
@@ -71,13 +74,17 @@ const timeLabel = (iso: string): string =>
 function LatencyChart({ name, tick }: { name: string; tick: number }): ReactNode {
   const stats = useAsync(() => get<TableStats>(tablePath(name, '/stats')), [name, tick]);
   return (
-    <section aria-labelledby="latency-title">
-      <h2 id="latency-title">Query latency</h2>
+    <section className="vector-latency" aria-labelledby="latency-title">
+      <h2 id="latency-title" className="sr-only">
+        Query latency
+      </h2>
       <Async
         state={stats}
         empty={(s) =>
           s.query_latency.length === 0 ? (
-            <Empty title="No queries in the last hour">Run a query above, or through the API, to see its latency here.</Empty>
+            <Empty title="Query latency: no queries in the last hour">
+              Run a query below, or through the API, to see its latency here.
+            </Empty>
           ) : null
         }
       >

@@ -1,4 +1,4 @@
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useCallback, useState } from 'react';
 import { get, post } from '../api';
 import { Async, DataTable, Empty, Field, Form, formatDate, Modal, Notice, Page } from '../components/ui';
 import { useAction, useAsync } from '../hooks';
@@ -17,6 +17,8 @@ export function TablesPage(): ReactNode {
   const tables = useAsync(() => get<{ data: Table[] }>('/v1/tables'), []);
   const [creating, setCreating] = useState(false);
   const [notice, setNotice] = useState<string | undefined>();
+  // Stable, so a poll's re-render does not make the dialog move the focus (Modal depends on onClose).
+  const closeCreate = useCallback(() => setCreating(false), []);
   const building = tables.data?.data.some((t) => t.index_status.state === 'building') ?? false;
   usePolling(building, () => tables.reload());
   const { rows, pager } = usePages(tables.data?.data);
@@ -32,7 +34,7 @@ export function TablesPage(): ReactNode {
       {notice ? <Notice tone="success">{notice}</Notice> : null}
       {creating ? (
         <CreateTableDialog
-          onClose={() => setCreating(false)}
+          onClose={closeCreate}
           onCreated={(table) => {
             setCreating(false);
             setNotice(`Table ${table.name} created.`);

@@ -24,10 +24,10 @@ export function TokensPage(): ReactNode {
   return (
     <Page title="API Tokens">
       <p className="muted">
-        Settings · Tokens reach every table of this project (<code>Authorization: Bearer vt_…</code>). A token is shown once, when
-        it is created; revoking one stops it at once.
+        Tokens reach every table of this project (<code>Authorization: Bearer vt_…</code>). A token is shown once, when it is
+        created; revoking one stops it at once.
       </p>
-      <section className="panel" aria-labelledby="new-token-title">
+      <section className="panel vector-panel" aria-labelledby="new-token-title">
         <h2 id="new-token-title">Create a token</h2>
         <Form
           label="Create a token"
