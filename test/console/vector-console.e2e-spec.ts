@@ -250,7 +250,7 @@ describe('vector cloud console in Chromium', () => {
     expect(cp.problems.pageErrors).toEqual([]);
   }, 90_000);
 
-  it('browses rows page by page (Next / Previous) and by id prefix', async () => {
+  it('browses rows page by page (Next / Previous) and by id prefix; finds rows similar to one', async () => {
     const table = page.getByRole('table', { name: 'Rows' });
     const pager = page.getByRole('navigation', { name: 'Row pages' });
     const ids = (from: number, to: number): string[] => rows.slice(from, to).map((r) => r.id);
@@ -264,6 +264,16 @@ describe('vector cloud console in Chromium', () => {
     expect(await pager.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
     await pager.getByRole('button', { name: 'Previous' }).click();
     expect(await column(table, 1, ids(0, 20))).toEqual(ids(0, 20));
+
+    // "Find similar" queries by that row at once: the row itself first
+    await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/v1/tables/docs/query')),
+      table.getByRole('button', { name: 'Find similar to doc-12' }).click(),
+    ]);
+    await page.getByText(/^5 results for row doc-12 in \d+ ms/).waitFor();
+    const results = page.getByRole('table', { name: 'Query results' });
+    await results.locator('tbody tr').first().filter({ hasText: 'doc-12' }).waitFor();
+    expect(await page.getByLabel('Row id').inputValue()).toBe('doc-12');
 
     await page.getByRole('textbox', { name: 'Id prefix' }).fill('doc-1');
     await page.getByRole('button', { name: 'Show rows' }).click();
@@ -332,6 +342,7 @@ describe('vector cloud console in Chromium', () => {
       });
       expect(widths.scroll).toBeLessThanOrEqual(widths.client);
       expect(await mobile.page.getByRole('button', { name: 'Run query' }).isVisible()).toBe(true);
+      await screenshot(mobile.page, 'vector-table-mobile');
       expect(await seriousA11yViolations(mobile.page)).toEqual([]);
       expect(unexpectedConsoleErrors(mobile.problems)).toEqual([]);
       expect(mobile.problems.foreignRequests).toEqual([]);

@@ -1,4 +1,4 @@
-import { type ReactNode, useId, useState } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, post } from '../api';
 import { DataTable, ErrorBanner, Field } from '../components/ui';
 import { FieldError } from './shared';
@@ -37,7 +37,16 @@ export function parseVector(text: string, dimension: number): number[] | string 
  * with) or by a pasted vector; top n; an optional metadata filter, which the API checks (its
  * message is shown as it is).
  */
-export function QueryBox({ table, onQueried }: { table: Table; onQueried: () => void }): ReactNode {
+export function QueryBox({
+  table,
+  onQueried,
+  similarTo,
+}: {
+  table: Table;
+  onQueried: () => void;
+  /** Set by "Find similar" in Browse rows: query by that row's id at once (`seq` tells repeated clicks apart). */
+  similarTo?: { readonly id: string; readonly seq: number };
+}): ReactNode {
   const ids = useId();
   const [mode, setMode] = useState<Mode>('id');
   const [rowId, setRowId] = useState('');
@@ -49,7 +58,9 @@ export function QueryBox({ table, onQueried }: { table: Table; onQueried: () => 
   const [running, setRunning] = useState(false);
   const [answer, setAnswer] = useState<(QueryAnswer & { asked: string }) | undefined>();
 
-  const run = async (): Promise<void> => {
+  const section = useRef<HTMLElement>(null);
+  const run = async (asked: { mode: Mode; rowId: string } = { mode, rowId }): Promise<void> => {
+    const { mode, rowId } = asked;
     const found: { -readonly [K in keyof Problems]: Problems[K] } = {};
     const top = Number(n);
     if (!Number.isInteger(top) || top < 1 || top > 1000) found.n = 'Top n must be a whole number from 1 to 1000.';
@@ -98,11 +109,20 @@ export function QueryBox({ table, onQueried }: { table: Table; onQueried: () => 
     }
   };
 
+  useEffect(() => {
+    if (!similarTo) return;
+    setMode('id');
+    setRowId(similarTo.id);
+    section.current?.scrollIntoView({ block: 'start' });
+    void run({ mode: 'id', rowId: similarTo.id });
+    // runs once per click (seq), with the row asked for
+  }, [similarTo?.seq]);
+
   const sourceErrorId = `${ids}-source-error`;
   const nErrorId = `${ids}-n-error`;
   const filterErrorId = `${ids}-filter-error`;
   return (
-    <section className="panel vector-panel" aria-labelledby={`${ids}-title`}>
+    <section className="panel vector-panel" aria-labelledby={`${ids}-title`} ref={section}>
       <h2 id={`${ids}-title`}>Query</h2>
       <form
         className="vector-query"

@@ -16,6 +16,8 @@ export function TablePage({ name }: { name: string }): ReactNode {
   usePolling(table.data?.index_status.state === 'building', () => table.reload());
   const [statsTick, setStatsTick] = useState(0);
   const refreshStats = useCallback(() => setStatsTick((n) => n + 1), []);
+  const [similarTo, setSimilarTo] = useState<{ id: string; seq: number } | undefined>();
+  const findSimilar = useCallback((id: string) => setSimilarTo((s) => ({ id, seq: (s?.seq ?? 0) + 1 })), []);
   return (
     <Page
       title={`Table ${name}`}
@@ -31,8 +33,8 @@ export function TablePage({ name }: { name: string }): ReactNode {
               <TableDetails table={t} />
               <LatencyChart name={name} tick={statsTick} />
             </div>
-            <QueryBox table={t} onQueried={refreshStats} />
-            <BrowseRows name={name} />
+            <QueryBox table={t} onQueried={refreshStats} similarTo={similarTo} />
+            <BrowseRows name={name} onFindSimilar={findSimilar} />
           </>
         )}
       </Async>
@@ -116,7 +118,7 @@ interface BrowsePage {
 }
 
 /** Rows by id order, a page at a time (GET …/vectors with cursor and prefix, then POST …/fetch for their metadata). */
-function BrowseRows({ name }: { name: string }): ReactNode {
+function BrowseRows({ name, onFindSimilar }: { name: string; onFindSimilar: (id: string) => void }): ReactNode {
   const [prefixInput, setPrefixInput] = useState('');
   const [prefix, setPrefix] = useState('');
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
@@ -171,6 +173,19 @@ function BrowseRows({ name }: { name: string }): ReactNode {
             columns={[
               { header: 'Id', cell: (r) => <code>{r.id}</code> },
               { header: 'Metadata', cell: (r) => <code className="vector-json">{compactJson(r.metadata)}</code> },
+              {
+                header: 'Actions',
+                cell: (r) => (
+                  <button
+                    type="button"
+                    className="button secondary"
+                    onClick={() => onFindSimilar(r.id)}
+                    aria-label={`Find similar to ${r.id}`}
+                  >
+                    Find similar
+                  </button>
+                ),
+              },
             ]}
           />
         </div>
