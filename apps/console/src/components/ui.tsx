@@ -213,6 +213,10 @@ export function Form({
 export function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }): ReactNode {
   const ref = useRef<HTMLDivElement>(null);
   const titleId = useId();
+  // the latest onClose, so that a parent passing a new function on each render does not re-run
+  // the effect below (which would move the focus back to the first control at every keystroke)
+  const close = useRef(onClose);
+  close.current = onClose;
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
     const dialog = ref.current;
@@ -226,7 +230,7 @@ export function Modal({ title, onClose, children }: { title: string; onClose: ()
     const onKey = (event: KeyboardEvent): void => {
       if (event.key === 'Escape') {
         event.preventDefault();
-        onClose();
+        close.current();
       } else if (event.key === 'Tab') {
         const items = focusables();
         const first = items[0];
@@ -246,7 +250,7 @@ export function Modal({ title, onClose, children }: { title: string; onClose: ()
       document.removeEventListener('keydown', onKey);
       opener?.focus();
     };
-  }, [onClose]);
+  }, []);
   return (
     <div className="modal-backdrop">
       <div className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId} ref={ref} tabIndex={-1}>
