@@ -110,8 +110,11 @@ export interface AxeViolation {
 export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(axe.source);
   const violations = await page.evaluate(async () => {
-    const run = (window as unknown as { axe: typeof axe }).axe.run;
-    const result = await run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    // runs in the page: its globals, typed here without the DOM lib (the tests' tsconfig has none)
+    const page = globalThis as unknown as { axe: typeof axe; document: axe.ElementContext };
+    const result = await page.axe.run(page.document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
     return result.violations.map((v) => ({
       id: v.id,
       impact: v.impact ?? null,
