@@ -156,6 +156,11 @@ describe('console Webhooks pages in Chromium', () => {
       const alert = form.getByRole('alert');
       await alert.waitFor();
       await expect(alert.textContent()).resolves.toContain('webhook_url_invalid');
+      // no event chosen: said before asking the API (which would read it as all)
+      await form.getByRole('checkbox', { name: /All events/ }).uncheck();
+      await form.getByRole('button', { name: 'Create endpoint' }).click();
+      await form.getByText('Choose at least one event, or all events.').waitFor();
+      await form.getByRole('checkbox', { name: /All events/ }).check();
       await form.getByLabel('Endpoint URL').fill(ok.url);
       await form.getByLabel('Description').fill('Main receiver');
       await form.getByRole('button', { name: 'Create endpoint' }).click();

@@ -1,5 +1,5 @@
 import { type ReactNode, useState } from 'react';
-import { get, type ListPage, post } from '../api';
+import { ApiError, get, type ListPage, post } from '../api';
 import { Async, Badge, DataTable, Empty, Field, Form, formatDate, Page, SecretOnce } from '../components/ui';
 import { useAction, useAsync } from '../hooks';
 import { Link } from '../router';
@@ -104,14 +104,16 @@ function CreateEndpoint({
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<string[]>(['*']);
   const [rate, setRate] = useState('');
-  const create = useAction(() =>
-    post<WebhookEndpoint>(base, {
+  const create = useAction(() => {
+    // the API reads an empty list as "all": say so instead of surprising
+    if (events.length === 0) throw new ApiError(0, 'parameter_invalid', 'Choose at least one event, or all events.', 'events');
+    return post<WebhookEndpoint>(base, {
       url: url.trim(),
       events,
       ...(description.trim() ? { description: description.trim() } : {}),
       ...(rate.trim() ? { rate_limit_per_second: Number(rate) } : {}),
-    }),
-  );
+    });
+  });
   const submit = async (): Promise<void> => {
     const endpoint = await create.run();
     if (endpoint) onCreated(endpoint);
