@@ -129,6 +129,19 @@ describe('libs/webhooks endpoint stats (real PostgreSQL, Redis and HTTP receiver
     expect(past.buckets).toEqual([{ start: past.since, succeeded: 0, failed: 1 }]);
   });
 
+  it('counts an attempt written without its endpoint, as a process of the previous release writes it (rolling deploy)', async () => {
+    const endpoint = await createEndpoint();
+    expect((await call('POST', `/${endpoint.id}/test`, {})).statusCode).toBe(202);
+    const [delivery] = await finished(endpoint.id, 1);
+    // the previous release's INSERT names no endpoint_id: the migration's trigger fills it from the delivery
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO "webhook_attempts" ("id", "delivery_id", "status_code", "duration_ms", "created_at")
+       VALUES (gen_random_uuid(), $1, 502, 7, now())`,
+      delivery?.id,
+    );
+    expect(total(await stats(endpoint.id))).toEqual({ succeeded: 1, failed: 1 });
+  });
+
   it('refuses a bad window, an unknown granularity, and another owner’s endpoint', async () => {
     const endpoint = await createEndpoint();
     const expectError = async (query: string, status: number, code: string, param: string, who = owner) => {
