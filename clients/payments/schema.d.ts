@@ -539,6 +539,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/webhook-endpoints/{id}/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Delivery attempts that succeeded (2xx) and failed, per UTC hour or day, over a window (default: the last 24 hours) */
+    get: operations['WebhookEndpointsController_stats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/webhook-endpoints/{id}/test': {
     parameters: {
       query?: never;
@@ -1281,6 +1298,25 @@ export interface components {
       /** @enum {string} */
       object: 'list';
     };
+    WebhookEndpointStatsDto: {
+      /** @description Every bucket of the window, oldest first (zeros included) */
+      buckets: components['schemas']['WebhookStatsBucketDto'][];
+      endpoint_id: string;
+      /** @enum {string} */
+      granularity: 'hour' | 'day';
+      /** @enum {string} */
+      object: 'webhook_endpoint_stats';
+      /**
+       * Format: date-time
+       * @description Start of the first bucket
+       */
+      since: string;
+      /**
+       * Format: date-time
+       * @description End of the window (exclusive)
+       */
+      until: string;
+    };
     WebhookEndpointWithSecretDto: {
       /** Format: date-time */
       created_at: string;
@@ -1351,6 +1387,17 @@ export interface components {
       since: string;
       /** Format: date-time */
       until: string | null;
+    };
+    WebhookStatsBucketDto: {
+      /** @description Attempts that failed: another status, or no answer */
+      failed: number;
+      /**
+       * Format: date-time
+       * @description Start of the bucket (UTC hour or day)
+       */
+      start: string;
+      /** @description Attempts answered with a 2xx */
+      succeeded: number;
     };
   };
   responses: never;
@@ -4982,6 +5029,94 @@ export interface operations {
         };
       };
       /** @description Codes: `parameter_invalid` (a path parameter with a malformed percent-encoding). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such webhook endpoint of yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  WebhookEndpointsController_stats: {
+    parameters: {
+      query?: {
+        /** @description Bucket size (UTC hours or days) */
+        granularity?: 'hour' | 'day';
+        /** @description Start of the window, rounded down to its bucket (default: 24 hours before `until` by hour, 7 days by day); at most 744 hourly or 366 daily buckets */
+        since?: string;
+        /** @description End of the window, exclusive (default: now) */
+        until?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpointStatsDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; a path parameter with a malformed percent-encoding; until not after since, or more than 744 hourly (366 daily) buckets), `parameter_unknown`. */
       400: {
         headers: {
           [name: string]: unknown;

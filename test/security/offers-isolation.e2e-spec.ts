@@ -367,6 +367,9 @@ describe('offers-api: partner isolation', () => {
         {},
       );
     },
+    'GET /api/v1/webhook-endpoints/{id}/stats': async () => {
+      await refused('read B endpoint stats', 'GET', `/api/v1/webhook-endpoints/${endpointB.id}/stats`, [endpointB.id]);
+    },
     'POST /api/v1/webhook-endpoints/{id}/recover': async () => {
       await refused('recover B endpoint', 'POST', `/api/v1/webhook-endpoints/${endpointB.id}/recover`, [endpointB.id], {
         since: '2020-01-01T00:00:00Z',

@@ -332,6 +332,8 @@ describe('payments-api: account and mode isolation', () => {
       ),
     'POST /v2/webhook-endpoints/{id}/test': () =>
       eachAttacker((who) => refused(who, 'send a test event', 'POST', we('/test'), [v['endpoint'] ?? ''], {})),
+    'GET /v2/webhook-endpoints/{id}/stats': () =>
+      eachAttacker((who) => refused(who, 'read endpoint stats', 'GET', we('/stats'), [v['endpoint'] ?? ''])),
     'POST /v2/webhook-endpoints/{id}/recover': () =>
       eachAttacker((who) =>
         refused(who, 'recover', 'POST', we('/recover'), [v['endpoint'] ?? ''], { since: '2020-01-01T00:00:00Z' }),

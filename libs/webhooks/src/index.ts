@@ -1,7 +1,7 @@
 // libs/webhooks: signed, at-least-once webhook delivery with a transactional outbox (docs/webhooks.md).
 export { WebhookEndpointsRoutes } from './http/webhook-endpoints.routes';
 export { serviceSignature, standardSignature, standardWebhooksKey } from './security/signature';
-export { WebhookDeliveriesService } from './webhook-deliveries.service';
+export { type EndpointStatsView, WebhookDeliveriesService } from './webhook-deliveries.service';
 export { WebhookEmitter } from './webhook-emitter';
 export { WebhookEndpointsService } from './webhook-endpoints.service';
 export { WebhooksConfig } from './webhooks.config';

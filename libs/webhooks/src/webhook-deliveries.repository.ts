@@ -254,6 +254,7 @@ export class WebhookDeliveriesRepository {
     const attempts = JSON.stringify(
       records.map((r) => ({
         delivery_id: r.deliveryId,
+        endpoint_id: r.endpointId,
         status_code: r.attempt.statusCode,
         duration_ms: r.attempt.durationMs,
         error: r.attempt.error,
@@ -276,11 +277,11 @@ export class WebhookDeliveriesRepository {
     await db.$executeRawUnsafe(
       `WITH input AS (
          SELECT * FROM json_to_recordset($1::json) AS t(
-           delivery_id text, status_code int, duration_ms int, error text, response_excerpt text,
+           delivery_id text, endpoint_id text, status_code int, duration_ms int, error text, response_excerpt text,
            at timestamptz, status text, next_attempt_at timestamptz)
        ), attempt AS (
-         INSERT INTO "webhook_attempts" ("id", "delivery_id", "status_code", "duration_ms", "error", "response_excerpt", "created_at")
-         SELECT gen_random_uuid(), i.delivery_id, i.status_code, i.duration_ms, i.error, i.response_excerpt, i.at FROM input i
+         INSERT INTO "webhook_attempts" ("id", "delivery_id", "endpoint_id", "status_code", "duration_ms", "error", "response_excerpt", "created_at")
+         SELECT gen_random_uuid(), i.delivery_id, i.endpoint_id, i.status_code, i.duration_ms, i.error, i.response_excerpt, i.at FROM input i
        ), delivery AS (
          UPDATE "webhook_deliveries" d
          SET "status" = i.status::"webhook_delivery_status",
@@ -361,6 +362,37 @@ export class WebhookDeliveriesRepository {
       include: DELIVERY_INCLUDE,
     });
     return row === null ? null : toDelivery(row);
+  }
+
+  /**
+   * An endpoint's attempts in [since, until), counted per UTC hour or day: succeeded = a
+   * 2xx answer, failed = anything else (another status, no answer). One range scan of
+   * webhook_attempts (endpoint_id, created_at); only the buckets holding attempts.
+   */
+  async attemptCounts(
+    owner: WebhookOwner,
+    endpointId: string,
+    granularity: 'hour' | 'day',
+    since: Date,
+    until: Date,
+  ): Promise<Array<{ start: Date; succeeded: number; failed: number }>> {
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ start: Date | string; succeeded: number; failed: number }>>(
+      `SELECT date_trunc($2, a."created_at", 'UTC') AS "start",
+              (count(*) FILTER (WHERE a."status_code" BETWEEN 200 AND 299))::int AS "succeeded",
+              (count(*) FILTER (WHERE a."status_code" IS NULL OR a."status_code" NOT BETWEEN 200 AND 299))::int AS "failed"
+       FROM "webhook_attempts" a
+       WHERE a."endpoint_id" = $1 AND a."created_at" >= $3 AND a."created_at" < $4
+         AND EXISTS (SELECT 1 FROM "webhook_endpoints" e WHERE e."id" = $1 AND e."owner_type" = $5 AND e."owner_id" = $6)
+       GROUP BY 1
+       ORDER BY 1`,
+      endpointId,
+      granularity,
+      since,
+      until,
+      owner.ownerType,
+      owner.ownerId,
+    );
+    return rows.map((r) => ({ start: toDate(r.start) ?? since, succeeded: r.succeeded, failed: r.failed }));
   }
 
   /** Puts deliveries back to pending with a fresh retry schedule; returns the ids requeued. */

@@ -23,6 +23,23 @@ export interface RecoveryView {
   readonly requeued: number;
 }
 
+export type StatsGranularity = 'hour' | 'day';
+
+export interface EndpointStatsView {
+  readonly object: 'webhook_endpoint_stats';
+  readonly endpoint_id: string;
+  readonly granularity: StatsGranularity;
+  readonly since: string;
+  readonly until: string;
+  readonly buckets: ReadonlyArray<{ readonly start: string; readonly succeeded: number; readonly failed: number }>;
+}
+
+const BUCKET_MS: Record<StatsGranularity, number> = { hour: 3_600_000, day: 86_400_000 };
+/** Default window: a day of hours, a week of days. */
+const DEFAULT_BUCKETS: Record<StatsGranularity, number> = { hour: 24, day: 7 };
+/** Largest window: a month of hours, a year of days. */
+const MAX_BUCKETS: Record<StatsGranularity, number> = { hour: 744, day: 366 };
+
 /** The owner-facing delivery log: list, redeliver one, recover every failure since a time. */
 @Injectable()
 export class WebhookDeliveriesService {
@@ -52,6 +69,54 @@ export class WebhookDeliveriesService {
     const delivery = await this.repository.findDelivery(owner, endpointId, deliveryId);
     if (delivery === null) throw new NotFoundError('webhook delivery', deliveryId, 'delivery_id');
     return deliveryView(delivery);
+  }
+
+  /**
+   * Delivery successes and failures over time (the console's chart): the endpoint's attempts
+   * counted per UTC hour or day in [since rounded down to its bucket, until), every bucket
+   * listed (zeros too). Counted in the database from the attempt log, not from a page of it.
+   */
+  async stats(
+    owner: WebhookOwner,
+    endpointId: string,
+    input: { granularity?: StatsGranularity | undefined; since?: Date | undefined; until?: Date | undefined },
+  ): Promise<EndpointStatsView> {
+    const granularity = input.granularity ?? 'hour';
+    const size = BUCKET_MS[granularity];
+    const until = input.until ?? this.clock.now();
+    // UTC hours and days are whole multiples of the bucket size since the epoch; the
+    // default window is the bucket holding `until` and the ones before it
+    const floor = (ms: number): number => Math.floor(ms / size) * size;
+    const since = new Date(
+      input.since === undefined
+        ? floor(until.getTime() - 1) - (DEFAULT_BUCKETS[granularity] - 1) * size
+        : floor(input.since.getTime()),
+    );
+    if (until <= since) throw new WebhooksError('parameter_invalid', 'until must be after since', { param: 'until' });
+    const count = Math.ceil((until.getTime() - since.getTime()) / size);
+    if (count > MAX_BUCKETS[granularity]) {
+      throw new WebhooksError(
+        'parameter_invalid',
+        `The window holds ${count} ${granularity} buckets; at most ${MAX_BUCKETS[granularity]} (narrow since/until or use a larger granularity)`,
+        { param: 'since' },
+      );
+    }
+    await this.endpointOf(owner, endpointId, false);
+    const rows = await this.repository.attemptCounts(owner, endpointId, granularity, since, until);
+    const byStart = new Map(rows.map((r) => [r.start.getTime(), r]));
+    const buckets = Array.from({ length: count }, (_, i) => {
+      const start = since.getTime() + i * size;
+      const row = byStart.get(start);
+      return { start: new Date(start).toISOString(), succeeded: row?.succeeded ?? 0, failed: row?.failed ?? 0 };
+    });
+    return {
+      object: 'webhook_endpoint_stats',
+      endpoint_id: endpointId,
+      granularity,
+      since: since.toISOString(),
+      until: until.toISOString(),
+      buckets,
+    };
   }
 
   /** Sends the delivery again now, with a fresh retry schedule (whatever its status). */

@@ -899,6 +899,14 @@ export function webhookEndpointTemplates<F extends { endpoint: string; delivery:
     [`POST ${base}/{id}/deliveries/{delivery_id}/retry`]: (fx) => ({
       params: { id: [fx.endpoint], delivery_id: [fx.delivery] },
     }),
+    [`GET ${base}/{id}/stats`]: (fx) => ({
+      params: { id: [fx.endpoint] },
+      query: {
+        granularity: ['hour', 'day'],
+        since: ['2026-01-01T00:00:00Z'],
+        until: ['2026-01-02T00:00:00Z'],
+      },
+    }),
     [`POST ${base}/{id}/recover`]: (fx) => ({
       params: { id: [fx.endpoint] },
       body: () => ({ since: '2026-01-01T00:00:00Z', until: '2026-06-01T00:00:00Z' }),

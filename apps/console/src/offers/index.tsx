@@ -1,5 +1,5 @@
 import type { ConsoleDefinition } from '../console-types';
-import { Page } from '../components/ui';
+import { webhookNav, webhookRoutes } from '../webhooks';
 import { ApiCredentialsPage } from './api-credentials';
 import { OfferPage } from './offer-page';
 import { OffersListPage } from './offers-list';
@@ -11,21 +11,13 @@ export const offersConsole: ConsoleDefinition = {
   home: '/offers',
   nav: [
     { label: 'Offers', to: '/offers', prefix: '/offers/' },
-    // Settings → Webhooks is built in its own folder; the integrator replaces the placeholder route below.
-    { label: 'Settings: Webhooks', to: '/settings/webhooks', prefix: '/settings/webhooks/' },
+    { ...webhookNav('/settings/webhooks'), label: 'Settings: Webhooks' },
     { label: 'Settings: API credentials', to: '/settings/api-credentials' },
   ],
   routes: [
     { path: '/offers', render: () => <OffersListPage /> },
     { path: '/offers/:id', render: ({ id = '' }) => <OfferPage key={id} id={id} /> },
     { path: '/settings/api-credentials', render: () => <ApiCredentialsPage /> },
-    {
-      path: '/settings/webhooks',
-      render: () => (
-        <Page title="Webhooks">
-          <p className="muted">Webhook settings are not available in this build yet.</p>
-        </Page>
-      ),
-    },
+    ...webhookRoutes({ apiBase: '/api/v1', pathBase: '/settings/webhooks' }),
   ],
 };

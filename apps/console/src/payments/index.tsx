@@ -5,6 +5,7 @@ import { EventsPage } from './events';
 import { PaymentPage } from './payment-page';
 import { PaymentsPage } from './payments-list';
 import './payments.css';
+import { webhookNav, webhookRoutes } from '../webhooks';
 
 /**
  * The Payments dashboard: navigation and pages (contract, "Console (web UI)"). Every page
@@ -18,6 +19,7 @@ export const paymentsConsole: ConsoleDefinition = {
     { label: 'Payments', to: '/payments', prefix: '/payments/' },
     { label: 'Customers', to: '/customers', prefix: '/customers/' },
     { label: 'Events', to: '/events' },
+    webhookNav('/webhooks'),
     { label: 'Developers → API keys', to: '/developers/api-keys', prefix: '/developers/' },
   ],
   routes: [
@@ -27,5 +29,6 @@ export const paymentsConsole: ConsoleDefinition = {
     { path: '/customers/:id', render: ({ id = '' }) => <CustomerPage key={id} id={id} /> },
     { path: '/events', render: () => <EventsPage /> },
     { path: '/developers/api-keys', render: () => <ApiKeysPage /> },
+    ...webhookRoutes({ apiBase: '/v2', pathBase: '/webhooks' }),
   ],
 };

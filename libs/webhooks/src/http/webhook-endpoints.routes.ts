@@ -4,7 +4,7 @@ import { Body, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type DeletedView, WebhookEndpointsService } from '../webhook-endpoints.service';
 import { WebhooksError } from '../webhooks.errors';
-import { type RecoveryView, WebhookDeliveriesService } from '../webhook-deliveries.service';
+import { type EndpointStatsView, type RecoveryView, WebhookDeliveriesService } from '../webhook-deliveries.service';
 import type { ListView, WebhookDeliveryView, WebhookEndpointView, WebhookOwner } from '../webhooks.types';
 import {
   WebhookDeliveryDto,
@@ -12,6 +12,7 @@ import {
   WebhookEndpointDeletedDto,
   WebhookEndpointDto,
   WebhookEndpointListDto,
+  WebhookEndpointStatsDto,
   WebhookEndpointWithSecretDto,
   WebhookEventTypeListDto,
   WebhookRecoveryDto,
@@ -22,6 +23,7 @@ import {
   RecoverWebhookDeliveriesDto,
   SendTestEventDto,
   UpdateWebhookEndpointDto,
+  WebhookEndpointStatsQuery,
 } from './webhooks.dto';
 import { WebhookEventsService } from '../webhook-events.service';
 import type { WebhookEventTypeView } from '../event-types';
@@ -162,6 +164,28 @@ export abstract class WebhookEndpointsRoutes<P> {
       status: query.status,
       limit: query.limit,
       startingAfter: query.starting_after,
+    });
+  }
+
+  @Get(':id/stats')
+  @ApiOperation({
+    summary: 'Delivery attempts that succeeded (2xx) and failed, per UTC hour or day, over a window (default: the last 24 hours)',
+  })
+  @ApiOkResponse({ type: WebhookEndpointStatsDto })
+  @ApiErrors(NO_ENDPOINT, {
+    code: 'parameter_invalid',
+    when: 'until not after since, or more than 744 hourly (366 daily) buckets',
+  })
+  stats(
+    @CurrentPrincipal() p: P,
+    @Param('id') id: string,
+    @Query() query: WebhookEndpointStatsQuery,
+  ): Promise<EndpointStatsView> {
+    // both validated by IsTimestamp
+    return this.deliveries.stats(this.ownerOf(p), id, {
+      granularity: query.granularity,
+      since: query.since === undefined ? undefined : parseTimestamp(query.since),
+      until: query.until === undefined ? undefined : parseTimestamp(query.until),
     });
   }
 

@@ -121,3 +121,19 @@ export class EventListDto {
   @ApiProperty({ type: [EventDto], description: 'Newest first' }) data!: EventDto[];
   @ApiProperty() has_more!: boolean;
 }
+
+export class WebhookStatsBucketDto {
+  @ApiProperty({ format: 'date-time', description: 'Start of the bucket (UTC hour or day)' }) start!: string;
+  @ApiProperty({ type: 'integer', description: 'Attempts answered with a 2xx' }) succeeded!: number;
+  @ApiProperty({ type: 'integer', description: 'Attempts that failed: another status, or no answer' }) failed!: number;
+}
+
+export class WebhookEndpointStatsDto {
+  @ApiProperty({ enum: ['webhook_endpoint_stats'] }) object!: 'webhook_endpoint_stats';
+  @ApiProperty() endpoint_id!: string;
+  @ApiProperty({ enum: ['hour', 'day'] }) granularity!: 'hour' | 'day';
+  @ApiProperty({ format: 'date-time', description: 'Start of the first bucket' }) since!: string;
+  @ApiProperty({ format: 'date-time', description: 'End of the window (exclusive)' }) until!: string;
+  @ApiProperty({ type: [WebhookStatsBucketDto], description: 'Every bucket of the window, oldest first (zeros included)' })
+  buckets!: WebhookStatsBucketDto[];
+}

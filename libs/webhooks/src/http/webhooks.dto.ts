@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from '../webhooks.types';
 import { EVENT_TYPE_PATTERN } from '../webhook-events.service';
+import type { StatsGranularity } from '../webhook-deliveries.service';
 
 /** Highest `rate_limit_per_second` an endpoint may set. */
 export const MAX_RATE_LIMIT = 10_000;
@@ -170,6 +171,29 @@ export class RecoverWebhookDeliveriesDto {
   @ApiPropertyOptional({ example: '2026-11-21T00:00:00Z', description: 'And created at or before this time (default: now)' })
   @IsOptional()
   @IsString()
+  @IsTimestamp()
+  until?: string;
+}
+
+const STATS_GRANULARITIES: readonly StatsGranularity[] = ['hour', 'day'];
+
+export class WebhookEndpointStatsQuery {
+  @ApiPropertyOptional({ enum: STATS_GRANULARITIES, default: 'hour', description: 'Bucket size (UTC hours or days)' })
+  @IsOptional()
+  @IsIn(STATS_GRANULARITIES)
+  granularity?: StatsGranularity;
+
+  @ApiPropertyOptional({
+    example: '2026-11-25T00:00:00Z',
+    description:
+      'Start of the window, rounded down to its bucket (default: 24 hours before `until` by hour, 7 days by day); at most 744 hourly or 366 daily buckets',
+  })
+  @IsOptional()
+  @IsTimestamp()
+  since?: string;
+
+  @ApiPropertyOptional({ example: '2026-11-26T00:00:00Z', description: 'End of the window, exclusive (default: now)' })
+  @IsOptional()
   @IsTimestamp()
   until?: string;
 }
