@@ -21,6 +21,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/console-sessions/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** End every console session of this partner at once (their next request is 401) */
+    post: operations['ConsoleSessionsAdminController_revoke'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/info': {
     parameters: {
       query?: never;
@@ -828,9 +845,21 @@ export interface components {
       idle_timeout_seconds: number;
       /** @enum {string} */
       object: 'console_session';
-      /** @enum {string} */
-      service: 'offers-api' | 'vector-api' | 'payments-api';
+      /**
+       * @description The name of the service that serves this console
+       * @example orders-api
+       */
+      service: string;
       tenant: components['schemas']['ConsoleTenantDto'];
+    };
+    ConsoleSessionsRevokedDto: {
+      /** @enum {string} */
+      object: 'console_sessions';
+      /**
+       * @description How many live sessions were ended
+       * @example 2
+       */
+      revoked: number;
     };
     ConsoleSignInDto: {
       /**
@@ -846,7 +875,7 @@ export interface components {
       signed_out: true;
     };
     ConsoleTenantDto: {
-      /** @description The partner, vector project or payments account id */
+      /** @description The tenant's id (the id the admin route's body named) */
       id: string;
       name: string;
     };
@@ -1229,6 +1258,10 @@ export interface components {
        */
       until?: string;
     };
+    RevokeConsoleSessionsDto: {
+      /** @example partner_4hXk2mQw8Zx1Lc7Vb4nTp9Yd */
+      partner_id: string;
+    };
     SendTestEventDto: {
       /**
        * @description The kind of example event to send (default: the first kind of the catalogue)
@@ -1513,6 +1546,98 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ConsoleLinkDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`, `resource_missing` (no such partner). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ConsoleSessionsAdminController_revoke: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RevokeConsoleSessionsDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleSessionsRevokedDto'];
         };
       };
       /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`, `resource_missing` (no such partner). */
