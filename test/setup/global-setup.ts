@@ -14,6 +14,7 @@ import {
   type LocalService,
   startEmbeddedPostgres,
 } from '../../scripts/local-infra';
+import { ensureChromium } from './chromium';
 import { setTestInfra } from './infra-state';
 
 const log = (line: string): void => {
@@ -55,6 +56,8 @@ export default async function globalSetup(): Promise<void> {
 
   const redis = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', log);
   if (redis.started) started.push(redis);
+
+  ensureChromium(log);
 
   process.env.TEST_PG_ADMIN_URL = adminUrl;
   process.env.TEST_PG_TEMPLATE = template;
