@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '@app/platform';
+import { PrismaService, runTransaction } from '@app/platform';
 
 export interface ConsoleSessionRow {
   id: string;
@@ -29,7 +29,7 @@ export class ConsoleSessionsRepository {
     now: Date,
     session: { id: string; tokenHash: string },
   ): Promise<{ tenantId: string } | null> {
-    return this.prisma.$transaction(async (tx) => {
+    return runTransaction(this.prisma, async (tx) => {
       const used = await tx.consoleLink.updateManyAndReturn({
         where: { tokenHash, service, usedAt: null, expiresAt: { gt: now } },
         data: { usedAt: now },
