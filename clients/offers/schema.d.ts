@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+  '/admin/v1/console-links': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A one-time sign-in link to the console as this partner (usable once, within ttl_seconds) */
+    post: operations['ConsoleLinksAdminController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/info': {
     parameters: {
       query?: never;
@@ -553,6 +570,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/console/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The console session of this request's cookie: its tenant and CSRF token */
+    get: operations['ConsoleController_session'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/sign-in': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Open a console session with a sign-in link token (once); sets the session cookie */
+    post: operations['ConsoleController_signIn'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/sign-out': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** End the console session server-side and clear its cookie (needs X-CSRF-Token) */
+    post: operations['ConsoleController_signOut'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health/live': {
     parameters: {
       query?: never;
@@ -723,6 +791,56 @@ export interface components {
       /** Format: date-time */
       disabled_at: string | null;
       partner_id: string;
+    };
+    ConsoleLinkDto: {
+      /** Format: date-time */
+      expires_at: string;
+      /**
+       * @description The one-time sign-in link; opening it once starts a console session
+       * @example http://127.0.0.1:3000/console/sign-in#token=cl_…
+       */
+      url: string;
+    };
+    ConsoleSessionDto: {
+      /** @description Send it as X-CSRF-Token on every state-changing request of this session */
+      csrf_token: string;
+      /**
+       * @description The session ends after this many seconds without a request
+       * @example 43200
+       */
+      idle_timeout_seconds: number;
+      /** @enum {string} */
+      object: 'console_session';
+      /** @description The name of the service whose console this is (its SERVICE_NAME) */
+      service: string;
+      tenant: components['schemas']['ConsoleTenantDto'];
+    };
+    ConsoleSignInDto: {
+      /**
+       * @description The token from the sign-in link (`/console/sign-in#token=cl_…`)
+       * @example cl_…
+       */
+      token: string;
+    };
+    ConsoleSignedOutDto: {
+      /** @enum {string} */
+      object: 'console_session';
+      /** @enum {boolean} */
+      signed_out: true;
+    };
+    ConsoleTenantDto: {
+      /** @description The tenant's id in this service (the id the admin route's body named) */
+      id: string;
+      name: string;
+    };
+    CreateConsoleLinkDto: {
+      /** @example partner_4hXk2mQw8Zx1Lc7Vb4nTp9Yd */
+      partner_id: string;
+      /**
+       * @description Seconds the link stays usable
+       * @default 900
+       */
+      ttl_seconds?: number;
     };
     CreateWebhookEndpointDto: {
       /** @description Free text for your own reference */
@@ -1329,6 +1447,98 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  ConsoleLinksAdminController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateConsoleLinkDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleLinkDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`, `resource_missing` (no such partner). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   AdminInfoController_info: {
     parameters: {
       query?: never;
@@ -4725,6 +4935,185 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ConsoleController_session: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleSessionDto'];
+        };
+      };
+      /** @description Codes: `console_session_invalid`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ConsoleController_signIn: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ConsoleSignInDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleSessionDto'];
+        };
+      };
+      /** @description Codes: `body_invalid`, `console_link_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ConsoleController_signOut: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleSignedOutDto'];
+        };
+      };
+      /** @description Codes: `console_session_invalid`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `csrf_token_invalid`. */
+      403: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
