@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, type OnModuleInit, Post, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConsoleError, ConsoleSessions, consoleCookie, CONSOLE_IDLE_MS, CSRF_HEADER } from '@app/auth';
 import { ApiErrors, PlatformConfig, SERVICE_NAME } from '@app/platform';
@@ -68,7 +68,7 @@ export class ConsoleController implements OnModuleInit {
   @Post('sign-out')
   @HttpCode(200)
   @ApiOperation({ summary: 'End the console session server-side and clear its cookie (needs X-CSRF-Token)' })
-  @ApiCreatedResponse({ type: ConsoleSignedOutDto })
+  @ApiOkResponse({ type: ConsoleSignedOutDto })
   @ApiErrors('console_session_invalid', 'csrf_token_invalid')
   async signOut(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ConsoleSignedOutDto> {
     const cookie = this.cookieOf(request);
