@@ -12,4 +12,4 @@ export { type RateLimitDecision, RateLimiter } from './rate-limit/rate-limiter.s
 export { RevocationBus } from './revocation-bus';
 export * from './secrets';
 export * from './console/console-sessions';
-export { CONSOLE_ERRORS, ConsoleError } from './console/console.errors';
+export { CONSOLE_ERRORS, ConsoleError, consoleSessionInvalid } from './console/console.errors';

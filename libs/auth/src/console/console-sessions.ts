@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, constantTimeEqual, newId, registerErrorCodes, SERVICE_NAME } from '@app/platform';
 import { apiKeyHash, newOpaqueSecret } from '../secrets';
-import { CONSOLE_ERRORS, ConsoleError } from './console.errors';
+import { CONSOLE_ERRORS, ConsoleError, consoleSessionInvalid } from './console.errors';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
 
 /** The session cookie's name. HttpOnly, SameSite=Strict, Path=/, Secure unless NODE_ENV=development. */
@@ -105,9 +105,9 @@ export class ConsoleSessions {
   async authenticate(cookie: string): Promise<ConsoleSession> {
     const session = await this.find(cookie);
     if (!session) {
-      throw new ConsoleError(
-        'console_session_invalid',
+      throw consoleSessionInvalid(
         'The console session has ended (signed out, revoked or idle for 12 hours). Open a new sign-in link.',
+        this.service,
       );
     }
     return session;
