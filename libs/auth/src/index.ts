@@ -13,3 +13,8 @@ export { RevocationBus } from './revocation-bus';
 export * from './secrets';
 export * from './console/console-sessions';
 export { CONSOLE_ERRORS, ConsoleError, consoleSessionInvalid } from './console/console.errors';
+export {
+  CONSOLE_SESSIONS_PRUNE_EVERY_MS,
+  CONSOLE_SESSIONS_PRUNE_QUEUE,
+  ConsoleSessionsPruneJob,
+} from './console/console-sessions-prune.job';

@@ -14,6 +14,8 @@ export const CONSOLE_IDLE_MS = 12 * 60 * 60 * 1000;
 /** Longest and default life of a sign-in link. */
 export const CONSOLE_LINK_MAX_TTL_SECONDS = 900;
 export const CONSOLE_LINK_DEFAULT_TTL_SECONDS = 900;
+/** Ended sessions and expired links are kept this long before the prune job deletes them. */
+export const CONSOLE_PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
 /** last_seen_at is written at most this often per session and instance (the idle expiry is accurate to it). */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -117,6 +119,15 @@ export class ConsoleSessions {
   async signOut(cookie: string): Promise<void> {
     const row = await this.repository.findSession(apiKeyHash(cookie));
     if (row && row.service === this.service) await this.repository.revoke(row.id, this.clock.now());
+  }
+
+  /**
+   * Housekeeping (the daily ConsoleSessionsPruneJob): deletes links expired and sessions idle
+   * or revoked more than CONSOLE_PRUNE_AFTER_MS ago. A session last used a day ago has been
+   * over (12 h idle) for half a day; nothing live is touched.
+   */
+  prune(): Promise<{ links: number; sessions: number }> {
+    return this.repository.prune(new Date(this.clock.nowMs() - CONSOLE_PRUNE_AFTER_MS));
   }
 
   /** The session's CSRF token: an HMAC of the cookie value (never the cookie itself). */
