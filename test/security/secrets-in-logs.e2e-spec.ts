@@ -368,7 +368,7 @@ describe('secrets never reach the logs', () => {
   }> = [
     {
       name: 'offers-api',
-      def: offersService as unknown,
+      def: offersService,
       env: { OAUTH_JWT_KEYS: `sec:${JWT_SECRET}` },
       tenant: { url: '/admin/v1/partners', body: { name: 'Console Logs', tier: 'growth' }, field: 'partner_id' },
       read: '/api/v1/offers',
@@ -376,7 +376,7 @@ describe('secrets never reach the logs', () => {
     },
     {
       name: 'vector-api',
-      def: vectorService as unknown,
+      def: vectorService,
       env: {},
       tenant: { url: '/admin/v1/projects', body: { name: 'Console Logs' }, field: 'project_id' },
       read: '/v1/tables',
@@ -384,7 +384,7 @@ describe('secrets never reach the logs', () => {
     },
     {
       name: 'payments-api',
-      def: paymentsService as unknown,
+      def: paymentsService,
       env: {},
       tenant: { url: '/admin/v1/accounts', body: { name: 'Console Logs' }, field: 'account_id' },
       read: '/v2/customers',

@@ -57,8 +57,8 @@ describe('vector-api: project isolation', () => {
     const tokens = await asB('GET', '/v1/tokens');
     return {
       tables: tables.json<{ data: Array<{ name: string; rows: number }> }>().data.map((x) => [x.name, x.rows]),
-      rows: rows.json(),
-      same: same.json(),
+      rows: rows.json<unknown>(),
+      same: same.json<unknown>(),
       tokens: tokens.json<{ data: Array<{ id: string; revoked_at: string | null }> }>().data.map((x) => [x.id, x.revoked_at]),
     };
   }

@@ -82,7 +82,10 @@ export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrinci
    * A dashboard session acts as the account's secret key of the mode the console shows
    * (header `Console-Mode: test | live`, test by default), like Stripe's dashboard toggle.
    */
-  fromConsole(session: ConsoleSession, headers: Readonly<Record<string, string | string[] | undefined>>): Promise<PaymentsKeyPrincipal> {
+  fromConsole(
+    session: ConsoleSession,
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+  ): Promise<PaymentsKeyPrincipal> {
     const mode = headers[CONSOLE_MODE_HEADER] === 'live' ? 'live' : 'test';
     return Promise.resolve({
       kind: 'payments_key',

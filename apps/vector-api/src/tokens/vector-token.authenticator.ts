@@ -1,6 +1,14 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '@app/platform';
-import { type ApiKeyCache, ApiKeyCaches, apiKeyHash, type Authenticator, type ConsoleSession, invalidApiKey, RevocationBus } from '@app/auth';
+import {
+  type ApiKeyCache,
+  ApiKeyCaches,
+  apiKeyHash,
+  type Authenticator,
+  type ConsoleSession,
+  invalidApiKey,
+  RevocationBus,
+} from '@app/auth';
 import type { VectorTokenPrincipal } from './vector-token.principal';
 import { VectorTokensRepository } from './vector-tokens.repository';
 
