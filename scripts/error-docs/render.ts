@@ -8,6 +8,7 @@
  * written file passes `prettier --check` as it is.
  */
 import { type ErrorCatalog, type ErrorDocs, PLATFORM_ERRORS, type PlatformErrorNotes } from '@app/platform';
+import { CONSOLE_ERRORS } from '@app/auth';
 import { WEBHOOKS_ERRORS } from '@app/webhooks';
 import { OFFERS_ERRORS, OFFERS_PLATFORM_ERROR_NOTES } from '../../apps/offers-api/src/errors';
 import { OAUTH_TOKEN_ERRORS, type OAuthErrorSpec } from '../../apps/offers-api/src/oauth/oauth.errors';
@@ -43,6 +44,12 @@ export const ERROR_OWNERS: readonly ErrorOwner[] = [
     source: 'libs/webhooks/src/webhooks.errors.ts',
     servedBy: 'offers-api and payments-api, on their webhook endpoint routes',
     codes: WEBHOOKS_ERRORS,
+  },
+  {
+    heading: 'Console sessions',
+    source: 'libs/auth/src/console/console.errors.ts',
+    servedBy: 'every service, on its console routes and to requests authenticated by a console session cookie',
+    codes: CONSOLE_ERRORS,
   },
   {
     heading: 'offers-api',

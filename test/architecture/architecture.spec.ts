@@ -43,6 +43,24 @@ describe('architecture', () => {
     expect(matches(lib, /from '(\.\.\/)+apps\/|from 'apps\/|require\('(\.\.\/)+apps\//)).toEqual([]);
   });
 
+  it('checks every lib, the console lib included', () => {
+    const libs = new Set(lib.map((file) => file.split('/')[1]));
+    expect([...libs].sort()).toEqual(readdirSync(join(ROOT, 'libs')).sort());
+    expect(libs.has('console')).toBe(true);
+  });
+
+  it('the console front end (apps/console, bundled for the browser) imports no server code', () => {
+    const front = sourceFiles('apps/console/src').concat(
+      readdirSync(join(ROOT, 'apps/console/src'), { recursive: true, encoding: 'utf8' })
+        .filter((name) => name.endsWith('.tsx'))
+        .map((name) => `apps/console/src/${name.split(sep).join('/')}`),
+    );
+    expect(front.length).toBeGreaterThan(5);
+    expect(matches(front, /from '(@app\/|@nestjs|@prisma|(\.\.\/)+(libs|apps\/[a-z]+-api)\/)/)).toEqual([]);
+    // and no server file imports the front end
+    expect(matches([...lib, ...app], /from '[^']*apps\/console\//)).toEqual([]);
+  });
+
   it('no file under libs/ names a service', () => {
     // ("test vector", as in a signature scheme's published test vector, is not the service)
     expect(matches(lib, /(?<!test )\b(offers|vector|payments)(-api)?\b/i)).toEqual([]);
@@ -88,8 +106,8 @@ describe('architecture', () => {
       }
     }
     expect(misplaced).toEqual([]);
-    // the platform's own routes and the console's (its pages and session routes, the same in
-    // every app) are the only controllers in libs/
+    // the platform's own routes and the console's (libs/console: pages and session routes,
+    // the same in every service) are the only controllers in libs/
     const libControllers = matches(lib, /^\s*@Controller\(/).map((hit) => hit.split(': ')[1]);
     expect(libControllers.sort()).toEqual([
       "@Controller('admin/v1/info')",

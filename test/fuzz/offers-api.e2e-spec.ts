@@ -10,6 +10,7 @@ import {
   type SuiteContext,
   defineFuzzSuite,
   expectError,
+  consoleTemplates,
   webhookEndpointTemplates,
 } from './support/harness';
 
@@ -141,6 +142,7 @@ defineFuzzSuite<OffersFixtures>({
   }),
   templates: {
     'GET /admin/v1/info': () => ({}),
+    ...consoleTemplates<OffersFixtures>('partner_id', (fx) => fx.partnerId),
     'POST /oauth/token': (fx) => ({
       form: {
         grant_type: ['client_credentials', 'password', 'refresh_token', 'authorization_code', ''],

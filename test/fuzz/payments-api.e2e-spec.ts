@@ -4,9 +4,10 @@
  */
 import { ADMIN, newAccount, newCustomer, startPayments } from '../payments-api/payments-context';
 import { waitFor } from '../support/wait';
-import { DEEP_ARRAY, defineFuzzSuite, expectError, webhookEndpointTemplates } from './support/harness';
+import { consoleTemplates, DEEP_ARRAY, defineFuzzSuite, expectError, webhookEndpointTemplates } from './support/harness';
 
 interface PaymentsFixtures {
+  accountId: string;
   testKey: Record<string, string>;
   liveKey: Record<string, string>;
   customer: string;
@@ -57,6 +58,7 @@ defineFuzzSuite<PaymentsFixtures>({
       logs: t.logs,
       close: () => t.close(),
       fixtures: {
+        accountId: account.id,
         testKey: account.test,
         liveKey: account.live,
         customer,
@@ -106,6 +108,7 @@ defineFuzzSuite<PaymentsFixtures>({
   },
   templates: {
     'GET /admin/v1/info': () => ({}),
+    ...consoleTemplates<PaymentsFixtures>('account_id', (fx) => fx.accountId),
     'POST /admin/v1/accounts': () => ({ body: () => ({ name: `Shop ${serial++}` }) }),
     'POST /v2/customers': () => ({
       body: () => ({ email: `c${serial++}@example.com`, name: 'Jenny Rosen', description: 'fuzz', metadata: { order: '1' } }),

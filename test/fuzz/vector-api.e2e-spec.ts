@@ -5,7 +5,7 @@
  */
 import { vectorService } from '../../apps/vector-api/src/service';
 import { startTestApp } from '../support/app';
-import { DEEP_ARRAY, defineFuzzSuite, expectError, type Operation } from './support/harness';
+import { consoleTemplates, DEEP_ARRAY, defineFuzzSuite, expectError, type Operation } from './support/harness';
 
 interface VectorFixtures {
   token: string;
@@ -102,6 +102,7 @@ defineFuzzSuite<VectorFixtures>({
   }),
   templates: {
     'GET /admin/v1/info': () => ({}),
+    ...consoleTemplates<VectorFixtures>('project_id', (fx) => fx.projectId),
     'POST /admin/v1/tokens': () => ({ body: () => ({ name: `fz-${serial++}` }) }),
     'GET /admin/v1/tokens': () => ({}),
     'DELETE /admin/v1/tokens/{id}': (fx) => ({ params: { id: [fx.doomedTokenId] } }),

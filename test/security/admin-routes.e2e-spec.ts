@@ -1,7 +1,8 @@
 /**
  * Every /admin/v1 operation of every service — enumerated from its /openapi.json and
  * checked against the routes Nest actually mapped — refuses every credential but
- * ADMIN_API_KEY with 401, `WWW-Authenticate: Bearer realm="admin"` and the contract body,
+ * ADMIN_API_KEY (a tenant's console session included) with 401, `WWW-Authenticate: Bearer
+ * realm="admin"` and the contract body,
  * and changes nothing in the database. A new admin route is tested automatically.
  */
 import { randomBytes } from 'node:crypto';
@@ -22,6 +23,18 @@ interface Fixture {
   readonly bodies: Record<string, object>;
   /** The service's own (non-admin) credential, which must not open admin routes. */
   readonly principal: string;
+  /** A console session of the tenant (Cookie header and CSRF token), which must not either. */
+  readonly console: Record<string, string>;
+}
+
+/** Signs in to the console as the tenant named by `body` (a link from the admin route, redeemed once). */
+async function consoleOf(t: TestApp<PlatformConfig>, body: object): Promise<Record<string, string>> {
+  const link = await post<{ url: string }>(t, '/admin/v1/console-links', body);
+  const token = /#token=(cl_\w+)$/.exec(link.url)?.[1] ?? '';
+  const res = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: { token } });
+  if (res.statusCode !== 200) throw new Error(`console sign-in: ${res.statusCode} ${res.body}`);
+  const cookie = /^(console_session=cs_\w+);/.exec(String(res.headers['set-cookie']))?.[1] ?? '';
+  return { cookie, 'x-csrf-token': res.json<{ csrf_token: string }>().csrf_token };
 }
 
 interface ServiceCase {
@@ -81,8 +94,10 @@ const SERVICES: ServiceCase[] = [
           'PATCH /admin/v1/offers/{id}': { company: 'Hijacked plc' },
           'POST /admin/v1/terms': { version: 'evil-1', title: 'Evil', body: 'Evil terms' },
           'POST /admin/v1/offers/{id}/allocations': { shares_available: 10, policy: 'pro_rata' },
+          'POST /admin/v1/console-links': { partner_id: partner.id },
         },
         principal: token.json<{ access_token: string }>().access_token,
+        console: await consoleOf(t, { partner_id: partner.id }),
       };
     },
   },
@@ -94,8 +109,9 @@ const SERVICES: ServiceCase[] = [
       const account = await post<{ id: string; test_key: string }>(t, '/admin/v1/accounts', { name: 'Guarded' });
       return {
         values: () => ({ id: account.id }),
-        bodies: { 'POST /admin/v1/accounts': { name: 'Intruder' } },
+        bodies: { 'POST /admin/v1/accounts': { name: 'Intruder' }, 'POST /admin/v1/console-links': { account_id: account.id } },
         principal: account.test_key,
+        console: await consoleOf(t, { account_id: account.id }),
       };
     },
   },
@@ -111,15 +127,20 @@ const SERVICES: ServiceCase[] = [
           'POST /admin/v1/tokens': { name: 'intruder' },
           'POST /admin/v1/projects': { name: 'intruder' },
           'POST /admin/v1/projects/{id}/tokens': { name: 'intruder' },
+          'POST /admin/v1/console-links': { project_id: token.project_id },
         },
         principal: token.token,
+        console: await consoleOf(t, { project_id: token.project_id }),
       };
     },
   },
 ];
 
 /** Credentials that are not the admin key, with the answer each must get. */
-function impostors(principal: string): Array<{ label: string; headers: Record<string, string>; code: string }> {
+function impostors(
+  principal: string,
+  consoleSession: Record<string, string>,
+): Array<{ label: string; headers: Record<string, string>; code: string }> {
   const wrong = { code: 'invalid_api_key' };
   const missing = { code: 'authentication_required' };
   return [
@@ -141,6 +162,7 @@ function impostors(principal: string): Array<{ label: string; headers: Record<st
     { label: 'key in another case', headers: { authorization: `Bearer ${ADMIN_KEY.toUpperCase()}` }, ...wrong },
     { label: 'the development default', headers: { authorization: 'Bearer dev-admin-key' }, ...wrong },
     { label: "the service's own credential", headers: { authorization: `Bearer ${principal}` }, ...wrong },
+    { label: "the tenant's console session (cookie and CSRF token)", headers: consoleSession, ...missing },
   ];
 }
 
@@ -179,7 +201,7 @@ describe.each(SERVICES)('$name: /admin/v1 needs ADMIN_API_KEY', (service) => {
     for (const op of adminOps) {
       const url = fillPath(op.path, fixture.values(op.path));
       const payload = fixture.bodies[opKey(op)];
-      for (const who of impostors(fixture.principal)) {
+      for (const who of impostors(fixture.principal, fixture.console)) {
         const res = await t.app.inject({ method: op.method, url, headers: who.headers, ...(payload ? { payload } : {}) });
         const label = `${opKey(op)} with ${who.label}`;
         const body = res.statusCode === 401 ? res.json<ErrorBody>() : res.body;

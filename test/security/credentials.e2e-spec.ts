@@ -276,6 +276,11 @@ const REVIEWED: ReadonlyArray<readonly [string, string, string]> = [
     'strips the public prefix to derive the Standard Webhooks key; not a comparison with a secret',
   ],
   [
+    'libs/auth/src/console/console-sessions.ts',
+    "typeof presented === 'string' && constantTimeEqual(",
+    'a type check of the presented CSRF token; the comparison itself is constantTimeEqual',
+  ],
+  [
     'apps/offers-api/src/oauth/token.service.ts',
     'clientSecret.includes(',
     'rejects a NUL character in the presented secret; no comparison with the stored one',

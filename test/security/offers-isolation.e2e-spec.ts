@@ -1,10 +1,13 @@
 /**
  * offers-api tenancy: partner A can never read, change or learn the existence of partner
  * B's offers (outside A's agreement), indications, allocations, webhook endpoints and
- * deliveries, or OAuth clients. Every partner route of /openapi.json must have a case below.
+ * deliveries, or OAuth clients. Every partner route of /openapi.json must have a case below,
+ * and every case runs twice: with A's OAuth access token, and with A's console session
+ * (cookie + CSRF token), which is a principal of the partner like its token.
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { ADMIN, type OfferJson, OffersContext, type Partner, startOffers } from '../offers-api/fixtures';
+import { consoleSession } from '../support/console';
 import { expectNotFound, normalisedError, openApiOperations, opKey, snapshotDatabase, waitFor } from './support';
 
 interface Endpoint {
@@ -63,8 +66,21 @@ describe('offers-api: partner isolation', () => {
     });
   }
 
+  /** A's credential for asA: its access token, or its console session's cookie and CSRF token. */
+  let principalOfA: Record<string, string> = {};
+  let consoleOfA: Record<string, string> = {};
   const asA = (method: 'GET' | 'POST' | 'DELETE' | 'PATCH', url: string, payload?: object): Promise<LightMyRequestResponse> =>
-    ctx.inject({ method, url, headers: a.auth, ...(payload === undefined ? {} : { payload }) });
+    ctx.inject({ method, url, headers: principalOfA, ...(payload === undefined ? {} : { payload }) });
+
+  /** Runs `work` with A's console session as the principal of asA. */
+  async function asConsole(work: () => Promise<void>): Promise<void> {
+    principalOfA = consoleOfA;
+    try {
+      await work();
+    } finally {
+      principalOfA = a.auth;
+    }
+  }
 
   /**
    * A's request on B's objects (`ids`, all present in `url`) is a 404 `resource_missing`
@@ -93,6 +109,8 @@ describe('offers-api: partner isolation', () => {
     ctx = new OffersContext(await startOffers());
     a = await ctx.newPartner('Alpha Wealth', 'enterprise');
     b = await ctx.newPartner('Beta Shares', 'enterprise');
+    principalOfA = a.auth;
+    consoleOfA = (await consoleSession(ctx.t.app, 'offers', a.id)).headers;
     await ctx.publishTerms('sec-1');
     offerA = await ctx.newOffer({ ticker: 'AAA' });
     offerB = await ctx.newOffer({ ticker: 'BBB' });
@@ -413,9 +431,16 @@ describe('offers-api: partner isolation', () => {
     await CASES[key]?.();
   });
 
+  it.each(Object.keys(CASES))("%s: A's console session cannot reach B", async (key) => {
+    await asConsole(async () => CASES[key]?.());
+  });
+
   it("A's attempts left every one of B's objects as it was", async () => {
     // the attempts that would change something, made here so this test stands on its own
-    for (const key of Object.keys(CASES).filter((k) => /^(POST|DELETE|PATCH) /.test(k))) await CASES[key]?.();
+    for (const key of Object.keys(CASES).filter((k) => /^(POST|DELETE|PATCH) /.test(k))) {
+      await CASES[key]?.();
+      await asConsole(async () => CASES[key]?.());
+    }
     const ep = await ctx.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpointB.id}`, headers: b.auth });
     expect(ep.statusCode).toBe(200);
     expect(ep.json<Endpoint>()).toMatchObject({ url: endpointB.url, previous_secret_expires_at: null, status: 'enabled' });

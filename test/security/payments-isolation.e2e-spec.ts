@@ -2,10 +2,13 @@
  * payments-api tenancy: every object belongs to one account and one mode. Another
  * account's key, and the live key of the same account, can never read, change, filter by,
  * page through, charge, refund or learn the existence of the victim's test-mode objects.
- * Every payments-key route of /openapi.json must have a case below.
+ * Every payments-key route of /openapi.json must have a case below, and every case runs with
+ * each attacker's API key AND with its console session (the dashboard acts as the secret key
+ * of the mode its Console-Mode header names): the session is a principal like the key.
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { type Account, newAccount, newCustomer, type PaymentsApp, startPayments } from '../payments-api/payments-context';
+import { consoleSession } from '../support/console';
 import { expectNotFound, normalisedError, openApiOperations, opKey, snapshotDatabase, waitFor, type ErrorBody } from './support';
 
 type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH';
@@ -13,6 +16,10 @@ type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH';
 interface Attacker {
   readonly name: string;
   readonly auth: Record<string, string>;
+  /** The mode the credential acts in. */
+  readonly mode: 'test' | 'live';
+  /** The victim's own account (another mode): keys of the account are its own by design. */
+  readonly sameAccount: boolean;
 }
 
 describe('payments-api: account and mode isolation', () => {
@@ -69,10 +76,26 @@ describe('payments-api: account and mode isolation', () => {
     t = await startPayments({ WEBHOOK_SWEEP_INTERVAL_MS: '200' });
     victim = await newAccount(t, 'Victim Shop');
     other = await newAccount(t, 'Other Shop');
+    // console sessions: cookie + CSRF token; Console-Mode picks the mode (test when absent)
+    const otherConsole = (await consoleSession(t.app, 'payments', other.id)).headers;
+    const victimConsole = (await consoleSession(t.app, 'payments', victim.id)).headers;
     attackers = [
-      { name: 'another account (test key)', auth: other.test },
-      { name: 'another account (live key)', auth: other.live },
-      { name: 'same account, live key', auth: victim.live },
+      { name: 'another account (test key)', auth: other.test, mode: 'test', sameAccount: false },
+      { name: 'another account (live key)', auth: other.live, mode: 'live', sameAccount: false },
+      { name: 'same account, live key', auth: victim.live, mode: 'live', sameAccount: true },
+      { name: 'another account (console session, test mode)', auth: otherConsole, mode: 'test', sameAccount: false },
+      {
+        name: 'another account (console session, live mode)',
+        auth: { ...otherConsole, 'console-mode': 'live' },
+        mode: 'live',
+        sameAccount: false,
+      },
+      {
+        name: 'same account, console session in live mode',
+        auth: { ...victimConsole, 'console-mode': 'live' },
+        mode: 'live',
+        sameAccount: true,
+      },
     ];
     const ep = await call(victim.test, 'POST', '/v2/webhook-endpoints', { url: 'http://127.0.0.1:9/victim-hooks' });
     expect(ep.statusCode).toBe(201);
@@ -151,7 +174,7 @@ describe('payments-api: account and mode isolation', () => {
    * other account's keys; the test key against the same account's live keys is the mode case.
    */
   const eachOtherAccount = async (fn: (who: Attacker) => Promise<void>): Promise<void> => {
-    for (const who of attackers.filter((w) => w.auth !== victim.live)) await fn(who);
+    for (const who of attackers.filter((w) => !w.sameAccount)) await fn(who);
   };
   const victimKeysWork = async (): Promise<void> => {
     for (const auth of [victim.test, victim.live, victimRk]) {
@@ -196,7 +219,7 @@ describe('payments-api: account and mode isolation', () => {
         const error = res.json<ErrorBody>().error;
         // test keys: the customer is not theirs; live keys: no live processor (403, checked first)
         const expected =
-          who.auth === other.test ? [400, 'resource_missing', 'customer_id'] : [403, 'live_mode_not_enabled', undefined];
+          who.mode === 'test' ? [400, 'resource_missing', 'customer_id'] : [403, 'live_mode_not_enabled', undefined];
         expect([who.name, res.statusCode, error.code, error.param]).toEqual([who.name, ...expected]);
         const after = await snapshotDatabase(t.db.url);
         expect([after['payments'], after['webhook_events']]).toEqual([before['payments'], before['webhook_events']]);
@@ -374,7 +397,7 @@ describe('payments-api: account and mode isolation', () => {
       const res = await call(victim.test, 'GET', '/v2/api-keys?limit=100');
       expect(res.json<{ data: Array<{ mode: string }> }>().data.map((k) => k.mode)).not.toContain('live');
       await cursorRefused(
-        { name: 'test key', auth: victim.test },
+        { name: 'test key', auth: victim.test, mode: 'test', sameAccount: true },
         `/v2/api-keys?starting_after=${victimLiveKeyId}`,
         'starting_after',
       );

@@ -357,6 +357,105 @@ describe('secrets never reach the logs', () => {
     expectNoLeaks('vector-api', lines(t));
   });
 
+  /** Per service: the admin route that makes a tenant, the link body's field, a read and a write of the tenant. */
+  const CONSOLES: Array<{
+    name: string;
+    def: unknown;
+    env: Record<string, string>;
+    tenant: { url: string; body: object; field: string };
+    read: string;
+    write: { url: string; payload: object };
+  }> = [
+    {
+      name: 'offers-api',
+      def: offersService,
+      env: { OAUTH_JWT_KEYS: `sec:${JWT_SECRET}` },
+      tenant: { url: '/admin/v1/partners', body: { name: 'Console Logs', tier: 'growth' }, field: 'partner_id' },
+      read: '/api/v1/offers',
+      write: { url: '/api/v1/clients', payload: { name: 'from the console' } },
+    },
+    {
+      name: 'vector-api',
+      def: vectorService,
+      env: {},
+      tenant: { url: '/admin/v1/projects', body: { name: 'Console Logs' }, field: 'project_id' },
+      read: '/v1/tables',
+      write: { url: '/v1/tokens', payload: { name: 'from the console' } },
+    },
+    {
+      name: 'payments-api',
+      def: paymentsService,
+      env: {},
+      tenant: { url: '/admin/v1/accounts', body: { name: 'Console Logs' }, field: 'account_id' },
+      read: '/v2/customers',
+      write: { url: '/v2/customers', payload: { description: 'from the console' } },
+    },
+  ];
+
+  it.each(CONSOLES)(
+    '$name console: link tokens, session cookies and CSRF tokens (sign-in, requests, refusals, sign-out)',
+    async (c) => {
+      const t = await start(c.def, c.env);
+      const inject = (o: Parameters<typeof t.app.inject>[0]) => t.app.inject(o as never);
+      const tenant = await inject({ method: 'POST', url: c.tenant.url, headers: admin, payload: c.tenant.body });
+      ok(tenant, 201);
+      const tenantId = tenant.json<{ id: string }>().id;
+      const newLink = async (): Promise<string> => {
+        const res = await inject({
+          method: 'POST',
+          url: '/admin/v1/console-links',
+          headers: admin,
+          payload: { [c.tenant.field]: tenantId },
+        });
+        ok(res, 201);
+        const url = res.json<{ url: string }>().url;
+        return remember('console link token', /#token=(cl_\w+)$/.exec(url)?.[1] ?? 'missing');
+      };
+      // sign in by link, then the same link again (used), an unknown one, and one in a query string
+      const link = await newLink();
+      const signIn = await inject({ method: 'POST', url: '/console/sign-in', payload: { token: link } });
+      ok(signIn, 200);
+      const cookieValue = remember(
+        'console session cookie',
+        /console_session=(cs_\w+)/.exec(String(signIn.headers['set-cookie']))?.[1] ?? '',
+      );
+      const csrf = remember('console CSRF token', signIn.json<{ csrf_token: string }>().csrf_token);
+      ok(await inject({ method: 'POST', url: '/console/sign-in', payload: { token: link } }), 400);
+      ok(
+        await inject({
+          method: 'POST',
+          url: '/console/sign-in',
+          payload: { token: remember('wrong link token', `cl_${rand(32)}`) },
+        }),
+        400,
+      );
+      const other = await newLink();
+      ok(await inject({ method: 'GET', url: `/console/sign-in?token=${other}` }), 200);
+      // the console at work: the page, the session, a read, a write, and writes refused for CSRF
+      const cookie = { cookie: `console_session=${cookieValue}` };
+      ok(await inject({ method: 'GET', url: '/console/offers', headers: cookie }), 200);
+      ok(await inject({ method: 'GET', url: '/console/session', headers: cookie }), 200);
+      ok(await inject({ method: 'GET', url: c.read, headers: cookie }), 200);
+      const write = { method: 'POST' as const, url: c.write.url, payload: c.write.payload };
+      ok(await inject({ ...write, headers: { ...cookie, 'x-csrf-token': csrf } }), 201);
+      ok(await inject({ ...write, headers: cookie }), 403);
+      ok(await inject({ ...write, headers: { ...cookie, 'x-csrf-token': remember('wrong CSRF token', rand(32)) } }), 403);
+      ok(
+        await inject({
+          method: 'GET',
+          url: c.read,
+          headers: { cookie: `console_session=${remember('unknown cookie', `cs_${rand(32)}`)}` },
+        }),
+        401,
+      );
+      // sign out, and the ended session refused
+      ok(await inject({ method: 'POST', url: '/console/sign-out', headers: { ...cookie, 'x-csrf-token': csrf } }), 200);
+      ok(await inject({ method: 'GET', url: c.read, headers: cookie }), 401);
+      ok(await inject({ method: 'POST', url: '/console/sign-out', headers: { ...cookie, 'x-csrf-token': csrf } }), 401);
+      expectNoLeaks(`${c.name} console`, lines(t));
+    },
+  );
+
   it('a built service (node dist/…/main.js) at LOG_LEVEL=trace writes no secret to stdout or stderr', async () => {
     const main = join(process.cwd(), 'dist', 'apps', 'payments-api', 'src', 'main.js');
     if (!existsSync(main)) throw new Error('dist/ is missing: run `npm run build` (npm test does it in pretest)');

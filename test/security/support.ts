@@ -109,9 +109,10 @@ export const SECRET_SHAPES: readonly RegExp[] = [
   /Basic [A-Za-z0-9+/=]{8,}/,
   /\bvt_[A-Za-z0-9]{8,}/,
   /\bcs_[A-Za-z0-9]{8,}/,
+  /\bcl_[A-Za-z0-9]{8,}/,
 ];
 
-const PREFIXES = /^(sk_test_|sk_live_|rk_test_|rk_live_|whsec_|vt_|cs_|Bearer |Basic )/;
+const PREFIXES = /^(sk_test_|sk_live_|rk_test_|rk_live_|whsec_|vt_|cs_|cl_|Bearer |Basic )/;
 
 /**
  * The strings that count as a leak of `secret`: itself, the part after its prefix, and

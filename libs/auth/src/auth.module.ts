@@ -3,6 +3,7 @@ import { ApiKeyCaches } from './api-key-cache';
 import { AuthGuard } from './auth.guard';
 import { ConsoleSessions } from './console/console-sessions';
 import { ConsoleSessionsRepository } from './console/console-sessions.repository';
+import { ConsoleSessionsPruneJob } from './console/console-sessions-prune.job';
 import type { AuthModuleOptions } from './auth.options';
 import { AUTH_OPTIONS } from './auth.tokens';
 import { AuthenticatorRegistry } from './authenticator-registry';
@@ -30,7 +31,7 @@ export class AuthModule {
     ];
     return {
       module: AuthModule,
-      providers: [{ provide: AUTH_OPTIONS, useValue: options }, ...providers],
+      providers: [{ provide: AUTH_OPTIONS, useValue: options }, ...providers, ConsoleSessionsPruneJob],
       exports: providers,
     };
   }

@@ -38,7 +38,7 @@ export interface Authenticator<P extends Principal = Principal> {
   /**
    * The principal a console session of the tenant `session.tenantId` acts as (the console
    * calls the same routes as the API). Without it, this kind's routes refuse session cookies.
-   * `headers` are the request's (e.g. a header choosing the principal's mode).
+   * `headers` are the request's (e.g. a console-mode header the app defines).
    */
   fromConsole?(session: ConsoleSession, headers: Readonly<Record<string, string | string[] | undefined>>): Promise<P>;
 }

@@ -12,4 +12,9 @@ export { type RateLimitDecision, RateLimiter } from './rate-limit/rate-limiter.s
 export { RevocationBus } from './revocation-bus';
 export * from './secrets';
 export * from './console/console-sessions';
-export { CONSOLE_ERRORS, ConsoleError } from './console/console.errors';
+export { CONSOLE_ERRORS, ConsoleError, consoleSessionInvalid } from './console/console.errors';
+export {
+  CONSOLE_SESSIONS_PRUNE_EVERY_MS,
+  CONSOLE_SESSIONS_PRUNE_QUEUE,
+  ConsoleSessionsPruneJob,
+} from './console/console-sessions-prune.job';

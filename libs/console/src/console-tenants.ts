@@ -1,4 +1,4 @@
-/** A tenant as the console shows it: the owner of the data a session acts for. */
+/** A tenant as the console shows it: the app's tenant (the customer of the service) a session acts as. */
 export interface ConsoleTenant {
   readonly id: string;
   readonly name: string;

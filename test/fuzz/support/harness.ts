@@ -5,6 +5,7 @@
  * every non-2xx must carry the platform contract's error body (RFC 6749 §5.2 on the
  * OAuth token endpoint) whose `request_id` is the `Request-Id` header.
  */
+import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
@@ -917,5 +918,25 @@ export function webhookEndpointTemplates<F extends { endpoint: string; delivery:
     }),
     [`POST ${base}/{id}/test`]: (fx) => ({ params: { id: [fx.endpoint] }, body: () => ({ event }) }),
     [`GET ${base}/event-types`]: () => ({}),
+  };
+}
+
+/**
+ * The templates of the console's routes (libs/console), the same in every service:
+ * `POST /admin/v1/console-links` names the tenant by `idField` (each success stores a link);
+ * sign-in is fuzzed with well-formed tokens that were never issued (a real one works once);
+ * the session routes have no credential in the document (the cookie), so the fuzzer's
+ * requests carry none and meet the 401 path, hostile queries and bodies included.
+ */
+export function consoleTemplates<F>(
+  idField: string,
+  tenantOf: (fixtures: F) => string,
+): Record<string, (fixtures: F) => OpTemplate> {
+  const token = (): string => `cl_${randomBytes(32).toString('base64url').replace(/[-_]/g, 'A').slice(0, 43)}`;
+  return {
+    'POST /admin/v1/console-links': (fx) => ({ body: () => ({ [idField]: tenantOf(fx), ttl_seconds: 60 }) }),
+    'POST /console/sign-in': () => ({ body: () => ({ token: token() }) }),
+    'GET /console/session': () => ({}),
+    'POST /console/sign-out': () => ({}),
   };
 }

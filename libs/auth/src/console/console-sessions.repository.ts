@@ -72,11 +72,12 @@ export class ConsoleSessionsRepository {
     return count;
   }
 
-  /** Deletes links expired and sessions idle or revoked before `before` (housekeeping). */
-  async prune(before: Date): Promise<void> {
-    await this.prisma.consoleLink.deleteMany({ where: { expiresAt: { lt: before } } });
-    await this.prisma.consoleSession.deleteMany({
+  /** Deletes links expired and sessions last used or revoked before `before` (housekeeping): how many of each. */
+  async prune(before: Date): Promise<{ links: number; sessions: number }> {
+    const links = await this.prisma.consoleLink.deleteMany({ where: { expiresAt: { lt: before } } });
+    const sessions = await this.prisma.consoleSession.deleteMany({
       where: { OR: [{ lastSeenAt: { lt: before } }, { revokedAt: { lt: before } }] },
     });
+    return { links: links.count, sessions: sessions.count };
   }
 }

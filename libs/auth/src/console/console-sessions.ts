@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, constantTimeEqual, newId, registerErrorCodes, SERVICE_NAME, TransactionRunner } from '@app/platform';
 import { apiKeyHash, newOpaqueSecret } from '../secrets';
-import { CONSOLE_ERRORS, ConsoleError } from './console.errors';
+import { CONSOLE_ERRORS, ConsoleError, consoleSessionInvalid } from './console.errors';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
 
 /**
@@ -21,6 +21,8 @@ export const CONSOLE_IDLE_MS = 12 * 60 * 60 * 1000;
 /** Longest and default life of a sign-in link. */
 export const CONSOLE_LINK_MAX_TTL_SECONDS = 900;
 export const CONSOLE_LINK_DEFAULT_TTL_SECONDS = 900;
+/** Ended sessions and expired links are kept this long before the prune job deletes them. */
+export const CONSOLE_PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
 /** last_seen_at is written at most this often per session and instance (the idle expiry is accurate to it). */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -123,9 +125,9 @@ export class ConsoleSessions {
   async authenticate(cookie: string): Promise<ConsoleSession> {
     const session = await this.find(cookie);
     if (!session) {
-      throw new ConsoleError(
-        'console_session_invalid',
+      throw consoleSessionInvalid(
         'The console session has ended (signed out, revoked or idle for 12 hours). Open a new sign-in link.',
+        this.service,
       );
     }
     return session;
@@ -140,6 +142,15 @@ export class ConsoleSessions {
   /** Ends every session of the tenant in this service at once (the operator's revocation); how many. */
   revokeTenant(tenantId: string): Promise<number> {
     return this.repository.revokeTenant(this.service, tenantId, this.clock.now());
+  }
+
+  /**
+   * Housekeeping (the daily ConsoleSessionsPruneJob): deletes links expired and sessions idle
+   * or revoked more than CONSOLE_PRUNE_AFTER_MS ago. A session last used a day ago has been
+   * over (12 h idle) for half a day; nothing live is touched.
+   */
+  prune(): Promise<{ links: number; sessions: number }> {
+    return this.repository.prune(new Date(this.clock.nowMs() - CONSOLE_PRUNE_AFTER_MS));
   }
 
   /** The session's CSRF token: an HMAC of the cookie value (never the cookie itself). */

@@ -23,3 +23,11 @@ export const CONSOLE_ERRORS = {
 export type ConsoleErrorCode = keyof typeof CONSOLE_ERRORS;
 
 export class ConsoleError extends DomainError<ConsoleErrorCode | PlatformErrorCode> {}
+
+/**
+ * 401 `console_session_invalid`. Like every 401 it carries a challenge (RFC 9110 §15.5.2):
+ * the Bearer one of the service, whose API credential is the other way in.
+ */
+export function consoleSessionInvalid(message: string, realm: string): ConsoleError {
+  return new ConsoleError('console_session_invalid', message, { headers: { 'WWW-Authenticate': `Bearer realm="${realm}"` } });
+}

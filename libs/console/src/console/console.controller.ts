@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, type OnModuleInit, Post, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ConsoleError, ConsoleSessions, CONSOLE_IDLE_MS, CSRF_HEADER } from '@app/auth';
+import { ConsoleError, ConsoleSessions, consoleSessionInvalid, CONSOLE_IDLE_MS, CSRF_HEADER } from '@app/auth';
 import { ApiErrors, PlatformConfig, SERVICE_NAME } from '@app/platform';
 import { CONSOLE_TENANTS, type ConsoleTenants } from '../console-tenants';
 import { type ConsoleAsset, CONSOLE_SECURITY_HEADERS, loadConsoleAssets } from './console-assets';
@@ -68,7 +68,7 @@ export class ConsoleController implements OnModuleInit {
   @Post('sign-out')
   @HttpCode(200)
   @ApiOperation({ summary: 'End the console session server-side and clear its cookie (needs X-CSRF-Token)' })
-  @ApiCreatedResponse({ type: ConsoleSignedOutDto })
+  @ApiOkResponse({ type: ConsoleSignedOutDto })
   @ApiErrors('console_session_invalid', 'csrf_token_invalid')
   async signOut(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ConsoleSignedOutDto> {
     const cookie = this.cookieOf(request);
@@ -120,14 +120,14 @@ export class ConsoleController implements OnModuleInit {
   private cookieOf(request: FastifyRequest): string {
     const cookie = this.sessions.cookieOf(request.headers.cookie);
     if (cookie === undefined) {
-      throw new ConsoleError('console_session_invalid', 'No console session: open a sign-in link first.');
+      throw consoleSessionInvalid('No console session: open a sign-in link first.', this.service);
     }
     return cookie;
   }
 
   private async describe(cookie: string, tenantId: string): Promise<ConsoleSessionDto> {
     const tenant = await this.tenants.describe(tenantId);
-    if (!tenant) throw new ConsoleError('console_session_invalid', 'The tenant of this console session no longer exists.');
+    if (!tenant) throw consoleSessionInvalid('The tenant of this console session no longer exists.', this.service);
     return {
       object: 'console_session',
       service: this.service,

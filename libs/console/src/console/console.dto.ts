@@ -11,13 +11,13 @@ export class ConsoleSignInDto {
 }
 
 export class ConsoleTenantDto {
-  @ApiProperty({ description: "The tenant's id (the id the admin route's body named)" }) id!: string;
+  @ApiProperty({ description: "The tenant's id in this service (the id the admin route's body named)" }) id!: string;
   @ApiProperty() name!: string;
 }
 
 export class ConsoleSessionDto {
   @ApiProperty({ enum: ['console_session'] }) object!: 'console_session';
-  @ApiProperty({ description: 'The name of the service that serves this console', example: 'orders-api' }) service!: string;
+  @ApiProperty({ description: 'The name of the service whose console this is (its SERVICE_NAME)' }) service!: string;
   @ApiProperty({ type: ConsoleTenantDto }) tenant!: ConsoleTenantDto;
   @ApiProperty({ description: 'Send it as X-CSRF-Token on every state-changing request of this session' }) csrf_token!: string;
   @ApiProperty({ description: 'The session ends after this many seconds without a request', example: 43200 })

@@ -19,7 +19,16 @@ describe('structured logging', () => {
     const logger = createRootLogger({ service: 'test', level: 'info', format: 'json' }, stream);
     logger.info(
       {
-        req: { headers: { authorization: 'Bearer abc.def', cookie: 'sid=1', 'idempotency-key': 'k1', accept: 'json' } },
+        req: {
+          headers: {
+            authorization: 'Bearer abc.def',
+            cookie: 'sid=1',
+            'idempotency-key': 'k1',
+            'x-csrf-token': 'csrf-hmac-value',
+            accept: 'json',
+          },
+        },
+        link: 'opened /console/sign-in#token=cl_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg',
         client: { client_secret: 's3cr3t', name: 'acme' },
         body: { access_token: 'tok', nested: { token: 'deep' } },
         secret: 'whsec_x',
@@ -28,7 +37,8 @@ describe('structured logging', () => {
       'hello',
     );
     const text = JSON.stringify(lines);
-    for (const leaked of ['abc.def', 'sid=1', 's3cr3t', '"tok"', 'deep', 'whsec_x', 'a@b.c']) expect(text).not.toContain(leaked);
+    for (const leaked of ['abc.def', 'sid=1', 's3cr3t', '"tok"', 'deep', 'whsec_x', 'a@b.c', 'csrf-hmac-value', 'AbCdEfGhIjKl'])
+      expect(text).not.toContain(leaked);
     expect(lines[0]).toMatchObject({ service: 'test', msg: 'hello', client: { name: 'acme' } });
     expect((lines[0]?.['req'] as { headers: Record<string, string> }).headers.accept).toBe('json');
   });

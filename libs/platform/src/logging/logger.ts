@@ -9,6 +9,8 @@ import { currentRequestId } from '../http/request-context';
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
+  'headers["x-csrf-token"]',
   'req.headers["x-api-key"]',
   'req.headers["idempotency-key"]',
   'res.headers["set-cookie"]',
@@ -28,7 +30,7 @@ export const REDACT_PATHS = [
 export const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b[sr]k_(?:test|live)_[A-Za-z0-9]{8,}/g, '[redacted]'],
   [/\bwhsec_[A-Za-z0-9+/=]{8,}/g, '[redacted]'],
-  [/\b(?:vt|cs)_[A-Za-z0-9]{20,}/g, '[redacted]'],
+  [/\b(?:vt|cs|cl)_[A-Za-z0-9]{20,}/g, '[redacted]'],
   [/\beyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*){0,2}/g, '[redacted-jwt]'],
   [/\b(Bearer|Basic)(\s+|%20|\+)[A-Za-z0-9\-._~+/]{8,}=*/gi, '$1 [redacted]'],
   [/([?&](?:access_token|token|client_secret|secret|api_key|apikey|key|password)=)[^&#"\s\\]*/gi, '$1[redacted]'],
