@@ -772,10 +772,7 @@ export interface components {
       idle_timeout_seconds: number;
       /** @enum {string} */
       object: 'console_session';
-      /**
-       * @description The name of the service that serves this console
-       * @example orders-api
-       */
+      /** @description The name of the service whose console this is (its SERVICE_NAME) */
       service: string;
       tenant: components['schemas']['ConsoleTenantDto'];
     };
@@ -802,7 +799,7 @@ export interface components {
       signed_out: true;
     };
     ConsoleTenantDto: {
-      /** @description The tenant's id (the id the admin route's body named) */
+      /** @description The tenant's id in this service (the id the admin route's body named) */
       id: string;
       name: string;
     };
@@ -1907,7 +1904,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      201: {
+      200: {
         headers: {
           [name: string]: unknown;
         };
