@@ -251,7 +251,7 @@ describe.each(SERVICES)('console crawl: %s', (service, definition) => {
       await settled(page);
       const navHrefs = await page
         .locator('nav[aria-label="Console"] a')
-        .evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
+        .evaluateAll((links) => (links as unknown as PageElement[]).map((a) => a.getAttribute('href') ?? ''));
       expect(navHrefs.length).toBeGreaterThan(0);
       expect(navHrefs.every((href) => href.startsWith('/console/'))).toBe(true);
 
