@@ -33,7 +33,7 @@ async function consoleOf(t: TestApp<PlatformConfig>, body: object): Promise<Reco
   const token = /#token=(cl_\w+)$/.exec(link.url)?.[1] ?? '';
   const res = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: { token } });
   if (res.statusCode !== 200) throw new Error(`console sign-in: ${res.statusCode} ${res.body}`);
-  const cookie = /^(console_session=cs_\w+);/.exec(String(res.headers['set-cookie']))?.[1] ?? '';
+  const cookie = /^(console_session_[a-z]+=cs_\w+);/.exec(String(res.headers['set-cookie']))?.[1] ?? '';
   return { cookie, 'x-csrf-token': res.json<{ csrf_token: string }>().csrf_token };
 }
 
@@ -95,6 +95,7 @@ const SERVICES: ServiceCase[] = [
           'POST /admin/v1/terms': { version: 'evil-1', title: 'Evil', body: 'Evil terms' },
           'POST /admin/v1/offers/{id}/allocations': { shares_available: 10, policy: 'pro_rata' },
           'POST /admin/v1/console-links': { partner_id: partner.id },
+          'POST /admin/v1/console-sessions/revoke': { partner_id: partner.id },
         },
         principal: token.json<{ access_token: string }>().access_token,
         console: await consoleOf(t, { partner_id: partner.id }),
@@ -109,7 +110,11 @@ const SERVICES: ServiceCase[] = [
       const account = await post<{ id: string; test_key: string }>(t, '/admin/v1/accounts', { name: 'Guarded' });
       return {
         values: () => ({ id: account.id }),
-        bodies: { 'POST /admin/v1/accounts': { name: 'Intruder' }, 'POST /admin/v1/console-links': { account_id: account.id } },
+        bodies: {
+          'POST /admin/v1/accounts': { name: 'Intruder' },
+          'POST /admin/v1/console-links': { account_id: account.id },
+          'POST /admin/v1/console-sessions/revoke': { account_id: account.id },
+        },
         principal: account.test_key,
         console: await consoleOf(t, { account_id: account.id }),
       };
@@ -128,6 +133,7 @@ const SERVICES: ServiceCase[] = [
           'POST /admin/v1/projects': { name: 'intruder' },
           'POST /admin/v1/projects/{id}/tokens': { name: 'intruder' },
           'POST /admin/v1/console-links': { project_id: token.project_id },
+          'POST /admin/v1/console-sessions/revoke': { project_id: token.project_id },
         },
         principal: token.token,
         console: await consoleOf(t, { project_id: token.project_id }),

@@ -160,6 +160,12 @@ describe('vector-api: project isolation', () => {
       const cursor = await asA('GET', '/v1/tables/same-name/vectors?prefix=b-');
       expect(cursor.json<{ ids: string[] }>().ids).toEqual([]);
     },
+    'GET /v1/tables/{table}/stats': async () => {
+      await refused("B table's query latency", 'GET', '/v1/tables/beta-only/stats', 'beta-only');
+      const same = await asA('GET', '/v1/tables/same-name/stats');
+      expect(same.json()).toMatchObject({ name: 'same-name' });
+      noMarkers('stats same-name', same);
+    },
     'POST /v1/tables/{table}/count': async () => {
       await refused('count B table', 'POST', '/v1/tables/beta-only/count', 'beta-only', {});
       const same = await asA('POST', '/v1/tables/same-name/count', { filter: { doc: 'beta-secret-doc' } });
