@@ -29,6 +29,10 @@ const common = {
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 30000,
+  // A worker is replaced once it holds more than this after a test file: ESM test files
+  // (--experimental-vm-modules) leave their module graphs behind, and over a whole run one
+  // worker otherwise grows until V8's heap limit aborts it.
+  workerIdleMemoryLimit: '1500MB',
   projects: [
     {
       ...common,

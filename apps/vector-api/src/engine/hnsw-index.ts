@@ -92,6 +92,9 @@ export class HnswIndex implements VectorIndex {
   private readonly worker: Worker;
   private readonly waiting = new Int32Array(new SharedArrayBuffer(4));
   private ready = false;
+  /** The worker has loaded hnswlib-node (its 'lib' message): terminating it is safe from then on. */
+  private libLoaded = false;
+  private terminateWhenLoaded = false;
   private closed = false;
   private counts: HnswWorkerCounts = { points: 0, deleted: 0, capacity: 0 };
   /** Labels to send, in order. */
@@ -187,6 +190,10 @@ export class HnswIndex implements VectorIndex {
 
   private onReply(msg: HnswWorkerReply): void {
     switch (msg.t) {
+      case 'lib':
+        this.libLoaded = true;
+        if (this.terminateWhenLoaded) void this.worker.terminate();
+        break;
       case 'ready':
         this.ready = true;
         this.counts = msg;
@@ -392,6 +399,10 @@ export class HnswIndex implements VectorIndex {
     this.pending.clear();
     for (const resolve of this.idleWaiters.splice(0)) resolve();
     this.markLoaded(err);
-    void this.worker.terminate();
+    // A thread terminated while the addon's module initialiser runs aborts the whole process
+    // (its napi calls fail, and node-addon-api's throw of that failure is fatal): a table
+    // closed right after it was opened waits for the worker's 'lib' message first.
+    if (this.libLoaded) void this.worker.terminate();
+    else this.terminateWhenLoaded = true;
   }
 }

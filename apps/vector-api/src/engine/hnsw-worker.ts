@@ -45,6 +45,8 @@ export interface HnswWorkerCounts {
 
 /** Worker → main thread. */
 export type HnswWorkerReply =
+  /** hnswlib-node is loaded: from now on the thread may be terminated (see HnswIndex.close). */
+  | { readonly t: 'lib' }
   | ({ readonly t: 'ready' } & HnswWorkerCounts)
   | ({ readonly t: 'done'; readonly batch: number } & HnswWorkerCounts)
   | { readonly t: 'result'; readonly id: number; readonly labels?: Uint32Array; readonly error?: string }
@@ -87,6 +89,7 @@ export function hnswWorkerMain(): void {
   const port = parentPort;
   if (!port) return;
   const post = (msg: HnswWorkerReply, transfer: ArrayBuffer[] = []): void => port.postMessage(msg, transfer);
+  post({ t: 'lib' });
   const { dim, waiting } = data;
   const GROWTH = 1.5;
 
