@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BeforeBodyGuard, bearerToken, CredentialKinds, isDomainError } from '@app/platform';
 import { authenticationRequired } from './authenticator';
 import { AuthenticatorRegistry } from './authenticator-registry';
-import { ConsoleSessions, CSRF_HEADER, isSafeMethod } from './console/console-sessions';
+import { ConsoleSessions } from './console/console-sessions';
 import type { Principal } from './principal';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
 
@@ -61,8 +61,7 @@ export class AuthGuard extends BeforeBodyGuard {
     if (credential === undefined && cookie !== undefined && authenticator.fromConsole) {
       // The console: a session cookie of this tenant (no Authorization header at all);
       // every state-changing request must carry the session's CSRF token.
-      const session = await this.sessions.authenticate(cookie);
-      if (!isSafeMethod(request.method)) this.sessions.checkCsrf(cookie, request.headers[CSRF_HEADER]);
+      const session = await this.sessions.authenticateRequest(cookie, request);
       principal = await authenticator.fromConsole(session, request.headers);
     } else {
       if (credential === undefined)

@@ -133,10 +133,22 @@ export class ConsoleSessions {
     return session;
   }
 
+  /**
+   * The session of a request's cookie (401 without one); a state-changing request (any
+   * method but GET, HEAD, OPTIONS) must also carry the session's CSRF token (403 otherwise).
+   */
+  async authenticateRequest(
+    cookie: string,
+    request: { readonly method: string; readonly headers: Readonly<Record<string, string | string[] | undefined>> },
+  ): Promise<ConsoleSession> {
+    const session = await this.authenticate(cookie);
+    if (!isSafeMethod(request.method)) this.checkCsrf(cookie, request.headers[CSRF_HEADER]);
+    return session;
+  }
+
   /** Ends the session server-side (sign-out). */
-  async signOut(cookie: string): Promise<void> {
-    const row = await this.repository.findSession(apiKeyHash(cookie));
-    if (row && row.service === this.service) await this.repository.revoke(row.id, this.clock.now());
+  async signOut(session: ConsoleSession): Promise<void> {
+    await this.repository.revoke(session.id, this.clock.now());
   }
 
   /** Ends every session of the tenant in this service at once (the operator's revocation); how many. */

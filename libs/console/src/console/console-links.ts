@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { CONSOLE_LINK_DEFAULT_TTL_SECONDS, ConsoleSessions } from '@app/auth';
 import { DomainError, PlatformConfig } from '@app/platform';
-import { CONSOLE_TENANTS, type ConsoleTenants } from '../console-tenants';
+import { CONSOLE_TENANTS, type ConsoleTenant, type ConsoleTenants } from '../console-tenants';
 import type { ConsoleLinkDto, ConsoleSessionsRevokedDto } from './console.dto';
 
 /**
@@ -21,20 +21,23 @@ export class ConsoleLinks {
 
   /** Revokes the tenant's console sessions (400 resource_missing for an unknown tenant). */
   async revokeSessions(tenantId: string): Promise<ConsoleSessionsRevokedDto> {
-    const tenant = await this.tenants.describe(tenantId);
-    if (!tenant) {
-      throw new DomainError('resource_missing', `No such tenant: '${tenantId}'.`, { param: this.tenants.idField, status: 400 });
-    }
+    const tenant = await this.existing(tenantId);
     return { object: 'console_sessions', revoked: await this.sessions.revokeTenant(tenant.id) };
   }
 
   async issue(tenantId: string, ttlSeconds: number | undefined, request: FastifyRequest): Promise<ConsoleLinkDto> {
+    const tenant = await this.existing(tenantId);
+    const link = await this.sessions.issueLink(tenant.id, ttlSeconds ?? CONSOLE_LINK_DEFAULT_TTL_SECONDS);
+    const base = this.config.publicUrl ?? `${request.protocol}://${request.host}`;
+    return { url: `${base}/console/sign-in#token=${link.token}`, expires_at: link.expiresAt.toISOString() };
+  }
+
+  /** The tenant the admin route's body names, or 400 resource_missing naming its field. */
+  private async existing(tenantId: string): Promise<ConsoleTenant> {
     const tenant = await this.tenants.describe(tenantId);
     if (!tenant) {
       throw new DomainError('resource_missing', `No such tenant: '${tenantId}'.`, { param: this.tenants.idField, status: 400 });
     }
-    const link = await this.sessions.issueLink(tenant.id, ttlSeconds ?? CONSOLE_LINK_DEFAULT_TTL_SECONDS);
-    const base = this.config.publicUrl ?? `${request.protocol}://${request.host}`;
-    return { url: `${base}/console/sign-in#token=${link.token}`, expires_at: link.expiresAt.toISOString() };
+    return tenant;
   }
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, type OnModuleInit, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ConsoleError, ConsoleSessions, consoleSessionInvalid, CONSOLE_IDLE_MS, CSRF_HEADER } from '@app/auth';
+import { ConsoleError, ConsoleSessions, consoleSessionInvalid, CONSOLE_IDLE_MS } from '@app/auth';
 import { ApiErrors, PlatformConfig, SERVICE_NAME } from '@app/platform';
 import { CONSOLE_TENANTS, type ConsoleTenants } from '../console-tenants';
 import { type ConsoleAsset, CONSOLE_SECURITY_HEADERS, loadConsoleAssets } from './console-assets';
@@ -72,9 +72,7 @@ export class ConsoleController implements OnModuleInit {
   @ApiErrors('console_session_invalid', 'csrf_token_invalid')
   async signOut(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ConsoleSignedOutDto> {
     const cookie = this.cookieOf(request);
-    await this.sessions.authenticate(cookie);
-    this.sessions.checkCsrf(cookie, request.headers[CSRF_HEADER]);
-    await this.sessions.signOut(cookie);
+    await this.sessions.signOut(await this.sessions.authenticateRequest(cookie, request));
     void reply.header('Set-Cookie', this.sessions.setCookie(null, this.secure));
     return { object: 'console_session', signed_out: true };
   }
