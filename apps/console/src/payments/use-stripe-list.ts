@@ -1,16 +1,11 @@
 import { useEffect, useState } from 'react';
 import type { ListPage } from '../api';
-import { type AsyncState, useAsync } from '../hooks';
+import { type CursorList, useAsync } from '../hooks';
 
 export type PageCursor = { readonly starting_after: string } | { readonly ending_before: string } | Record<string, never>;
 
-export interface StripeList<T> extends AsyncState<ListPage<T>> {
-  readonly page: number;
-  readonly hasPrevious: boolean;
-  readonly hasNext: boolean;
-  next(): void;
-  previous(): void;
-}
+/** The same paging surface as useCursorList's (page, hasPrevious/hasNext, previous/next). */
+export type StripeList<T> = CursorList<T>;
 
 /**
  * A Stripe-style list paged both ways with the API's own cursors: Next asks for the page
