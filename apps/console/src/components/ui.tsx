@@ -1,5 +1,6 @@
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import type { ApiError } from '../api';
+import { minorDigits } from './minor-digits';
 
 /** A page: its heading (and the document title), actions beside it, then its content. */
 export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }): ReactNode {
@@ -377,7 +378,7 @@ export function formatDate(iso: string | null | undefined): string {
 
 /** Minor units → "12.34 EUR" (integer arithmetic on the digits, no float sums). */
 export function formatMoney(minor: number, currency: string): string {
-  const digits = ['jpy', 'krw'].includes(currency.toLowerCase()) ? 0 : 2;
+  const digits = minorDigits(currency);
   const sign = minor < 0 ? '-' : '';
   const abs = String(Math.abs(minor)).padStart(digits + 1, '0');
   const whole = digits ? abs.slice(0, -digits) : abs;

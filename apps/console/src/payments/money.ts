@@ -1,9 +1,4 @@
-/** Currencies without minor units (as formatMoney in components/ui.tsx). */
-const ZERO_DECIMAL = ['jpy', 'krw'];
-
-export function minorDigits(currency: string): number {
-  return ZERO_DECIMAL.includes(currency.toLowerCase()) ? 0 : 2;
-}
+import { minorDigits } from '../components/minor-digits';
 
 /**
  * "12.34" (or "12") in `currency` → 1234 minor units, parsed on the digits (no float), or an
