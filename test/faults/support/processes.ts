@@ -70,7 +70,7 @@ export function queuePrefix(label: string): string {
  */
 export async function startService(
   app: AppName,
-  env: Record<string, string> & { DATABASE_URL: string; REDIS_URL: string; QUEUE_PREFIX: string },
+  env: Record<string, string> & { DATABASE_URL: string; QUEUE_PREFIX: string },
   options: { port?: number } = {},
 ): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort(0));
