@@ -9,9 +9,16 @@
  * replica had not received yet is re-created from PostgreSQL (the outbox, the sweeps). Then the
  * killed node comes back as a replica and the group fails over again, back to it.
  *
+ * Authorizations: there is no short capture window (AUTHORIZATION_TTL_HOURS is whole hours,
+ * at least one), so each round moves its authorizations' capture_before in PostgreSQL, as
+ * test/payments-api/capture.e2e-spec.ts does. Their own expiry jobs stay an hour out: the ones
+ * due before and during the failover are canceled by the sweep the services run when Redis
+ * answers again, the ones due after it by the expiry jobs that sweep enqueued at the new time.
+ *
  * The helpers follow redis-outage.fault-spec.ts (same traffic, same "nothing lost" checks);
  * they are written out here rather than shared because each closes over its suite's services.
  */
+import { Redis } from 'ioredis';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { Receiver } from '../webhooks/support/receiver';
 import {
@@ -41,7 +48,6 @@ import {
 import { SentinelGroup } from './support/redis-topology';
 import { report } from './support/report';
 import { Traffic } from './support/traffic';
-import { Redis } from 'ioredis';
 
 /** Scaled-down delivery settings (libs/webhooks/src/webhooks.config.ts), as in redis-outage. */
 const WEBHOOK_ENV = {
