@@ -74,9 +74,13 @@ export function describeTopology(topology: RedisTopology): string {
 /**
  * The options of one connection to the topology's primary (single and sentinel modes), or
  * of each node connection of a cluster, with `behaviour` (retries, offline queue, timeouts)
- * on top. In sentinel mode ioredis asks the Sentinels for the primary at every (re)connect,
- * checks the server it reached really is the primary (`role`), and with `failoverDetector`
- * listens for `+switch-master` to leave a demoted primary at once.
+ * on top. In sentinel mode ioredis asks the Sentinels for the primary at every (re)connect
+ * and checks the server it reached really is the primary (`role`); a primary demoted while
+ * still up (a manual SENTINEL FAILOVER) answers writes with READONLY, on which the
+ * connection reconnects (to the new primary) and sends the command again. ioredis's
+ * `failoverDetector` is not used: measured here (ioredis 6.0), when it fired while a
+ * connection was already reconnecting after the primary died, it ended the connection for
+ * good instead of reconnecting (docs/decisions.md).
  */
 export function nodeOptions(topology: RedisTopology, behaviour: RedisOptions): RedisOptions {
   switch (topology.mode) {
@@ -87,7 +91,7 @@ export function nodeOptions(topology: RedisTopology, behaviour: RedisOptions): R
         sentinels: topology.sentinels.map((s) => ({ host: s.host, port: s.port })),
         name: topology.name,
         role: 'master',
-        failoverDetector: true,
+        reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 2 : false),
         ...(topology.sentinelPassword === undefined ? {} : { sentinelPassword: topology.sentinelPassword }),
         ...credentials(topology),
         // While every Sentinel is unreachable, keep asking (like a lost primary), never give up.
