@@ -75,15 +75,12 @@ export function describeTopology(topology: RedisTopology): string {
  * The options of one connection to the topology's primary (single and sentinel modes), or
  * of each node connection of a cluster, with `behaviour` (retries, offline queue, timeouts)
  * on top. In sentinel mode ioredis asks the Sentinels for the primary at every (re)connect
- * and checks the server it reached really is the primary (`role`). A failover reaches every
- * connection by itself: a killed primary drops them, and a primary demoted by a planned
- * failover (SENTINEL FAILOVER) closes them (Redis 7, measured), so each reconnects to the new one.
- *
- * No `failoverDetector`: with it, ioredis 6.0 ends a connection for good when `+switch-master`
- * arrives while that connection is already reconnecting (its connector's connect() rejects
- * with "Connection is closed.", and the client goes to `end`, never retrying). Measured with
- * a killed primary: in one failover of two, all of 20 connections ended; the services then
- * stayed not ready (test/faults/redis-sentinel.fault-spec.ts).
+ * and checks the server it reached really is the primary (`role`); a primary demoted while
+ * still up (a manual SENTINEL FAILOVER) answers writes with READONLY, on which the
+ * connection reconnects (to the new primary) and sends the command again. ioredis's
+ * `failoverDetector` is not used: measured here (ioredis 6.0), when it fired while a
+ * connection was already reconnecting after the primary died, it ended the connection for
+ * good instead of reconnecting (docs/decisions.md).
  */
 export function nodeOptions(topology: RedisTopology, behaviour: RedisOptions): RedisOptions {
   switch (topology.mode) {
@@ -94,6 +91,7 @@ export function nodeOptions(topology: RedisTopology, behaviour: RedisOptions): R
         sentinels: topology.sentinels.map((s) => ({ host: s.host, port: s.port })),
         name: topology.name,
         role: 'master',
+        reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 2 : false),
         ...(topology.sentinelPassword === undefined ? {} : { sentinelPassword: topology.sentinelPassword }),
         ...credentials(topology),
         // While every Sentinel is unreachable, keep asking (like a lost primary), never give up.
