@@ -445,6 +445,12 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     return late;
   }
 
+  function tallyBy(names: readonly string[]): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const n of names) out[n] = (out[n] ?? 0) + 1;
+    return out;
+  }
+
   /** Key names by owner: each service's BullMQ prefix, the rate-limit namespaces, the rest. */
   function keyOwners(keys: readonly string[]): Record<string, number> {
     const owners: Record<string, number> = {};
@@ -459,23 +465,40 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
 
   /**
    * BullMQ job hashes (`<prefix>:<queue>:<job id>`) the old primary had and the new one does
-   * not: jobs the asynchronous replica never received. Webhook delivery jobs are removed when
-   * they complete, so only the queues that keep their jobs (lifecycle, authorization expiry)
-   * say for sure that a job was lost; the others are counted apart.
+   * not, by queue: the lifecycle and authorization queues keep their jobs a day, so one gone
+   * was lost; a webhook delivery's job is removed once delivered, so see deliveryJobsLost.
    */
-  function missingJobs(before: readonly string[], after: readonly string[]): Record<string, number> {
+  function missingJobs(before: readonly string[], after: readonly string[]): Array<{ queue: string; id: string }> {
     const now = new Set(after);
     const structures = new Set(['wait', 'active', 'delayed', 'completed', 'failed', 'paused', 'prioritized', 'pc', 'marker']);
-    const out: Record<string, number> = {};
+    const out: Array<{ queue: string; id: string }> = [];
     for (const k of before) {
       if (now.has(k)) continue;
       const prefix = Object.values(prefixes).find((p) => k.startsWith(`${p}:`));
       if (!prefix) continue;
       const [queue, id, ...rest] = k.slice(prefix.length + 1).split(':');
       if (queue === undefined || id === undefined || rest.length > 0 || structures.has(id) || /^[a-z-]+$/.test(id)) continue;
-      out[queue] = (out[queue] ?? 0) + 1;
+      out.push({ queue, id });
     }
     return out;
+  }
+
+  /**
+   * Of the delivery jobs (job id = delivery id) the new primary lacked, those whose delivery
+   * first succeeded only after the kill: their job was still needed, so the replica lost it
+   * and the services re-created it from PostgreSQL. (The others had completed just before.)
+   */
+  async function deliveryJobsLost(jobs: ReadonlyArray<{ queue: string; id: string }>, killedAt: number): Promise<number> {
+    const ids = jobs.filter((j) => j.queue.startsWith('webhook-deliveries-')).map((j) => j.id);
+    if (ids.length === 0) return 0;
+    const rows = await query<{ id: string; ok_at: Date | null }>(
+      db.url,
+      `SELECT d.id, min(a.created_at) FILTER (WHERE a.status_code BETWEEN 200 AND 299) AS ok_at
+         FROM webhook_deliveries d LEFT JOIN webhook_attempts a ON a.delivery_id = d.id
+        WHERE d.id = ANY($1::text[]) GROUP BY d.id`,
+      [ids],
+    );
+    return rows.filter((r) => r.ok_at !== null && r.ok_at.getTime() >= killedAt).length;
   }
 
   /** The sweeps' reports in a service's log since `since` (lines of lifecycle.worker, authorization-expiry.worker, outbox-dispatcher). */
@@ -681,6 +704,7 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
           .reduce<Record<string, number>>((acc, x) => ({ ...acc, [label(x.outcome)]: (acc[label(x.outcome)] ?? 0) + 1 }), {}),
       ]),
     );
+    const gone = missingJobs(keysBefore, keysAfterPromotion);
     const apiNon2xx = non2xx(traffic);
     const api503 = Object.values(apiNon2xx)
       .flatMap((byLabel) => Object.entries(byLabel))
@@ -704,7 +728,8 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
         byOwnerBefore: keyOwners(keysBefore),
         byOwnerAfterPromotion: keyOwners(keysAfterPromotion),
         keysGoneAtPromotion: keysBefore.filter((k) => !new Set(keysAfterPromotion).has(k)).length,
-        jobsTheReplicaLacked: missingJobs(keysBefore, keysAfterPromotion),
+        jobsGoneAtPromotion: tallyBy(gone.map((j) => j.queue)),
+        deliveryJobsLost: await deliveryJobsLost(gone, failover.killedAt),
       },
       retryingDeliveriesAtKill: retrying,
       reEnqueuedBySweeps: Object.fromEntries(services().map((s) => [s.app, sweepLines(s, failover.killedAt)])),
