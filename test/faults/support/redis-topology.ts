@@ -29,7 +29,11 @@ class RedisProcess {
   constructor(
     readonly port: number,
     private readonly args: readonly string[],
-  ) {}
+    /** `requirepass` of this server, if any (remembered for withClient). */
+    password?: string,
+  ) {
+    if (password !== undefined) passwords.set(this.address, password);
+  }
 
   get address(): string {
     return `127.0.0.1:${this.port}`;
@@ -46,7 +50,8 @@ class RedisProcess {
       `redis-server on ${this.port}`,
       async () => {
         if (child.exitCode !== null) throw new Error(`redis-server ${this.port} exited with ${child.exitCode}: ${this.output}`);
-        return canPingRedis(`redis://${this.address}`);
+        const auth = passwords.has(this.address) ? `:${encodeURIComponent(passwords.get(this.address) ?? '')}@` : '';
+        return canPingRedis(`redis://${auth}${this.address}`);
       },
       10_000,
     );
@@ -68,10 +73,21 @@ class RedisProcess {
   }
 }
 
+/** Passwords of the password-protected servers started here, by address. */
+const passwords = new Map<string, string>();
+
 /** A short-lived connection for one administrative command. */
 async function withClient<T>(address: string, use: (client: Redis) => Promise<T>): Promise<T> {
   const [host, port] = address.split(':');
-  const client = new Redis({ host, port: Number(port), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const password = passwords.get(address);
+  const client = new Redis({
+    host,
+    port: Number(port),
+    ...(password === undefined ? {} : { password }),
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -109,8 +125,16 @@ export class SentinelGroup {
     private readonly sentinels: RedisProcess[],
   ) {}
 
-  /** Starts the whole group and waits until the three Sentinels see the primary and its replica. */
-  static async start(options: { downAfterMs?: number } = {}): Promise<SentinelGroup> {
+  /**
+   * Starts the whole group and waits until the three Sentinels see the primary and its
+   * replica. `password`: the data nodes' requirepass (and the replica's masterauth);
+   * `sentinelPassword`: the Sentinels' own requirepass.
+   */
+  static async start(
+    options: { downAfterMs?: number; password?: string; sentinelPassword?: string } = {},
+  ): Promise<SentinelGroup> {
+    const { password, sentinelPassword } = options;
+    const dataAuth = password === undefined ? [] : ['--requirepass', password, '--masterauth', password];
     const downAfterMs = options.downAfterMs ?? 1_000;
     const dir = mkdtempSync(join(tmpdir(), 'fault-sentinel-'));
     const ports: number[] = [];
@@ -119,16 +143,11 @@ export class SentinelGroup {
     const dataNode = (port: number, extra: string[]): RedisProcess => {
       const nodeDir = join(dir, `node-${port}`);
       mkdirSync(nodeDir);
-      return new RedisProcess(port, [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        nodeDir,
-        ...NO_PERSISTENCE,
-        ...extra,
-      ]);
+      return new RedisProcess(
+        port,
+        ['--port', String(port), '--bind', '127.0.0.1', '--dir', nodeDir, ...NO_PERSISTENCE, ...dataAuth, ...extra],
+        password,
+      );
     };
     const primary = dataNode(primaryPort, []);
     const replica = dataNode(replicaPort, ['--replicaof', '127.0.0.1', String(primaryPort)]);
@@ -145,10 +164,14 @@ export class SentinelGroup {
           `sentinel down-after-milliseconds ${SentinelGroup.NAME} ${downAfterMs}`,
           `sentinel failover-timeout ${SentinelGroup.NAME} 10000`,
           `sentinel parallel-syncs ${SentinelGroup.NAME} 1`,
+          ...(password === undefined ? [] : [`sentinel auth-pass ${SentinelGroup.NAME} ${password}`]),
+          ...(sentinelPassword === undefined
+            ? []
+            : [`requirepass ${sentinelPassword}`, `sentinel sentinel-pass ${sentinelPassword}`]),
           '',
         ].join('\n'),
       );
-      return new RedisProcess(port, [file, '--sentinel']);
+      return new RedisProcess(port, [file, '--sentinel'], sentinelPassword);
     });
     const group = new SentinelGroup(dir, [primary, replica], sentinels);
     try {

@@ -94,8 +94,10 @@ export function nodeOptions(topology: RedisTopology, behaviour: RedisOptions): R
         reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 2 : false),
         ...(topology.sentinelPassword === undefined ? {} : { sentinelPassword: topology.sentinelPassword }),
         ...credentials(topology),
-        // While every Sentinel is unreachable, keep asking (like a lost primary), never give up.
-        sentinelRetryStrategy: (times: number) => Math.min(times * 200, 2_000),
+        // While every Sentinel is unreachable, keep asking as for a lost primary (and stop
+        // when the connection's own strategy stops: a shutdown).
+        sentinelRetryStrategy: (times: number) =>
+          behaviour.retryStrategy ? behaviour.retryStrategy(times) : Math.min(times * 200, 2_000),
         ...behaviour,
       };
     case 'cluster':
