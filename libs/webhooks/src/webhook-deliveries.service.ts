@@ -163,8 +163,11 @@ export class WebhookDeliveriesService {
     const deliveryId = await this.transactions.run((tx) =>
       this.testEvents.insertTestEvent(tx, owner, endpointId, { event: kind.type, data: kind.example.data }, now),
     );
+    // The 202 shows the delivery as accepted (pending), read before a worker can take it:
+    // read after the enqueue, a fast receiver made it `succeeded` now and then.
+    const accepted = await this.get(owner, endpointId, deliveryId);
     await this.enqueue([deliveryId]);
-    return this.get(owner, endpointId, deliveryId);
+    return accepted;
   }
 
   private async endpointOf(owner: WebhookOwner, endpointId: string, mustBeEnabled: boolean): Promise<void> {

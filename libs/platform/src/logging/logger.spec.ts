@@ -57,19 +57,19 @@ describe('structured logging', () => {
   it("keeps the text of Nest's log(fields, text) next to the fields", () => {
     const { lines, stream } = capture();
     const nest = new PinoNestLogger(createRootLogger({ service: 'test', level: 'info', format: 'json' }, stream));
-    const logger = new Logger('Payments');
+    const logger = new Logger('Billing');
     Logger.overrideLogger(nest);
     try {
-      logger.log({ paymentId: 'pay_1' }, 'authorization pay_1 expired and was canceled');
-      logger.warn({ offerId: 'off_1' });
+      logger.log({ invoiceId: 'inv_1' }, 'invoice inv_1 expired and was voided');
+      logger.warn({ orderId: 'ord_1' });
     } finally {
       Logger.overrideLogger(false);
     }
     expect(lines[0]).toMatchObject({
-      msg: 'authorization pay_1 expired and was canceled',
-      paymentId: 'pay_1',
-      context: 'Payments',
+      msg: 'invoice inv_1 expired and was voided',
+      invoiceId: 'inv_1',
+      context: 'Billing',
     });
-    expect(lines[1]).toMatchObject({ offerId: 'off_1', context: 'Payments', level: 40 });
+    expect(lines[1]).toMatchObject({ orderId: 'ord_1', context: 'Billing', level: 40 });
   });
 });
