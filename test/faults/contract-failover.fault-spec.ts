@@ -88,7 +88,7 @@ class ReadinessWatch {
     await Promise.all(this.loops);
   }
 
-  /** Per service: the first and last not-ready answer after the kill (seconds) and what they were. */
+  /** Per service: the first and last not-ready answer after the kill, the next 200 (seconds after the kill), and what they were. */
   windows(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [app, seen] of this.answers) {
@@ -96,11 +96,13 @@ class ReadinessWatch {
       const first = notReady[0];
       const last = notReady.at(-1);
       const polls = seen.length;
+      const readyAgain = last && seen.slice(seen.indexOf(last)).find((a) => a.label === '200');
       out[app] =
         first && last
           ? {
               first_not_ready_s: first.at / 1000,
               last_not_ready_s: last.at / 1000,
+              ready_again_s: readyAgain ? readyAgain.at / 1000 : null,
               window_s: (last.at - first.at) / 1000,
               not_ready_answers: notReady.length,
               polls,
@@ -112,7 +114,7 @@ class ReadinessWatch {
   }
 }
 
-/** Keys matching `pattern` on the Redis at `address` (host:port). */
+/** Keys matching `pattern` on the Redis at `url`. */
 async function countKeys(url: string, pattern: string): Promise<number> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
