@@ -14,8 +14,9 @@
  * run then waits for readiness, runs that example again (it must pass then) and counts it.
  *
  * That the services really use the group (and not the default redis://127.0.0.1:6379) is
- * checked: each platform's BullMQ keys are on the group's primary of its time, none on the
- * shared test Redis.
+ * checked: each platform's BullMQ keys and revocation subscriptions are on the group's
+ * primary of its time (the killed platform's on the new one), rate-limit counters on the new
+ * primary, and no queue key on the shared test Redis.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -114,6 +115,18 @@ class ReadinessWatch {
   }
 }
 
+/** Revocation channels someone subscribes to on the Redis at `url` (their names are not per platform). */
+async function subscribedChannels(url: string): Promise<number> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return ((await redis.call('PUBSUB', 'CHANNELS')) as string[]).length;
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** Keys matching `pattern` on the Redis at `url`. */
 async function countKeys(url: string, pattern: string): Promise<number> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -181,7 +194,7 @@ describe('faults: every doc example against a Sentinel-backed stack, the primary
   const timings: Array<{ doc: string; start_s: number; examples_s: number; stop_s: number }> = [];
   const tolerated: Array<{ example: string; waited_s: number }> = [];
   /** Per platform: its prefix, the primary at its end and its keys there. */
-  const platforms: Array<{ doc: string; prefix: string; primary: string; keys: number }> = [];
+  const platforms: Array<{ doc: string; prefix: string; primary: string; keys: number; channels: number }> = [];
 
   beforeAll(async () => {
     assertBuilt();
@@ -244,6 +257,13 @@ describe('faults: every doc example against a Sentinel-backed stack, the primary
             prefix: platform.queuePrefix,
             primary,
             keys: await countKeys(`redis://${primary}`, `${platform.queuePrefix}:*`),
+            // Only this platform's services run now, so these are their subscriptions.
+            // (Bounded wait: after a failover a subscriber reconnects on its own schedule.)
+            channels: await waitUntil(
+              'revocation subscriptions on the primary',
+              async () => (await subscribedChannels(`redis://${primary}`)) || undefined,
+              10_000,
+            ).catch(() => 0),
           });
         }
       } finally {
@@ -305,6 +325,8 @@ describe('faults: every doc example against a Sentinel-backed stack, the primary
     const done = await failover!;
     const shared: Record<string, number> = {};
     for (const p of platforms) shared[p.prefix] = await countKeys(sharedRedisUrl(), `${p.prefix}:*`);
+    // Rate-limit counters (per tenant, expiring after their window) of the last documents.
+    const rateLimitKeys = await countKeys(`redis://${done.primary}`, 'ratelimit:*');
     report('contract-failover', {
       run_s: (Date.now() - runStartedAt) / 1000,
       examples: plan.length,
@@ -316,7 +338,13 @@ describe('faults: every doc example against a Sentinel-backed stack, the primary
       first_examples_after_kill: afterKill.first,
       tolerated_readiness_503: tolerated,
       killed_platform_keys_before_kill: keysBeforeKill,
-      keys_per_platform_on_its_primary: platforms.map((p) => ({ doc: p.doc, primary: p.primary, keys: p.keys })),
+      per_platform_on_its_primary: platforms.map((p) => ({
+        doc: p.doc,
+        primary: p.primary,
+        queue_keys: p.keys,
+        channels: p.channels,
+      })),
+      rate_limit_keys_on_the_new_primary: rateLimitKeys,
       keys_per_platform_on_the_shared_redis: Object.values(shared),
       per_document_s: timings,
     });
@@ -327,6 +355,9 @@ describe('faults: every doc example against a Sentinel-backed stack, the primary
     expect(keysBeforeKill).toBeGreaterThan(0);
     expect(platforms.length).toBe(documents.length);
     expect(platforms.filter((p) => p.keys === 0).map((p) => p.doc)).toEqual([]);
+    // The revocation subscribers too, the killed platform's included (resubscribed after the promotion).
+    expect(platforms.filter((p) => p.channels === 0).map((p) => p.doc)).toEqual([]);
+    expect(rateLimitKeys).toBeGreaterThan(0);
     expect(Object.entries(shared).filter(([, n]) => n > 0)).toEqual([]);
   });
 });
