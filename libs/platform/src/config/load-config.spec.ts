@@ -25,7 +25,7 @@ describe('loadConfig', () => {
     const config = loadConfig(AppConfig, { ...base, APP_PORT: '4100', DATABASE_POOL_SIZE: '3' });
     expect(config.port).toBe(4100);
     expect(config.DATABASE_POOL_SIZE).toBe(3);
-    expect(config.REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(config.redisTopology).toEqual({ mode: 'single', url: 'redis://127.0.0.1:6379' });
     expect(config.ROLE).toBe('all');
     expect(config.NODE_ENV).toBe('development');
     expect(config.ADMIN_API_KEY).toBe('dev-admin-key');

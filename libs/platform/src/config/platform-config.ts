@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Expose, Type } from 'class-transformer';
-import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
+import { parseHostPorts, type RedisTopology } from '../queue/redis-topology';
 
 export const DEV_ADMIN_API_KEY = 'dev-admin-key';
 
@@ -84,10 +85,87 @@ export abstract class PlatformConfig {
   @Max(200)
   DATABASE_POOL_SIZE: number = 10;
 
+  /**
+   * Redis, one of three ways (docs/operations.md, "Redis topologies"): a single server at
+   * REDIS_URL; a Sentinel group (REDIS_SENTINELS with REDIS_SENTINEL_NAME); or a Redis
+   * Cluster (REDIS_CLUSTER_NODES). At most one of the three; none means redis://127.0.0.1:6379.
+   */
   @Expose()
+  @IsOptional()
   @IsString()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
-  REDIS_URL: string = 'redis://127.0.0.1:6379';
+  REDIS_URL?: string;
+
+  /** Sentinel mode: the Sentinels' addresses, `host:port,host:port,…` (three or more in production). */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  @ValidateBy({
+    name: 'isHostPortList',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parseHostPorts(value) !== undefined,
+      defaultMessage: () => 'must be a comma-separated list of host:port (e.g. 10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379)',
+    },
+  })
+  REDIS_SENTINELS?: string;
+
+  /** Sentinel mode: the name the Sentinels monitor the primary under (`sentinel monitor <name> …`). */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9._-]{1,64}$/, { message: 'must be 1-64 characters of A-Z a-z 0-9 . _ -' })
+  REDIS_SENTINEL_NAME?: string;
+
+  /** Sentinel mode: the Sentinels' own password (`requirepass` of sentinel.conf), if they have one. */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  REDIS_SENTINEL_PASSWORD?: string;
+
+  /** Cluster mode: some of the cluster's nodes, `host:port,…` (the rest are discovered). */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  @ValidateBy({
+    name: 'isHostPortList',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parseHostPorts(value) !== undefined,
+      defaultMessage: () => 'must be a comma-separated list of host:port (e.g. 10.0.0.1:6379,10.0.0.2:6379,10.0.0.3:6379)',
+    },
+  })
+  REDIS_CLUSTER_NODES?: string;
+
+  /** Sentinel and cluster modes: the data nodes' ACL user and password (single mode: in REDIS_URL). */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  REDIS_USERNAME?: string;
+
+  @Expose()
+  @IsOptional()
+  @IsString()
+  REDIS_PASSWORD?: string;
+
+  /** How this process reaches Redis, from the variables above (validated by crossChecks). */
+  get redisTopology(): RedisTopology {
+    const auth = {
+      ...(this.REDIS_USERNAME === undefined ? {} : { username: this.REDIS_USERNAME }),
+      ...(this.REDIS_PASSWORD === undefined ? {} : { password: this.REDIS_PASSWORD }),
+    };
+    if (this.REDIS_SENTINELS !== undefined) {
+      return {
+        mode: 'sentinel',
+        sentinels: parseHostPorts(this.REDIS_SENTINELS) ?? [],
+        name: this.REDIS_SENTINEL_NAME ?? '',
+        ...(this.REDIS_SENTINEL_PASSWORD === undefined ? {} : { sentinelPassword: this.REDIS_SENTINEL_PASSWORD }),
+        ...auth,
+      };
+    }
+    if (this.REDIS_CLUSTER_NODES !== undefined) {
+      return { mode: 'cluster', nodes: parseHostPorts(this.REDIS_CLUSTER_NODES) ?? [], ...auth };
+    }
+    return { mode: 'single', url: this.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+  }
 
   /** Prefix of every BullMQ key; lets tests and several deployments share one Redis. */
   @Expose()
@@ -196,6 +274,31 @@ export abstract class PlatformConfig {
     const problems: Array<[string, string]> = [];
     if (this.isProduction && (this.ADMIN_API_KEY === DEV_ADMIN_API_KEY || this.ADMIN_API_KEY.length < 32)) {
       problems.push(['ADMIN_API_KEY', 'must be set to a random value of at least 32 characters in production']);
+    }
+    const modes = (['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const).filter((v) => this[v] !== undefined);
+    if (modes.length > 1) {
+      problems.push([modes[1] ?? 'REDIS_URL', `cannot be set together with ${modes[0] ?? ''}: choose one way to reach Redis`]);
+    }
+    if (this.REDIS_SENTINELS !== undefined && this.REDIS_SENTINEL_NAME === undefined) {
+      problems.push([
+        'REDIS_SENTINEL_NAME',
+        'must be set with REDIS_SENTINELS (the name the Sentinels monitor the primary under)',
+      ]);
+    }
+    if (this.REDIS_SENTINELS === undefined) {
+      for (const v of ['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_PASSWORD'] as const) {
+        if (this[v] !== undefined) problems.push([v, 'is only used with REDIS_SENTINELS']);
+      }
+    }
+    if (this.REDIS_SENTINELS === undefined && this.REDIS_CLUSTER_NODES === undefined) {
+      for (const v of ['REDIS_USERNAME', 'REDIS_PASSWORD'] as const) {
+        if (this[v] !== undefined) {
+          problems.push([
+            v,
+            'is only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (a single server takes its credentials in REDIS_URL)',
+          ]);
+        }
+      }
     }
     return problems;
   }

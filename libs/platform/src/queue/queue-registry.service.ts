@@ -5,6 +5,7 @@ import { PlatformConfig } from '../config/platform-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { dispatchJob, type JobHandlers, type JobMap, type QueueDefinition, TypedQueue } from './queue-definition';
 import { RedisService } from './redis.service';
+import { queueKeyPrefix } from './redis-topology';
 import { ThrottledWarning } from '../logging/throttled-warning';
 import { withTimeout } from '../timeout';
 
@@ -79,7 +80,7 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
     if (existing) return new TypedQueue<Jobs>(existing);
     const queue = new Queue(definition.name, {
       connection: this.redis.bullConnection(),
-      prefix: this.config.QUEUE_PREFIX,
+      prefix: this.prefix(definition.name),
       ...(definition.defaultJobOptions ? { defaultJobOptions: definition.defaultJobOptions } : {}),
     });
     queue.on('error', (err: Error) => this.logThrottled(`queue ${definition.name}`, err));
@@ -99,7 +100,7 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
     if (!this.config.runsWorkers) return undefined;
     const worker = new Worker(definition.name, (job, token) => dispatchJob(handlers, job, token), {
       connection: this.redis.bullConnection(),
-      prefix: this.config.QUEUE_PREFIX,
+      prefix: this.prefix(definition.name),
       ...options,
     });
     worker.on('error', (err: Error) => this.logThrottled(`worker ${definition.name}`, err));
@@ -121,6 +122,11 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
     await Promise.allSettled(
       [...this.queues.values()].map((q) => closeWithin(q.close(), grace, () => q.disconnect(), `queue ${q.name}`, this.logger)),
     );
+  }
+
+  /** QUEUE_PREFIX, hash-tagged per queue in cluster mode (queueKeyPrefix). */
+  private prefix(queueName: string): string {
+    return queueKeyPrefix(this.redis.topology, this.config.QUEUE_PREFIX, queueName);
   }
 
   /** With Redis unreachable nothing can finish cleanly: do not wait for it. */

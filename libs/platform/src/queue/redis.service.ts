@@ -1,41 +1,32 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { ConnectionOptions } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { ThrottledWarning } from '../logging/throttled-warning';
 import { withTimeout } from '../timeout';
-
-/** Connection settings parsed from REDIS_URL, shared by ioredis and BullMQ. */
-export function redisOptionsFromUrl(url: string): RedisOptions {
-  const u = new URL(url);
-  const db = u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0;
-  return {
-    host: u.hostname,
-    port: u.port === '' ? 6379 : Number(u.port),
-    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
-    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
-    db: Number.isInteger(db) ? db : 0,
-    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
-  };
-}
+import { connect, describeTopology, nodeOptions, type RedisClient, type RedisTopology } from './redis-topology';
 
 /**
- * The service's Redis. `commands` is for short request-path commands (health, rate
+ * The service's Redis, in whichever topology the configuration names (single server,
+ * Sentinel group, Cluster). `commands` is for short request-path commands (health, rate
  * limits): it fails fast instead of queueing while Redis is down, so a dead Redis never
- * stalls a request. BullMQ gets its own connections from `bullConnection()`.
+ * stalls a request. BullMQ gets its own connections from `bullConnection()`, long-lived
+ * subscribers theirs from `connect()`.
  */
 @Injectable()
 export class RedisService implements OnApplicationShutdown {
   private readonly logger = new Logger('Redis');
-  readonly commands: Redis;
+  readonly commands: RedisClient;
   private readonly warnings = new ThrottledWarning(this.logger);
   /** Once shutting down, BullMQ's connections stop reconnecting so the process can exit even without Redis. */
   private closing = false;
   private everReady = false;
   private readonly reconnectListeners = new Set<() => void>();
+  /** Connections handed out by connect() and bullConnection() (cluster mode), closed at shutdown. */
+  private readonly opened = new Set<RedisClient>();
 
-  constructor(readonly url: string) {
-    this.commands = new Redis({
-      ...redisOptionsFromUrl(url),
+  constructor(readonly topology: RedisTopology) {
+    this.logger.log(`Redis: ${describeTopology(topology)}`);
+    this.commands = connect(topology, {
       lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -62,20 +53,32 @@ export class RedisService implements OnApplicationShutdown {
     return () => this.reconnectListeners.delete(listener);
   }
 
-  /** Options for BullMQ Queue/Worker connections (workers need maxRetriesPerRequest null). */
+  /**
+   * The connection for a BullMQ Queue or Worker (workers need maxRetriesPerRequest null).
+   * Single and sentinel modes: options, from which BullMQ opens and closes its own
+   * connections. Cluster mode: BullMQ needs a Cluster instance, which this service closes
+   * at shutdown (after the queues and workers).
+   */
   bullConnection(): ConnectionOptions {
-    const o = redisOptionsFromUrl(this.url);
-    return {
-      host: o.host,
-      port: o.port,
-      db: o.db,
-      ...(o.username === undefined ? {} : { username: o.username }),
-      ...(o.password === undefined ? {} : { password: o.password }),
-      ...(o.tls === undefined ? {} : { tls: o.tls }),
-      maxRetriesPerRequest: null,
-      enableOfflineQueue: true,
-      retryStrategy: (times: number) => (this.closing ? null : Math.min(times * 200, 2_000)),
-    };
+    const retryStrategy = (times: number): number | null => (this.closing ? null : Math.min(times * 200, 2_000));
+    const behaviour: RedisOptions = { maxRetriesPerRequest: null, enableOfflineQueue: true };
+    if (this.topology.mode === 'cluster') return this.track(connect(this.topology, { ...behaviour, retryStrategy }));
+    // (ioredis' own type allows retryStrategy null, BullMQ's does not: set it here)
+    return { ...nodeOptions(this.topology, behaviour), retryStrategy };
+  }
+
+  /**
+   * A new dedicated connection (a pub/sub subscriber): commands wait through a reconnect
+   * instead of failing. Closed at shutdown.
+   */
+  connect(): RedisClient {
+    return this.track(
+      connect(this.topology, {
+        enableOfflineQueue: true,
+        maxRetriesPerRequest: null,
+        retryStrategy: (times: number) => (this.closing ? null : Math.min(times * 200, 2_000)),
+      }),
+    );
   }
 
   /** Called at the start of shutdown: from now on, lost BullMQ connections are not re-opened. */
@@ -96,7 +99,7 @@ export class RedisService implements OnApplicationShutdown {
           });
     try {
       await withTimeout(
-        connected.then(() => this.commands.ping()),
+        connected.then(() => this.check()),
         timeoutMs,
         `no PONG within ${timeoutMs} ms`,
       );
@@ -105,7 +108,28 @@ export class RedisService implements OnApplicationShutdown {
     }
   }
 
+  /**
+   * PING; in cluster mode CLUSTER INFO instead, which must say `cluster_state:ok` (every slot
+   * served): one node answering says nothing about the others.
+   */
+  private async check(): Promise<void> {
+    if (this.topology.mode !== 'cluster') {
+      await this.commands.ping();
+      return;
+    }
+    const info = String(await this.commands.call('CLUSTER', 'INFO'));
+    if (!info.includes('cluster_state:ok')) throw new Error('the Redis Cluster reports cluster_state other than ok');
+  }
+
   onApplicationShutdown(): void {
     this.commands.disconnect();
+    for (const client of this.opened) client.disconnect();
+    this.opened.clear();
+  }
+
+  private track<T extends RedisClient>(client: T): T {
+    this.opened.add(client);
+    client.once('end', () => this.opened.delete(client));
+    return client;
   }
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@app/platform';
 import type { Blocker, DeliveryRoute } from './fair-share';
 
 /** A line nobody touched for this long is dropped by Redis (its jobs come back after their fallback delay anyway). */
@@ -51,7 +51,7 @@ export class ParkingLines {
   private readonly indexKey: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     /** `<QUEUE_PREFIX>:{webhook-lines:<owner type>}` */
     private readonly prefix: string,
   ) {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@app/platform';
 
 /**
  * A delivery that comes back this close to its slot (or earlier) goes: BullMQ promotes a
@@ -50,7 +50,7 @@ return math.ceil(tat - now)`;
  */
 export class RateLimiter {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     /** `<QUEUE_PREFIX>:{webhook-rate:<owner type>}` */
     private readonly prefix: string,
   ) {}
