@@ -61,11 +61,11 @@ describe('Redis topology configuration', () => {
     expect(options).toMatchObject({
       name: 'platform',
       role: 'master',
-      failoverDetector: true,
       sentinelPassword: 'sentinel-secret',
       password: 'data-secret',
       maxRetriesPerRequest: 1,
     });
+    expect(options).not.toHaveProperty('failoverDetector');
     expect(describeTopology(config.redisTopology)).toBe(
       "Sentinel master 'platform' via 10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379",
     );
