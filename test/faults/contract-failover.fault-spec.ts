@@ -5,18 +5,25 @@
  *
  * The contract run is the docs project's (test/docs/docs.doc-spec.ts): every shell and Node
  * example of README.md and docs/*.md, in order, against the BUILT services, one fresh
- * platform per document, each output compared with the doc's. Here every platform's Redis is
- * one Sentinel group (REDIS_SENTINELS + REDIS_SENTINEL_NAME, no REDIS_URL), each platform
- * with its own QUEUE_PREFIX, and the group's primary is SIGKILLed once, halfway through the
- * run; the next example runs at once, without waiting for the promotion or for readiness.
- * Every example must pass as it does in the docs project. The one tolerated difference: an
- * example calling /health/ready that is answered 503 with `redis: down` after the kill; the
- * run then waits for readiness, runs that example again (it must pass then) and counts it.
+ * platform per document, each output compared with the doc's. Here the services' Redis is a
+ * Sentinel group (REDIS_SENTINELS + REDIS_SENTINEL_NAME, no REDIS_URL), each platform with
+ * its own QUEUE_PREFIX. The run is cut in two halves at the document boundary nearest its
+ * middle, each half on a Sentinel group of its own (a killed primary stays down, so a group
+ * fails over once); in each half the primary is SIGKILLed just before the middle example of
+ * the half's largest document, and the next example runs at once, without waiting for the
+ * promotion or for readiness. (Today: in offers.md just before its indications, whose
+ * webhooks and the offer's close run through BullMQ across the failover, and in vector.md.)
  *
- * That the services really use the group (and not the default redis://127.0.0.1:6379) is
- * checked: each platform's BullMQ keys and revocation subscriptions are on the group's
- * primary of its time (the killed platform's on the new one), rate-limit counters on the new
- * primary, and no queue key on the shared test Redis.
+ * Every example must pass as it does in the docs project. The one tolerated difference: an
+ * example calling /health/ready that is answered 503 with `redis: down` after a kill; the run
+ * then waits for readiness, runs that example again (it must pass then) and counts it. Beside
+ * the examples, each killed platform's readiness is polled from the kill on: every not-ready
+ * answer must be the contract's 503 naming Redis, and every service must answer 200 again.
+ *
+ * That the services really use the groups (and not the default redis://127.0.0.1:6379) is
+ * checked: each platform's BullMQ keys and revocation subscriptions are on its group's primary
+ * of the time (a killed platform's on the promoted one), rate-limit counters on the promoted
+ * primaries, and no queue key on the shared test Redis.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,25 +45,38 @@ const documents = documentsUnder(root)
 
 /** Every step of the run, numbered across documents. */
 const plan = documents.flatMap(({ doc, steps }) => steps.map((step, inDoc) => ({ doc, step, inDoc })));
+const firstIndexOf = (doc: string): number => plan.findIndex((p) => p.doc === doc);
+
+/** The two halves: documents before and from the boundary nearest the run's middle. */
+const secondHalfFrom = documents
+  .map((d, i) => ({ i, distance: Math.abs(firstIndexOf(d.doc) - plan.length / 2) }))
+  .filter(({ i }) => i > 0)
+  .sort((a, b) => a.distance - b.distance)[0]?.i;
+const halfOf = (doc: string): 0 | 1 =>
+  secondHalfFrom !== undefined && documents.findIndex((d) => d.doc === doc) >= secondHalfFrom ? 1 : 0;
+
+/**
+ * In each half: just before the middle example of its largest document, moved on past `file`
+ * steps (they only save a file), so that platform has been serving examples when its primary
+ * dies and has more to run after it.
+ */
+const killIndexes = ([0, 1] as const).map((half) => {
+  const largest = documents.filter((d) => halfOf(d.doc) === half).sort((a, b) => b.steps.length - a.steps.length)[0];
+  if (!largest) return -1;
+  let i = firstIndexOf(largest.doc) + Math.floor(largest.steps.length / 2);
+  while (plan[i + 1]?.doc === largest.doc && plan[i]?.step.kind === 'file') i++;
+  return i;
+});
+
 const withIndex = documents.map(({ doc, steps }) => ({
   doc,
+  half: halfOf(doc),
   steps: steps.map((step, inDoc) => ({
     step,
-    index: plan.findIndex((p) => p.doc === doc && p.inDoc === inDoc),
+    index: firstIndexOf(doc) + inDoc,
     name: `${inDoc + 1}. line ${step.block.line} (${step.kind})`,
   })),
 }));
-
-/**
- * The kill comes just before the example halfway through the run, moved on past a document's
- * first step (its platform should have been serving examples when the primary dies) and past
- * `file` steps (they only save a file).
- */
-const killIndex = ((): number => {
-  let i = Math.floor(plan.length / 2);
-  while (i < plan.length - 1 && (plan[i]?.inDoc === 0 || plan[i]?.step.kind === 'file')) i++;
-  return i;
-})();
 
 /** Above readiness's own 2 s bound on each check (libs/platform/src/health/health.service.ts): its 503 arrives, not a client timeout. */
 const READY_TIMEOUT_MS = 5_000;
@@ -157,16 +177,29 @@ class ReadinessWatch {
   }
 }
 
-/** Revocation channels someone subscribes to on the Redis at `url` (their names are not per platform). */
-async function subscribedChannels(url: string): Promise<number> {
+/** Subscribers per pub/sub channel on the Redis at `url` (the revocation channels; their names are not per platform). */
+async function subscribers(url: string): Promise<Record<string, number>> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
-    return ((await redis.call('PUBSUB', 'CHANNELS')) as string[]).length;
+    // Not the Sentinels' own `__sentinel__:hello`.
+    const channels = ((await redis.call('PUBSUB', 'CHANNELS')) as string[]).filter((c) => !c.startsWith('__sentinel__:'));
+    if (channels.length === 0) return {};
+    const counts = (await redis.call('PUBSUB', 'NUMSUB', ...channels)) as Array<string | number>;
+    const out: Record<string, number> = {};
+    for (let i = 0; i < counts.length; i += 2) out[String(counts[i])] = Number(counts[i + 1]);
+    return out;
   } finally {
     redis.disconnect();
   }
+}
+
+/** The channels of `before` with fewer subscribers in `after`. */
+function missingSubscribers(before: Record<string, number>, after: Record<string, number>): string[] {
+  return Object.entries(before).flatMap(([channel, n]) =>
+    (after[channel] ?? 0) < n ? [`${channel} ${after[channel] ?? 0}/${n}`] : [],
+  );
 }
 
 /** Keys matching `pattern` on the Redis at `url`. */
@@ -210,53 +243,67 @@ async function waitForReadiness(services: readonly ServiceProcess[]): Promise<vo
   );
 }
 
-describe('faults: every doc example against a Sentinel-backed stack, the primary SIGKILLed halfway', () => {
-  let group: SentinelGroup;
+/** One failover: where it happened and what it did. */
+interface Kill {
+  readonly doc: string;
+  readonly example: string;
+  readonly primaryBefore: string;
+  /** The killed platform's queue keys on the primary just before the kill. */
+  readonly keysBefore: number;
+  /** Its subscribers per channel just before the kill, and at the end of its document (on the promoted primary). */
+  readonly subscribersBefore: Record<string, number>;
+  subscribersAfter?: Record<string, number>;
+  readonly killedAt: number;
+  readonly failover: Promise<Failover>;
+  promotedAt?: number;
+  readonly watch: ReadinessWatch;
+  /** The examples run after the kill in its half: how many, the first few (started: s after the kill). */
+  examples: number;
+  readonly first: Array<{ example: string; started_s: number; took_s: number; before_promotion: boolean }>;
+  /** Rate-limit counters on the promoted primary at the end of the killed document. */
+  rateLimitKeys?: number;
+}
+
+describe('faults: every doc example against Sentinel-backed stacks, a primary SIGKILLed mid-document in each half', () => {
+  const groups: SentinelGroup[] = [];
   const runStartedAt = Date.now();
-  let killedAt: number | undefined;
-  let failover: Promise<Failover> | undefined;
-  let promotedAt: number | undefined;
-  let watch: ReadinessWatch | undefined;
-  /** The document whose platform was serving when the primary died. */
-  let killedDoc: string | undefined;
-  let primaryBefore: string | undefined;
-  /** The killed platform's keys on the primary just before the kill. */
-  let keysBeforeKill = 0;
-  /** The examples run after the kill: how many, and the first few with when they started (s after the kill) and took. */
-  const afterKill = {
-    examples: 0,
-    first: [] as Array<{ example: string; started_s: number; took_s: number; before_promotion: boolean }>,
-  };
+  const kills: Array<Kill | undefined> = [undefined, undefined];
   /** Per document: seconds to start its platform, run its examples, stop it. */
   const timings: Array<{ doc: string; start_s: number; examples_s: number; stop_s: number }> = [];
   const tolerated: Array<{ example: string; waited_s: number }> = [];
-  /** Per platform: its prefix, the primary at its end and its keys there. */
+  /** Per platform: its prefix, the primary at its end, its queue keys and the revocation channels subscribed there. */
   const platforms: Array<{ doc: string; prefix: string; primary: string; keys: number; channels: number }> = [];
 
   beforeAll(async () => {
     assertBuilt();
     const t0 = Date.now();
-    group = await SentinelGroup.start();
+    const started = await Promise.allSettled([SentinelGroup.start(), SentinelGroup.start()]);
+    for (const s of started) if (s.status === 'fulfilled') groups.push(s.value);
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
     report('contract-failover setup', {
-      sentinel_group_up_s: (Date.now() - t0) / 1000,
+      two_sentinel_groups_up_s: (Date.now() - t0) / 1000,
       examples: plan.length,
-      kill_before: killIndex + 1,
+      second_half_from: documents[secondHalfFrom ?? 0]?.doc,
+      kills_before: killIndexes.map((i) => `${plan[i]?.doc}:${plan[i]?.step.block.line} (example ${i + 1})`),
     });
-  }, 60_000);
+  }, 90_000);
 
   afterAll(async () => {
-    await watch?.stop();
-    await group?.destroy();
+    for (const kill of kills) await kill?.watch.stop();
+    await Promise.all(groups.map((g) => g.destroy()));
     // Only keys a service wrongly wrote to the shared Redis (the last test fails then).
     for (const p of platforms) await dropQueueKeys(sharedRedisUrl(), p.prefix);
   }, 60_000);
 
-  it('has examples to run and a kill point inside a document', () => {
+  it('has examples to run, two halves and a kill point inside a document of each', () => {
     expect(plan.length).toBeGreaterThan(10);
-    expect(plan[killIndex]?.inDoc).toBeGreaterThan(0);
+    expect(secondHalfFrom).toBeDefined();
+    for (const i of killIndexes) expect(plan[i]?.inDoc).toBeGreaterThan(0);
   });
 
-  describe.each(withIndex)('$doc', ({ doc, steps }) => {
+  describe.each(withIndex)('$doc', ({ doc, half, steps }) => {
+    let group: SentinelGroup;
     let platform: DocPlatform;
     let session: DocSession;
     let readerDir: string | undefined;
@@ -266,6 +313,9 @@ describe('faults: every doc example against a Sentinel-backed stack, the primary
 
     beforeAll(async () => {
       const t0 = Date.now();
+      const g = groups[half];
+      if (!g) throw new Error('no Sentinel group (the setup failed)');
+      group = g;
       const work = join(root, '.data', 'doc-failover-tests', doc.replace(/[/.]/g, '_'));
       platform = await startDocPlatform(join(work, 'service-data'), {
         redisEnv: { REDIS_SENTINELS: group.sentinelAddresses, REDIS_SENTINEL_NAME: SentinelGroup.NAME },
@@ -278,22 +328,34 @@ describe('faults: every doc example against a Sentinel-backed stack, the primary
     afterAll(async () => {
       const t0 = Date.now();
       try {
-        if (watch && killedDoc === doc) {
+        const kill = kills[half];
+        if (kill && kill.doc === doc) {
           // The readiness window is measured to its end, not cut off by the end of the
           // document: the promotion, then every service of the killed platform answering 200.
-          const watching = watch;
-          await failover?.catch(() => undefined);
+          await kill.failover.catch(() => undefined);
           try {
-            await waitUntil('every service of the killed platform ready again', () => watching.allReady(), 30_000);
+            await waitUntil('every service of the killed platform ready again', () => kill.watch.allReady(), 30_000);
           } catch (err) {
             const tail = platform.logs().split('\n').slice(-40).join('\n');
             throw new Error(
-              `${(err as Error).message}: ${JSON.stringify(watching.windows())}\n--- service logs (last lines)\n${tail}`,
+              `${(err as Error).message}: ${JSON.stringify(kill.watch.windows())}\n--- service logs (last lines)\n${tail}`,
               { cause: err },
             );
           } finally {
-            await watching.stop();
+            await kill.watch.stop();
           }
+          const promoted = `redis://${await group.primary()}`;
+          // Per tenant and expiring after their window, so counted while this platform's are fresh.
+          kill.rateLimitKeys = await countKeys(promoted, 'ratelimit:*');
+          // Every subscriber is back (bounded wait: each reconnects on its own schedule).
+          kill.subscribersAfter = await waitUntil(
+            'the killed platform resubscribed on the promoted primary',
+            async () => {
+              const now = await subscribers(promoted);
+              return missingSubscribers(kill.subscribersBefore, now).length === 0 ? now : undefined;
+            },
+            10_000,
+          ).catch(() => subscribers(promoted));
         }
         if (platform) {
           const primary = await group.primary();
@@ -302,13 +364,18 @@ describe('faults: every doc example against a Sentinel-backed stack, the primary
             prefix: platform.queuePrefix,
             primary,
             keys: await countKeys(`redis://${primary}`, `${platform.queuePrefix}:*`),
-            // Only this platform's services run now, so these are their subscriptions.
+            // Only this platform's services use this group now, so these are their subscriptions.
             // (Bounded wait: after a failover a subscriber reconnects on its own schedule.)
-            channels: await waitUntil(
-              'revocation subscriptions on the primary',
-              async () => (await subscribedChannels(`redis://${primary}`)) || undefined,
-              10_000,
-            ).catch(() => 0),
+            channels: Object.keys(
+              await waitUntil(
+                'revocation subscriptions on the primary',
+                async () => {
+                  const now = await subscribers(`redis://${primary}`);
+                  return Object.keys(now).length > 0 ? now : undefined;
+                },
+                10_000,
+              ).catch(() => ({})),
+            ).length,
           });
         }
       } finally {
@@ -323,34 +390,46 @@ describe('faults: every doc example against a Sentinel-backed stack, the primary
       '$name',
       async ({ step, index }) => {
         if (broken) throw new Error(`not run: an earlier example failed (${broken})`);
-        if (index === killIndex) {
-          primaryBefore = await group.primary();
-          keysBeforeKill = await countKeys(`redis://${primaryBefore}`, `${platform.queuePrefix}:*`);
-          killedAt = Date.now();
-          killedDoc = doc;
-          watch = new ReadinessWatch(platform.services, killedAt);
-          failover = group.killPrimary();
+        const at = `${doc}:${step.block.line}`;
+        if (index === killIndexes[half]) {
+          const primaryBefore = await group.primary();
+          const keysBefore = await countKeys(`redis://${primaryBefore}`, `${platform.queuePrefix}:*`);
+          const subscribersBefore = await subscribers(`redis://${primaryBefore}`);
+          const killedAt = Date.now();
+          const kill: Kill = {
+            doc,
+            example: at,
+            primaryBefore,
+            keysBefore,
+            subscribersBefore,
+            killedAt,
+            watch: new ReadinessWatch(platform.services, killedAt),
+            failover: group.killPrimary(),
+            examples: 0,
+            first: [],
+          };
+          kills[half] = kill;
           // Not awaited: the next example runs at once; the promotion is awaited at the end.
-          failover.then(
-            () => (promotedAt = Date.now()),
+          kill.failover.then(
+            () => (kill.promotedAt = Date.now()),
             () => undefined,
           );
         }
-        const at = `${doc}:${step.block.line}`;
+        const kill = kills[half];
         const startedAt = Date.now();
-        const beforePromotion = killedAt !== undefined && promotedAt === undefined;
+        const beforePromotion = kill !== undefined && kill.promotedAt === undefined;
         let outcome = await runStep(session, platform, step);
-        if (killedAt !== undefined && step.kind !== 'file') {
-          afterKill.examples++;
-          if (afterKill.first.length < 8)
-            afterKill.first.push({
+        if (kill && step.kind !== 'file') {
+          kill.examples++;
+          if (kill.first.length < 8)
+            kill.first.push({
               example: at,
-              started_s: (startedAt - killedAt) / 1000,
+              started_s: (startedAt - kill.killedAt) / 1000,
               took_s: (Date.now() - startedAt) / 1000,
               before_promotion: beforePromotion,
             });
         }
-        if (outcome.why && outcome.result && killedAt !== undefined && refusedAsNotReady(step, outcome.result.stdout)) {
+        if (outcome.why && outcome.result && kill && refusedAsNotReady(step, outcome.result.stdout)) {
           const t0 = Date.now();
           await waitForReadiness(platform.services);
           tolerated.push({ example: at, waited_s: (Date.now() - t0) / 1000 });
@@ -365,49 +444,57 @@ describe('faults: every doc example against a Sentinel-backed stack, the primary
     );
   });
 
-  it('failed over once mid-run, and every platform used the Sentinel group, not the shared Redis', async () => {
-    expect(failover).toBeDefined();
-    const done = await failover!;
+  it('failed over once in each half, and every platform used its Sentinel group, not the shared Redis', async () => {
+    const done = await Promise.all(kills.map((k) => (k ? k.failover : Promise.resolve(undefined))));
     const shared: Record<string, number> = {};
     for (const p of platforms) shared[p.prefix] = await countKeys(sharedRedisUrl(), `${p.prefix}:*`);
-    // Rate-limit counters (per tenant, expiring after their window) of the last documents.
-    const rateLimitKeys = await countKeys(`redis://${done.primary}`, 'ratelimit:*');
     report('contract-failover', {
       run_s: (Date.now() - runStartedAt) / 1000,
       examples: plan.length,
-      killed_before: `${plan[killIndex]?.doc}:${plan[killIndex]?.step.block.line} (example ${killIndex + 1} of ${plan.length})`,
-      failover_s: done.seconds,
-      primary: { before: primaryBefore, after: done.primary },
-      readiness_after_kill: watch?.windows(),
-      readiness_unexpected_answers: watch?.unexpected(),
-      examples_after_kill: afterKill.examples,
-      first_examples_after_kill: afterKill.first,
+      kills: kills.map((k, i) => ({
+        before: k?.example,
+        failover_s: done[i]?.seconds,
+        primary: { before: k?.primaryBefore, after: done[i]?.primary },
+        readiness_after_kill: k?.watch.windows(),
+        readiness_unexpected_answers: k?.watch.unexpected(),
+        examples_after_kill: k?.examples,
+        first_examples_after_kill: k?.first,
+        killed_platform_queue_keys_before: k?.keysBefore,
+        rate_limit_keys_on_the_promoted_primary: k?.rateLimitKeys,
+        subscribers: { before: k?.subscribersBefore, after: k?.subscribersAfter },
+      })),
+      examples_after_a_kill: kills.reduce((n, k) => n + (k?.examples ?? 0), 0),
       tolerated_readiness_503: tolerated,
-      killed_platform_keys_before_kill: keysBeforeKill,
       per_platform_on_its_primary: platforms.map((p) => ({
         doc: p.doc,
         primary: p.primary,
         queue_keys: p.keys,
         channels: p.channels,
       })),
-      rate_limit_keys_on_the_new_primary: rateLimitKeys,
-      keys_per_platform_on_the_shared_redis: Object.values(shared),
+      queue_keys_on_the_shared_redis: Object.values(shared),
       per_document_s: timings,
     });
-    expect(done.primary).not.toBe(primaryBefore);
-    // "No failure beyond a short readiness 503": every not-ready answer after the kill was
-    // readiness's contract 503 naming Redis (never a timeout, a reset, a 500), and each
-    // service answered 200 again (the killed document's afterAll waits for that).
-    expect(watch?.unexpected()).toEqual({});
-    expect(afterKill.examples).toBeGreaterThan(0);
-    // Each platform's queue keys were on the primary the Sentinels named at the time, none on
-    // the shared test Redis (the default a service falls back to without REDIS_URL).
-    expect(keysBeforeKill).toBeGreaterThan(0);
+    for (const [i, kill] of kills.entries()) {
+      expect(kill).toBeDefined();
+      expect(done[i]?.primary).not.toBe(kill?.primaryBefore);
+      // "No failure beyond a short readiness 503": every not-ready answer after the kill was
+      // readiness's contract 503 naming Redis (never a timeout, a reset, a 500), and each
+      // service answered 200 again (the killed document's afterAll waits for that).
+      expect(kill?.watch.unexpected()).toEqual({});
+      expect(kill?.examples).toBeGreaterThan(0);
+      // Queue keys and rate-limit counters on the primaries the Sentinels named.
+      expect(kill?.keysBefore).toBeGreaterThan(0);
+      expect(kill?.rateLimitKeys).toBeGreaterThan(0);
+      // Every revocation subscriber of the killed platform resubscribed on the promoted primary.
+      expect(Object.keys(kill?.subscribersBefore ?? {}).length).toBeGreaterThan(0);
+      expect(missingSubscribers(kill?.subscribersBefore ?? {}, kill?.subscribersAfter ?? {})).toEqual([]);
+    }
+    // Each platform's queue keys were on its group's primary of the time, none on the shared
+    // test Redis (the default a service falls back to without REDIS_URL); its revocation
+    // subscribers too, the killed platforms' included (resubscribed after the promotion).
     expect(platforms.length).toBe(documents.length);
     expect(platforms.filter((p) => p.keys === 0).map((p) => p.doc)).toEqual([]);
-    // The revocation subscribers too, the killed platform's included (resubscribed after the promotion).
     expect(platforms.filter((p) => p.channels === 0).map((p) => p.doc)).toEqual([]);
-    expect(rateLimitKeys).toBeGreaterThan(0);
     expect(Object.entries(shared).filter(([, n]) => n > 0)).toEqual([]);
   });
 });
