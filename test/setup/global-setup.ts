@@ -14,6 +14,7 @@ import {
   type LocalService,
   startEmbeddedPostgres,
 } from '../../scripts/local-infra';
+import { RedisCluster } from '../faults/support/redis-topology';
 import { ensureChromium } from './chromium';
 import { setTestInfra } from './infra-state';
 
@@ -54,14 +55,26 @@ export default async function globalSetup(): Promise<void> {
   const templateUrl = await ensureDatabase(adminUrl, template);
   await migrate(templateUrl, { dir: join(process.cwd(), 'prisma', 'migrations') });
 
-  const redis = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', log);
-  if (redis.started) started.push(redis);
+  // TEST_REDIS_TOPOLOGY=cluster: the in-process apps (startTestApp spreads process.env into
+  // their config) run against a private three-master Redis Cluster instead (issue 21).
+  let redisUrl: string | undefined;
+  if (process.env.TEST_REDIS_TOPOLOGY === 'cluster') {
+    const cluster = await RedisCluster.start();
+    started.push({ url: cluster.nodeAddresses, started: true, stop: () => cluster.destroy() });
+    process.env.REDIS_CLUSTER_NODES = cluster.nodeAddresses;
+    delete process.env.REDIS_URL;
+    log(`Redis Cluster of three masters at ${cluster.nodeAddresses}`);
+  } else {
+    const redis = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', log);
+    if (redis.started) started.push(redis);
+    redisUrl = redis.url;
+  }
 
   ensureChromium(log);
 
   process.env.TEST_PG_ADMIN_URL = adminUrl;
   process.env.TEST_PG_TEMPLATE = template;
   process.env.TEST_RUN_ID = runId;
-  process.env.REDIS_URL = redis.url;
+  if (redisUrl !== undefined) process.env.REDIS_URL = redisUrl;
   setTestInfra({ adminUrl, runId, started });
 }

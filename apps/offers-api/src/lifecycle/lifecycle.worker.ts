@@ -40,19 +40,27 @@ export class LifecycleWorker implements OnApplicationBootstrap {
     );
     if (!worker) return;
     // Not awaited: boot must not wait for Redis (readiness reports it; BullMQ reconnects).
-    this.startSweeps().catch((err: unknown) => this.logger.warn(`lifecycle sweep start failed: ${String(err)}`));
+    this.startSweeps('boot').catch((err: unknown) => this.logger.warn(`lifecycle sweep start failed: ${String(err)}`));
     this.redis.onReconnect(() => {
-      this.startSweeps().catch((err: unknown) =>
+      this.startSweeps('redis reconnect').catch((err: unknown) =>
         this.logger.warn(`lifecycle sweep after Redis reconnect failed: ${String(err)}`),
       );
     });
   }
 
-  private async startSweeps(): Promise<void> {
+  private async startSweeps(trigger: 'boot' | 'redis reconnect'): Promise<void> {
     await this.queues
       .queue(LIFECYCLE_QUEUE)
       .upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: SWEEP_INTERVAL_MS }, { name: LifecycleJob.Sweep, data: {} });
-    await this.lifecycle.sweep();
+    const { advanced, scheduled } = await this.lifecycle.sweep();
+    // After a Redis that came back without its data (a restart, a failover to a lagging
+    // replica) this sweep is what re-creates the delayed transitions: say how much it did.
+    // (Jobs Redis still held are kept: the count is of offers looked at, not of new jobs.)
+    if (advanced + scheduled > 0) {
+      this.logger.log(
+        `lifecycle sweep on ${trigger}: advanced ${advanced} offer(s), re-enqueued the plans of ${scheduled} open offer(s)`,
+      );
+    }
   }
 
   private async transition(offerId: string): Promise<{ status: string }> {

@@ -36,15 +36,15 @@ export class AuthorizationExpiryWorker implements OnApplicationBootstrap {
     );
     if (!worker) return;
     // Not awaited: boot must not wait for Redis (readiness reports it; BullMQ reconnects).
-    this.startSweeps().catch((err: unknown) => this.logger.warn(`authorization sweep start failed: ${String(err)}`));
+    this.startSweeps('boot').catch((err: unknown) => this.logger.warn(`authorization sweep start failed: ${String(err)}`));
     this.redis.onReconnect(() => {
-      this.startSweeps().catch((err: unknown) =>
+      this.startSweeps('redis reconnect').catch((err: unknown) =>
         this.logger.warn(`authorization sweep after Redis reconnect failed: ${String(err)}`),
       );
     });
   }
 
-  private async startSweeps(): Promise<void> {
+  private async startSweeps(trigger: 'boot' | 'redis reconnect'): Promise<void> {
     await this.queues
       .queue(AUTHORIZATION_QUEUE)
       .upsertJobScheduler(
@@ -52,6 +52,14 @@ export class AuthorizationExpiryWorker implements OnApplicationBootstrap {
         { every: AUTHORIZATION_SWEEP_INTERVAL_MS },
         { name: AuthorizationJob.Sweep, data: {} },
       );
-    await this.authorizations.sweep();
+    const { expired, scheduled } = await this.authorizations.sweep();
+    // After a Redis that came back without its data (a restart, a failover to a lagging
+    // replica) this sweep is what re-creates the delayed expiries: say how much it did.
+    // (Jobs Redis still held are kept: the count is of authorizations, not of new jobs.)
+    if (expired + scheduled > 0) {
+      this.logger.log(
+        `authorization sweep on ${trigger}: canceled ${expired} expired authorization(s), re-enqueued the expiry of ${scheduled} pending one(s)`,
+      );
+    }
   }
 }

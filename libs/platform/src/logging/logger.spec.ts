@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Writable } from 'node:stream';
 import { runWithRequestId } from '../http/request-context';
 import { createRootLogger, PinoNestLogger } from './logger';
@@ -51,5 +52,24 @@ describe('structured logging', () => {
     expect(lines[0]).toMatchObject({ msg: 'inside', reqId: 'req_abc', context: 'Ctx', level: 30 });
     expect(lines[1]).toMatchObject({ msg: 'outside', level: 40 });
     expect(lines[1]).not.toHaveProperty('reqId');
+  });
+
+  it("keeps the text of Nest's log(fields, text) next to the fields", () => {
+    const { lines, stream } = capture();
+    const nest = new PinoNestLogger(createRootLogger({ service: 'test', level: 'info', format: 'json' }, stream));
+    const logger = new Logger('Payments');
+    Logger.overrideLogger(nest);
+    try {
+      logger.log({ paymentId: 'pay_1' }, 'authorization pay_1 expired and was canceled');
+      logger.warn({ offerId: 'off_1' });
+    } finally {
+      Logger.overrideLogger(false);
+    }
+    expect(lines[0]).toMatchObject({
+      msg: 'authorization pay_1 expired and was canceled',
+      paymentId: 'pay_1',
+      context: 'Payments',
+    });
+    expect(lines[1]).toMatchObject({ offerId: 'off_1', context: 'Payments', level: 40 });
   });
 });

@@ -100,7 +100,11 @@ export class PinoNestLogger implements LoggerService {
     if (message instanceof Error) {
       this.logger[level]({ ...bindings, err: message }, message.message);
     } else if (typeof message === 'object' && message !== null) {
-      this.logger[level]({ ...bindings, ...(message as Record<string, unknown>) });
+      // Nest's Logger passes `log(fields, text)` as (fields, text, context): keep the text
+      const text = context !== undefined && params.length >= 2 && typeof params[0] === 'string' ? params[0] : undefined;
+      const fields = { ...bindings, ...(message as Record<string, unknown>) };
+      if (text === undefined) this.logger[level](fields);
+      else this.logger[level](fields, text);
     } else {
       const stack = level === 'error' && typeof params[0] === 'string' && params.length > 1 ? params[0] : undefined;
       this.logger[level]({ ...bindings, ...(stack === undefined ? {} : { stack }) }, String(message));

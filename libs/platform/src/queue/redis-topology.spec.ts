@@ -65,7 +65,12 @@ describe('Redis topology configuration', () => {
       password: 'data-secret',
       maxRetriesPerRequest: 1,
     });
-    expect(options).not.toHaveProperty('failoverDetector');
+    // (ioredis' failoverDetector can end a reconnecting connection for good: see nodeOptions)
+    expect(options.failoverDetector).toBeUndefined();
+    // a demoted primary's READONLY reconnects (to the new primary) and resends; other errors do not
+    const reconnectOnError = options.reconnectOnError as (err: Error) => boolean | 1 | 2;
+    expect(reconnectOnError(new Error("READONLY You can't write against a read only replica."))).toBe(2);
+    expect(reconnectOnError(new Error('ERR wrong number of arguments'))).toBe(false);
     expect(describeTopology(config.redisTopology)).toBe(
       "Sentinel master 'platform' via 10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379",
     );

@@ -74,14 +74,13 @@ export function describeTopology(topology: RedisTopology): string {
 /**
  * The options of one connection to the topology's primary (single and sentinel modes), or
  * of each node connection of a cluster, with `behaviour` (retries, offline queue, timeouts)
- * on top. In sentinel mode ioredis asks the Sentinels for the primary at every (re)connect,
- * checks the server it reached really is the primary (`role`). A demoted primary drops its
- * clients (Sentinel sends it CLIENT KILL when it reconfigures it), so they reconnect and ask
- * again. No `failoverDetector` (off by default in ioredis): its `+switch-master` handler
- * disconnects the connector while a reconnect is still asking the Sentinels, and ioredis 6.0
- * then ends that client for good ("Connection is closed.", status `end`). Measured: 38–40 of
- * 40 connections ended after a SIGKILLed primary's failover with it, none without it
- * (test/faults/contract-failover.fault-spec.ts found it as a readiness 503 that never ended).
+ * on top. In sentinel mode ioredis asks the Sentinels for the primary at every (re)connect
+ * and checks the server it reached really is the primary (`role`); a primary demoted while
+ * still up (a manual SENTINEL FAILOVER) answers writes with READONLY, on which the
+ * connection reconnects (to the new primary) and sends the command again. ioredis's
+ * `failoverDetector` is not used: measured here (ioredis 6.0), when it fired while a
+ * connection was already reconnecting after the primary died, it ended the connection for
+ * good instead of reconnecting (docs/decisions.md).
  */
 export function nodeOptions(topology: RedisTopology, behaviour: RedisOptions): RedisOptions {
   switch (topology.mode) {
@@ -92,10 +91,13 @@ export function nodeOptions(topology: RedisTopology, behaviour: RedisOptions): R
         sentinels: topology.sentinels.map((s) => ({ host: s.host, port: s.port })),
         name: topology.name,
         role: 'master',
+        reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 2 : false),
         ...(topology.sentinelPassword === undefined ? {} : { sentinelPassword: topology.sentinelPassword }),
         ...credentials(topology),
-        // While every Sentinel is unreachable, keep asking (like a lost primary), never give up.
-        sentinelRetryStrategy: (times: number) => Math.min(times * 200, 2_000),
+        // While every Sentinel is unreachable, keep asking as for a lost primary (and stop
+        // when the connection's own strategy stops: a shutdown).
+        sentinelRetryStrategy: (times: number) =>
+          behaviour.retryStrategy ? behaviour.retryStrategy(times) : Math.min(times * 200, 2_000),
         ...behaviour,
       };
     case 'cluster':

@@ -129,6 +129,8 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
     const grace = Math.max(60_000, 2 * this.config.WEBHOOK_LOCK_DURATION_MS);
     const ids = await this.deliveries.overdueDeliveries(this.options.ownerType, new Date(this.clock.nowMs() - grace), 500);
     await this.queue.enqueue(ids);
+    // Each of these had lost its job (or its worker): worth a line, unlike the usual empty pass.
+    if (ids.length > 0) this.logger.log(`sweep re-enqueued ${ids.length} overdue webhook deliveries`);
     return ids.length;
   }
 
