@@ -445,7 +445,9 @@ describe('faults: every doc example against Sentinel-backed stacks, a primary SI
   });
 
   it('failed over once in each half, and every platform used its Sentinel group, not the shared Redis', async () => {
-    const done = await Promise.all(kills.map((k) => (k ? k.failover : Promise.resolve(undefined))));
+    // Settled, not awaited one by one: the figures are printed even when a failover went wrong.
+    const settled = await Promise.allSettled(kills.map((k) => (k ? k.failover : Promise.resolve(undefined))));
+    const done = settled.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
     const shared: Record<string, number> = {};
     for (const p of platforms) shared[p.prefix] = await countKeys(sharedRedisUrl(), `${p.prefix}:*`);
     report('contract-failover', {
@@ -454,6 +456,7 @@ describe('faults: every doc example against Sentinel-backed stacks, a primary SI
       kills: kills.map((k, i) => ({
         before: k?.example,
         failover_s: done[i]?.seconds,
+        ...(settled[i]?.status === 'rejected' ? { failover_error: String(settled[i].reason) } : {}),
         primary: { before: k?.primaryBefore, after: done[i]?.primary },
         readiness_after_kill: k?.watch.windows(),
         readiness_unexpected_answers: k?.watch.unexpected(),
@@ -476,6 +479,7 @@ describe('faults: every doc example against Sentinel-backed stacks, a primary SI
     });
     for (const [i, kill] of kills.entries()) {
       expect(kill).toBeDefined();
+      expect(settled[i]?.status === 'rejected' ? String(settled[i].reason) : 'promoted').toBe('promoted');
       expect(done[i]?.primary).not.toBe(kill?.primaryBefore);
       // "No failure beyond a short readiness 503": every not-ready answer after the kill was
       // readiness's contract 503 naming Redis (never a timeout, a reset, a 500), and each
