@@ -5,6 +5,7 @@
  * shared test Redis), so a killed primary loses what it had not replicated yet.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,11 +111,18 @@ export interface Failover {
 
 /**
  * A primary, one asynchronous replica and three Sentinels (quorum 2) monitoring them under
- * the name `mymaster`. Sentinels call the primary down after `downAfterMs` without an answer,
+ * the name `NAME`. Sentinels call the primary down after `downAfterMs` without an answer,
  * then promote the replica.
  */
 export class SentinelGroup {
-  static readonly NAME = 'mymaster';
+  /**
+   * `mymaster-<random>`, one per test file. Not a fixed name: Sentinels keep reconnecting to
+   * every node they ever saw, a killed node's port is free for the next group to draw, and a
+   * Sentinel adopts a hello with a newer epoch for a master of its own name, so groups of one
+   * name (another test file's, a leftover's) took over each other's primary (seen here:
+   * GET-MASTER-ADDR-BY-NAME named a node of another process's group).
+   */
+  static readonly NAME = `mymaster-${randomBytes(4).toString('hex')}`;
 
   /** The data node killPrimary() killed last, until restartKilled() brings it back. */
   private killed: RedisProcess | undefined;
