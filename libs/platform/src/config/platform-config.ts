@@ -51,6 +51,18 @@ export function IsPublicUrl(): PropertyDecorator {
   });
 }
 
+/** A `host:port,host:port,…` list (parseHostPorts); the message's example uses `examplePort`. */
+function IsHostPortList(examplePort: number): PropertyDecorator {
+  const example = ['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((host) => `${host}:${examplePort}`).join(',');
+  return ValidateBy({
+    name: 'isHostPortList',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parseHostPorts(value) !== undefined,
+      defaultMessage: () => `must be a comma-separated list of host:port (e.g. ${example})`,
+    },
+  });
+}
+
 /**
  * Settings every service reads. Each app extends this with its own port and limits.
  * Only `loadConfig` reads the environment; everything else gets this object injected.
@@ -100,13 +112,7 @@ export abstract class PlatformConfig {
   @Expose()
   @IsOptional()
   @IsString()
-  @ValidateBy({
-    name: 'isHostPortList',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && parseHostPorts(value) !== undefined,
-      defaultMessage: () => 'must be a comma-separated list of host:port (e.g. 10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379)',
-    },
-  })
+  @IsHostPortList(26379)
   REDIS_SENTINELS?: string;
 
   /** Sentinel mode: the name the Sentinels monitor the primary under (`sentinel monitor <name> …`). */
@@ -126,13 +132,7 @@ export abstract class PlatformConfig {
   @Expose()
   @IsOptional()
   @IsString()
-  @ValidateBy({
-    name: 'isHostPortList',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && parseHostPorts(value) !== undefined,
-      defaultMessage: () => 'must be a comma-separated list of host:port (e.g. 10.0.0.1:6379,10.0.0.2:6379,10.0.0.3:6379)',
-    },
-  })
+  @IsHostPortList(6379)
   REDIS_CLUSTER_NODES?: string;
 
   /** Sentinel and cluster modes: the data nodes' ACL user and password (single mode: in REDIS_URL). */

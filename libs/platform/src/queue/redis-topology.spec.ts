@@ -92,6 +92,9 @@ describe('Redis topology configuration', () => {
 
   it('names every inconsistent or malformed variable', () => {
     expect(problemsOf(() => load({ REDIS_SENTINELS: 'nope' }))).toEqual(['REDIS_SENTINELS']);
+    expect(() => load({ REDIS_SENTINELS: 'nope' })).toThrow(
+      /REDIS_SENTINELS must be a comma-separated list of host:port \(e\.g\. 10\.0\.0\.1:26379,10\.0\.0\.2:26379,10\.0\.0\.3:26379\) \(got "nope"\)/,
+    );
     expect(problemsOf(() => load({ REDIS_CLUSTER_NODES: 'r1:6379,' }))).toEqual(['REDIS_CLUSTER_NODES']);
     expect(problemsOf(() => load({ REDIS_SENTINEL_NAME: 'has space' }))).toEqual(['REDIS_SENTINEL_NAME']);
     expect(problemsOf(() => load({ REDIS_SENTINELS: 's1:26379' }))).toEqual(['REDIS_SENTINEL_NAME']);
