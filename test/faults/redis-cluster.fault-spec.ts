@@ -24,17 +24,11 @@ import {
 } from './support/fixtures';
 import { call, must, type Response } from './support/http';
 import { expectOnceEachInOrder, lifecycleEvents } from './support/lifecycle';
+import { WEBHOOK_ENV } from './support/outage-traffic';
 import { ADMIN, assertBuilt, queuePrefix, type ServiceProcess, startService, waitUntil } from './support/processes';
 import { RedisCluster } from './support/redis-topology';
 import { report } from './support/report';
 
-/** Scaled-down delivery settings (libs/webhooks/src/webhooks.config.ts). */
-const WEBHOOK_ENV = {
-  WEBHOOK_SWEEP_INTERVAL_MS: '250',
-  WEBHOOK_RETRY_SCHEDULE: '200ms,500ms,1s,1s,1s,1s,1s',
-  WEBHOOK_TIMEOUT_MS: '2000',
-  WEBHOOK_LOCK_DURATION_MS: '4000',
-};
 /** Small failure limits, so the Lua counters reach 429 in a few requests (each test uses its own client address). */
 const LIMIT = 3;
 const LIMIT_ENV = {

@@ -15,26 +15,22 @@
  * due before and during the failover are canceled by the sweep the services run when Redis
  * answers again, the ones due after it by the expiry jobs that sweep enqueued at the new time.
  *
- * The helpers follow redis-outage.fault-spec.ts (same traffic, same "nothing lost" checks);
- * they are written out here rather than shared because each closes over its suite's services.
+ * The traffic, the accounts it runs as and the "nothing lost" checks are redis-outage's
+ * (support/outage-traffic.ts, support/outage-checks.ts); the failover and its plan are this file's.
  */
 import { Redis } from 'ioredis';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { Receiver } from '../webhooks/support/receiver';
-import {
-  type Auth,
-  newAccount,
-  newCustomer,
-  newOffer,
-  newPartner,
-  newVectorToken,
-  newWebhookEndpoint,
-  type Partner,
-  publishTerms,
-  query,
-} from './support/fixtures';
+import { newOffer, query, retryingDeliveries } from './support/fixtures';
 import { call, contractViolation, label, must, type Outcome } from './support/http';
-import { expectOnceEachInOrder, lifecycleEvents } from './support/lifecycle';
+import { lifecycleEvents } from './support/lifecycle';
+import {
+  expectAllAnswered,
+  expectEveryEventDelivered,
+  expectLifecycleCompleted,
+  expectNothingLost,
+} from './support/outage-checks';
+import { answeredSince, probeReady, setUpTargets, startTraffic, type Targets, WEBHOOK_ENV } from './support/outage-traffic';
 import {
   assertBuilt,
   dropQueueKeys,
@@ -47,17 +43,8 @@ import {
 } from './support/processes';
 import { SentinelGroup } from './support/redis-topology';
 import { report } from './support/report';
-import { Traffic } from './support/traffic';
+import type { Traffic } from './support/traffic';
 
-/** Scaled-down delivery settings (libs/webhooks/src/webhooks.config.ts), as in redis-outage. */
-const WEBHOOK_ENV = {
-  WEBHOOK_SWEEP_INTERVAL_MS: '250',
-  WEBHOOK_RETRY_SCHEDULE: '200ms,500ms,1s,1s,1s,1s,1s',
-  WEBHOOK_TIMEOUT_MS: '2000',
-  WEBHOOK_LOCK_DURATION_MS: '4000',
-};
-/** No bounded wait in the services is longer (Redis enqueue 5 s, offer scheduling 2 s, pool 5 s): a timeout is a hang. */
-const CLIENT_TIMEOUT_MS = 12_000;
 /** From the planning of a round's due times to the SIGKILL: room to create its offers and authorizations. */
 const KILL_AFTER_MS = 5_000;
 /**
@@ -65,7 +52,6 @@ const KILL_AFTER_MS = 5_000;
  * when Redis answers again, at worst the periodic one (AUTHORIZATION_SWEEP_INTERVAL_MS, 60 s).
  */
 const EXPIRY_WAIT_MS = 70_000;
-const LOOPS = ['payments.create', 'offers.indicate', 'vector.insert', 'vector.query'];
 
 /** When a round's offers and authorizations fall due, relative to the planned kill. */
 type Phase = 'before' | 'during' | 'after';
@@ -102,26 +88,13 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     payments: queuePrefix('sentinel-payments'),
     vector: queuePrefix('sentinel-vector'),
   };
-  let partner: Partner;
-  let terms: string;
-  let liveOffer: string;
-  let account: Auth;
-  let customer: string;
-  let vectorAuth: Auth;
-  /** Event ids the receiver answered 2xx; while `receiverFailing` it answers 503. */
-  const acknowledged = new Set<string>();
-  let receiverFailing = false;
+  let targets: Targets;
 
   beforeAll(async () => {
     assertBuilt();
     const started = Date.now();
     [db, group, receiver] = await Promise.all([createTestDatabase(), SentinelGroup.start(), Receiver.start()]);
     const groupSeconds = (Date.now() - started) / 1000;
-    receiver.handler = (r) => {
-      if (receiverFailing) return { status: 503 };
-      acknowledged.add(String(r.headers['webhook-id']));
-      return { status: 200 };
-    };
     // Only the Sentinels: the services must ask them for the primary (and ask again after a failover).
     const env = (prefix: string) => ({
       DATABASE_URL: db.url,
@@ -141,19 +114,7 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
         VECTOR_RATE_LIMIT_PER_MINUTE: '100000',
       }),
     ]);
-    partner = await newPartner(offers.baseUrl);
-    terms = await publishTerms(offers.baseUrl);
-    liveOffer = await newOffer(offers.baseUrl, partner, Date.now() - 3_600_000, Date.now() + 24 * 3_600_000);
-    await newWebhookEndpoint(offers.baseUrl, '/api/v1/webhook-endpoints', partner.auth, receiver.url);
-    const acct = await newAccount(payments.baseUrl);
-    account = acct.auth;
-    customer = await newCustomer(payments.baseUrl, account);
-    await newWebhookEndpoint(payments.baseUrl, '/v2/webhook-endpoints', account, receiver.url);
-    vectorAuth = await newVectorToken(vector.baseUrl);
-    await must(
-      call(vector.baseUrl, 'POST', '/v1/tables', { headers: vectorAuth, body: { name: 'faults', dimension: 4, index: 'hnsw' } }),
-      201,
-    );
+    targets = await setUpTargets({ offers, payments, vector }, receiver);
     report('sentinel group', { startSeconds: groupSeconds, sentinels: group.sentinelAddresses, primary: await group.primary() });
   });
 
@@ -166,74 +127,6 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     await db?.drop();
   });
 
-  /** Payments, indications, vector inserts and queries, each in its own loop (as redis-outage). */
-  function startTraffic(round: string): Traffic {
-    const traffic = new Traffic();
-    const t = { timeoutMs: CLIENT_TIMEOUT_MS };
-    traffic.run('payments.create', (seq) => {
-      const key = `${round}-pay-${seq}`;
-      return {
-        key,
-        send: () =>
-          call(payments.baseUrl, 'POST', '/v2/payments', {
-            ...t,
-            headers: { ...account, 'idempotency-key': key },
-            body: { amount: 500 + seq, currency: 'usd', customer_id: customer, metadata: { key } },
-          }),
-      };
-    });
-    traffic.run('offers.indicate', (seq) => {
-      const key = `${round}-ind-${seq}`;
-      return {
-        key,
-        send: () =>
-          call(offers.baseUrl, 'POST', `/api/v1/offers/${liveOffer}/indications`, {
-            ...t,
-            headers: { ...partner.auth, 'idempotency-key': key },
-            body: { investor_id: `inv_${key}`, amount: 25_000, currency: 'gbp', terms_accepted: true, terms_version: terms },
-          }),
-      };
-    });
-    traffic.run('vector.insert', (seq) => {
-      const key = `${round}-vec-${seq}`;
-      const embedding = [1, seq % 7, (seq * 3) % 11, 0.5];
-      return {
-        key,
-        send: () =>
-          call(vector.baseUrl, 'POST', '/v1/tables/faults/insert', {
-            ...t,
-            headers: vectorAuth,
-            body: { rows: [{ id: key, embedding }] },
-          }),
-      };
-    });
-    traffic.run('vector.query', (seq) => ({
-      key: `${round}-q-${seq}`,
-      send: () =>
-        call(vector.baseUrl, 'POST', '/v1/tables/faults/query', {
-          ...t,
-          headers: vectorAuth,
-          body: { vector: [1, seq % 5, 1, 0], n: 3 },
-        }),
-    }));
-    return traffic;
-  }
-
-  /**
-   * Waits until every traffic loop has had `n` requests answered that it sent at or after
-   * `since` (with `served`, answered 2xx): the traffic really ran through that phase.
-   */
-  function answeredSince(traffic: Traffic, since: number, what: string, { served = false, n = 3 } = {}): Promise<true> {
-    const counts = (s: { startedAt: number; outcome: Outcome }): boolean =>
-      s.startedAt >= since && (!served || (s.outcome.kind === 'response' && s.outcome.status < 300));
-    return waitUntil(
-      `${what} (${n} answers per loop)`,
-      () => LOOPS.every((op) => traffic.sent.filter((s) => s.op === op && counts(s)).length >= n),
-      20_000,
-      100,
-    );
-  }
-
   /** Polls a service's /health/ready every 100 ms until stopped, recording each answer. */
   function watchReadiness(s: ServiceProcess): { samples: ReadinessSample[]; stop: () => Promise<void> } {
     const samples: ReadinessSample[] = [];
@@ -241,7 +134,7 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     const loop = (async () => {
       while (!stopped) {
         const sentAt = Date.now();
-        const outcome = await call(s.baseUrl, 'GET', '/health/ready', { timeoutMs: CLIENT_TIMEOUT_MS });
+        const outcome = await probeReady(s);
         samples.push({ sentAt, answeredAt: Date.now(), outcome });
         await sleep(100); // pacing of the probe, not a wait for anything
       }
@@ -259,8 +152,8 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
   async function newAuthorization(key: string): Promise<string> {
     const res = await must(
       call(payments.baseUrl, 'POST', '/v2/payments', {
-        headers: { ...account, 'idempotency-key': key },
-        body: { amount: 4_200, currency: 'usd', customer_id: customer, capture_method: 'manual', metadata: { key } },
+        headers: { ...targets.account, 'idempotency-key': key },
+        body: { amount: 4_200, currency: 'usd', customer_id: targets.customer, capture_method: 'manual', metadata: { key } },
       }),
       201,
     );
@@ -279,29 +172,6 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     await query(db.url, `UPDATE payments SET capture_before = $2 WHERE id = $1`, [id, new Date(at)]);
   }
 
-  async function retryingDeliveries(): Promise<number> {
-    const rows = await query<{ n: string }>(
-      db.url,
-      `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND attempt_count > 0`,
-    );
-    return Number(rows[0]?.n);
-  }
-
-  /** Every request got a complete answer: a success, or a 503 in the contract body. Never a hang or a dropped connection. */
-  function expectAllAnswered(traffic: Traffic): void {
-    const summary = traffic.summary();
-    for (const op of LOOPS) {
-      expect(Object.values(summary[op] ?? {}).reduce((a, b) => a + b, 0)).toBeGreaterThan(5);
-    }
-    const bad = traffic.sent.filter((s) => {
-      const o = s.outcome;
-      if (o.kind !== 'response') return true;
-      if (o.status === 200 || o.status === 201) return false;
-      return o.status !== 503 || contractViolation(o) !== undefined;
-    });
-    expect({ summary, bad: bad.slice(0, 5) }).toEqual({ summary, bad: [] });
-  }
-
   /** The non-2xx answers, by operation and "status code" (what the failover cost the API clients). */
   function non2xx(traffic: Traffic): Record<string, Record<string, number>> {
     const out: Record<string, Record<string, number>> = {};
@@ -313,95 +183,13 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     return out;
   }
 
-  /** Every acknowledged write is in PostgreSQL under the id its response gave, and nothing else was written: counts and ids match. */
-  async function expectNothingLost(traffic: Traffic, round: string): Promise<void> {
-    const acked = (op: string) =>
-      traffic.sent.filter((s) => s.op === op && s.outcome.kind === 'response' && s.outcome.status === 201);
-    const idOf = (o: Outcome) => (o.kind === 'response' ? (o.json as { id: string }).id : '');
-
-    const pays = acked('payments.create');
-    const payRows = await query<{ id: string; key: string }>(
-      db.url,
-      `SELECT id, metadata->>'key' AS key FROM payments WHERE metadata->>'key' LIKE $1`,
-      [`${round}-pay-%`],
-    );
-    const payByKey = new Map(payRows.map((r) => [r.key, r.id]));
-    expect(pays.filter((s) => payByKey.get(s.key) !== idOf(s.outcome)).map((s) => s.key)).toEqual([]);
-    expect(payRows.length).toBe(pays.length);
-
-    const inds = acked('offers.indicate');
-    const indRows = await query<{ id: string }>(db.url, `SELECT id FROM indications WHERE investor_id LIKE $1`, [
-      `inv_${round}-ind-%`,
-    ]);
-    const indIds = new Set(indRows.map((r) => r.id));
-    expect(inds.filter((s) => !indIds.has(idOf(s.outcome))).map((s) => s.key)).toEqual([]);
-    expect(indRows.length).toBe(inds.length);
-
-    const vecs = acked('vector.insert');
-    const vecRows = await query<{ id: string }>(db.url, `SELECT id FROM vector_rows WHERE id LIKE $1`, [`${round}-vec-%`]);
-    const vecIds = new Set(vecRows.map((r) => r.id));
-    expect(vecs.filter((s) => !vecIds.has(s.key)).map((s) => s.key)).toEqual([]);
-    expect(vecRows.length).toBe(vecs.length);
-    // and the service still finds them (the in-memory index followed)
-    if (vecs.length > 0) {
-      const q = await must(
-        call(vector.baseUrl, 'POST', '/v1/tables/faults/query', {
-          headers: vectorAuth,
-          body: { vector: [1, 0, 0, 0.5], n: 1000, filter: {} },
-        }),
-        200,
-      );
-      const found = new Set((q.json as { results: Array<{ id: string }> }).results.map((r) => r.id));
-      expect(vecs.filter((s) => !found.has(s.key)).map((s) => s.key)).toEqual([]);
-    }
-  }
-
-  /**
-   * Every event of this round (written since `since`) was acknowledged (2xx) by the receiver
-   * at least once, and every delivery is `succeeded`; returns how many events the round wrote.
-   */
-  async function expectEveryEventDelivered(timeoutMs: number, since: Date): Promise<number> {
-    await waitUntil(
-      'every delivery succeeded',
-      async () => {
-        const open = await query(db.url, `SELECT id FROM webhook_deliveries WHERE status <> 'succeeded'`);
-        return open.length === 0;
-      },
-      timeoutMs,
-      200,
-    );
-    const events = await query<{ id: string }>(db.url, `SELECT id FROM webhook_events WHERE created_at >= $1`, [since]);
-    const missing = (): string[] => events.map((e) => e.id).filter((id) => !acknowledged.has(id));
-    await waitUntil(`every webhook event delivered (${events.length})`, () => missing().length === 0, timeoutMs, 200).catch(
-      (err: unknown) => {
-        throw new Error(`${(err as Error).message}; missing ${missing().length}: ${missing().slice(0, 5).join(', ')}`);
-      },
-    );
-    return events.length;
-  }
-
   /**
    * The offer ends closed, each transition applied once, in order. (closing_soon depends on
    * how late the worker got to it: without it when opened and closed were both due first.)
    * Returns how late each transition was applied, in ms after it fell due.
    */
-  async function expectLifecycleCompleted(offer: PlannedOffer): Promise<Record<string, number>> {
-    const events = await waitUntil(
-      `offer ${offer.id} (${offer.phase} the failover) closed`,
-      async () => {
-        const e = await lifecycleEvents(db.url, offer.id);
-        return e.some((x) => x.event === 'offer.closed') ? e : undefined;
-      },
-      20_000,
-      200,
-    );
-    expectOnceEachInOrder(
-      offer.id,
-      events.map((e) => e.event),
-      'either',
-    );
-    const status = await query<{ status: string }>(db.url, `SELECT status FROM offers WHERE id = $1`, [offer.id]);
-    expect(status).toEqual([{ status: 'closed' }]);
+  async function expectPlannedOfferCompleted(offer: PlannedOffer): Promise<Record<string, number>> {
+    await expectLifecycleCompleted(db.url, offer.id, 'either', `offer ${offer.id} (${offer.phase} the failover)`);
     const at = await query<{ event: string; at: Date }>(
       db.url,
       `SELECT event, created_at AS at FROM webhook_events WHERE data->>'id' = $1 AND event IN ('offer.opened', 'offer.closed')`,
@@ -538,13 +326,13 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
    */
   async function failoverRound(round: string): Promise<Record<string, unknown>> {
     const roundStart = new Date();
-    const traffic = startTraffic(round);
+    const traffic = startTraffic(targets, round);
     let watchers: Array<ReturnType<typeof watchReadiness>> = [];
     try {
       return await failoverUnderTraffic(round, roundStart, traffic, (w) => (watchers = w));
     } finally {
       // also when an assertion failed half-way: no loop may outlive its round
-      receiverFailing = false;
+      targets.receiving.failing = false;
       await Promise.all(watchers.map((w) => w.stop()));
       await traffic.stop();
     }
@@ -569,7 +357,9 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
       { phase: 'after', opensAt: killAt + 8_000, closesAt: killAt + 10_000 },
     ];
     const plannedOffers: PlannedOffer[] = [];
-    for (const p of offerPlan) plannedOffers.push({ ...p, id: await newOffer(offers.baseUrl, partner, p.opensAt, p.closesAt) });
+    for (const p of offerPlan) {
+      plannedOffers.push({ ...p, id: await newOffer(offers.baseUrl, targets.partner, p.opensAt, p.closesAt) });
+    }
     const expiryPlan: Array<[Phase, number]> = [
       ['before', plannedAt + 1_000],
       ['before', plannedAt + 2_000],
@@ -596,19 +386,19 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     // Just before the kill the receiver fails: those deliveries wait for their retry in
     // delayed jobs on the primary, which the replica may or may not have received.
     await sleep(Math.max(0, killAt - 1_500 - Date.now())); // the real clock is what makes the plan fall due
-    receiverFailing = true;
-    await waitUntil('deliveries waiting for a retry', async () => (await retryingDeliveries()) > 0, 10_000, 100);
+    targets.receiving.failing = true;
+    await waitUntil('deliveries waiting for a retry', async () => (await retryingDeliveries(db.url)) > 0, 10_000, 100);
     await sleep(Math.max(0, killAt - 200 - Date.now())); // (what follows takes about that long)
 
     const watchers = services().map((s) => watchReadiness(s));
     watching(watchers);
     const keysBefore = await group.keys();
     const primaryBefore = await group.primary();
-    const retrying = await retryingDeliveries();
+    const retrying = await retryingDeliveries(db.url);
     const killing = group.killPrimary().then(async (f) => ({ failover: f, keysAfterPromotion: await group.keys() }));
     // The retries now waiting are what the failover must keep or rebuild; the receiver takes
     // them again (none can run before Redis answers), before any delivery runs out of attempts.
-    receiverFailing = false;
+    targets.receiving.failing = false;
     // An admin write that schedules lifecycle jobs while the Sentinels have not promoted anyone
     // yet answers within its bounded wait (its jobs: enqueued once Redis answers, or by a sweep).
     await sleep(300);
@@ -617,7 +407,7 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
       phase: 'during',
       opensAt: createdAt + 3_000,
       closesAt: createdAt + 5_000,
-      id: await newOffer(offers.baseUrl, partner, createdAt + 3_000, createdAt + 5_000),
+      id: await newOffer(offers.baseUrl, targets.partner, createdAt + 3_000, createdAt + 5_000),
     };
     const adminWriteSeconds = (Date.now() - createdAt) / 1000;
     const { failover, keysAfterPromotion } = await killing;
@@ -675,13 +465,13 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     await traffic.stop();
 
     expectAllAnswered(traffic);
-    await expectNothingLost(traffic, round);
+    await expectNothingLost(db.url, targets, traffic, round);
     const lifecycleLateMs: Record<string, Record<string, number>> = {};
     for (const [i, o] of [...plannedOffers, createdDuring].entries()) {
-      lifecycleLateMs[`${i}:${o.phase}`] = await expectLifecycleCompleted(o);
+      lifecycleLateMs[`${i}:${o.phase}`] = await expectPlannedOfferCompleted(o);
     }
     const expiryLateMs = await expectExpiredOnce(authorizations);
-    const events = await expectEveryEventDelivered(20_000, roundStart);
+    const events = await expectEveryEventDelivered(db.url, targets.receiving.acknowledged, 20_000, roundStart);
     expect(events).toBeGreaterThan(20);
 
     // What the new primary holds now that the services wrote to it: keys of each of them it did not have before the kill.

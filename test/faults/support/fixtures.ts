@@ -2,6 +2,7 @@
  * Set-up through the public HTTP APIs of the running (child-process) services, plus
  * direct reads of the test database for the assertions.
  */
+import { queryAt } from '../../support/database';
 import { call, must } from './http';
 import { ADMIN } from './processes';
 
@@ -91,3 +92,12 @@ export async function newVectorToken(base: string): Promise<Auth> {
 // ---- database --------------------------------------------------------------------------
 
 export { queryAt as query } from '../../support/database';
+
+/** How many deliveries failed at least once and wait for their retry (in a delayed job, while Redis has it). */
+export async function retryingDeliveries(dbUrl: string): Promise<number> {
+  const rows = await queryAt<{ n: string }>(
+    dbUrl,
+    `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND attempt_count > 0`,
+  );
+  return Number(rows[0]?.n);
+}
