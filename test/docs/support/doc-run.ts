@@ -1,7 +1,8 @@
 /**
- * One document's examples as a runner other than test/docs/docs.doc-spec.ts needs them (the
- * contract run against a Sentinel-backed stack, test/faults/contract-failover.fault-spec.ts):
- * the reader's session and the verdict on one step, by the same rules as the docs project.
+ * One document's examples as the runners of docs need them (the docs project,
+ * test/docs/docs.doc-spec.ts, and the contract run against a Sentinel-backed stack,
+ * test/faults/contract-failover.fault-spec.ts): the reader's session and the verdict on one
+ * step, one set of rules for both.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
