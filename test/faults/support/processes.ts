@@ -146,6 +146,15 @@ export async function startService(
   }
 }
 
+/** SIGKILLs `child` (a crashed machine: nothing flushed) and waits for its exit; nothing if it is not running. */
+export async function sigkill(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { canPingRedis, freePort } from '../../../scripts/local-infra';
-import { waitUntil } from './processes';
+import { sigkill, waitUntil } from './processes';
 
 export class PrivateRedis {
   private child: ChildProcess | undefined;
@@ -59,11 +59,7 @@ export class PrivateRedis {
   async kill(): Promise<void> {
     const child = this.child;
     this.child = undefined;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    });
+    await sigkill(child);
   }
 
   /** Number of keys (0 = empty), through a short-lived connection. */

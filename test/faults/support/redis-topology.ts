@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { canPingRedis, freePort } from '../../../scripts/local-infra';
-import { waitUntil } from './processes';
+import { sigkill, waitUntil } from './processes';
 
 const run = promisify(execFile);
 
@@ -66,11 +66,7 @@ class RedisProcess {
   async kill(): Promise<void> {
     const child = this.child;
     this.child = undefined;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    });
+    await sigkill(child);
   }
 }
 
