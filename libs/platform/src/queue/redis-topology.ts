@@ -27,6 +27,16 @@ export type RedisTopology =
 /** A connection of either kind: the commands the platform uses exist on both. */
 export type RedisClient = Redis | Cluster;
 
+/** Milliseconds before reconnect attempt `times`: 0.2 s more each time, at most 2 s. */
+export function reconnectDelay(times: number): number {
+  return Math.min(times * 200, 2_000);
+}
+
+/** An IPv6 address without the brackets a URL or a `host:port` puts around it. */
+function unbracket(host: string): string {
+  return host.replace(/^\[(.*)\]$/, '$1');
+}
+
 /** `host:port` with a port in 1–65535; IPv6 in brackets (`[::1]:6379`). */
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?):(\d{1,5})$/;
 
@@ -38,7 +48,7 @@ export function parseHostPorts(value: string): HostPort[] | undefined {
     const m = HOST_PORT.exec(entry);
     const port = Number(m?.[2]);
     if (!m?.[1] || !Number.isInteger(port) || port < 1 || port > 65_535) return undefined;
-    parsed.push({ host: m[1].replace(/^\[(.*)\]$/, '$1'), port });
+    parsed.push({ host: unbracket(m[1]), port });
   }
   return parsed.length > 0 && parsed.length <= 64 ? parsed : undefined;
 }
@@ -48,7 +58,7 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
   const u = new URL(url);
   const db = u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0;
   return {
-    host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
+    host: unbracket(u.hostname),
     port: u.port === '' ? 6379 : Number(u.port),
     ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
     ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
@@ -97,7 +107,7 @@ export function nodeOptions(topology: RedisTopology, behaviour: RedisOptions): R
         // While every Sentinel is unreachable, keep asking as for a lost primary (and stop
         // when the connection's own strategy stops: a shutdown).
         sentinelRetryStrategy: (times: number) =>
-          behaviour.retryStrategy ? behaviour.retryStrategy(times) : Math.min(times * 200, 2_000),
+          behaviour.retryStrategy ? behaviour.retryStrategy(times) : reconnectDelay(times),
         ...behaviour,
       };
     case 'cluster':
@@ -115,7 +125,7 @@ export function connect(topology: RedisTopology, behaviour: RedisOptions): Redis
   const options: ClusterOptions = {
     redisOptions: nodeOptions(topology, behaviour),
     enableOfflineQueue: behaviour.enableOfflineQueue ?? true,
-    clusterRetryStrategy: (times: number) => Math.min(times * 200, 2_000),
+    clusterRetryStrategy: reconnectDelay,
     ...(behaviour.lazyConnect === undefined ? {} : { lazyConnect: behaviour.lazyConnect }),
   };
   return new Cluster(

@@ -3,7 +3,7 @@ import type { ConnectionOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import { ThrottledWarning } from '../logging/throttled-warning';
 import { withTimeout } from '../timeout';
-import { connect, describeTopology, nodeOptions, type RedisClient, type RedisTopology } from './redis-topology';
+import { connect, describeTopology, nodeOptions, reconnectDelay, type RedisClient, type RedisTopology } from './redis-topology';
 
 /**
  * The service's Redis, in whichever topology the configuration names (single server,
@@ -21,6 +21,8 @@ export class RedisService implements OnApplicationShutdown {
   private closing = false;
   private everReady = false;
   private readonly reconnectListeners = new Set<() => void>();
+  /** The retry strategy of BullMQ's and subscribers' connections: none once shutting down. */
+  private readonly retryUntilClosing = (times: number): number | null => (this.closing ? null : reconnectDelay(times));
   /** Connections handed out by connect() and bullConnection() (cluster mode), closed at shutdown. */
   private readonly opened = new Set<RedisClient>();
 
@@ -31,7 +33,7 @@ export class RedisService implements OnApplicationShutdown {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: 2_000,
-      retryStrategy: (times) => Math.min(times * 200, 2_000),
+      retryStrategy: reconnectDelay,
     });
     this.commands.on('error', (err: Error) => this.warnings.warn(`Redis connection problem: ${err.message}`));
     this.commands.on('ready', () => {
@@ -60,7 +62,7 @@ export class RedisService implements OnApplicationShutdown {
    * at shutdown (after the queues and workers).
    */
   bullConnection(): ConnectionOptions {
-    const retryStrategy = (times: number): number | null => (this.closing ? null : Math.min(times * 200, 2_000));
+    const retryStrategy = this.retryUntilClosing;
     const behaviour: RedisOptions = { maxRetriesPerRequest: null, enableOfflineQueue: true };
     if (this.topology.mode === 'cluster') return this.track(connect(this.topology, { ...behaviour, retryStrategy }));
     // (ioredis' own type allows retryStrategy null, BullMQ's does not: set it here)
@@ -76,7 +78,7 @@ export class RedisService implements OnApplicationShutdown {
       connect(this.topology, {
         enableOfflineQueue: true,
         maxRetriesPerRequest: null,
-        retryStrategy: (times: number) => (this.closing ? null : Math.min(times * 200, 2_000)),
+        retryStrategy: this.retryUntilClosing,
       }),
     );
   }
