@@ -134,6 +134,12 @@ export const PLATFORM_ERRORS = {
     when: 'Authenticated, but not allowed to do this. No route raises it itself; a 403 from the framework is answered with it.',
     fix: 'Use credentials that are allowed to do this.',
   },
+  credential_in_grace: {
+    status: 403,
+    type: 'permission_error',
+    when: 'A credential in its grace period (a rolled payments key, a rotated OAuth client secret, or an access token minted from a secret that has since been rotated) tried to create, roll, rotate or delete credentials.',
+    fix: "Manage credentials with the newest credential (the one the roll or rotation returned); a credential in grace can still call the service's other routes until it expires.",
+  },
   // limits
   rate_limit_exceeded: {
     status: 429,
