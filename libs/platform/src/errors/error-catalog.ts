@@ -137,7 +137,7 @@ export const PLATFORM_ERRORS = {
   credential_in_grace: {
     status: 403,
     type: 'permission_error',
-    when: 'A credential in its grace period (a rolled payments key, a rotated OAuth client secret, or an access token minted from a secret that has since been rotated) tried to create, roll, rotate or delete credentials.',
+    when: 'A credential in its grace period (a rolled API key, a rotated client secret, or an access token minted from a secret that has since been rotated) tried to create, roll, rotate or delete credentials.',
     fix: "Manage credentials with the newest credential (the one the roll or rotation returned); a credential in grace can still call the service's other routes until it expires.",
   },
   // limits
