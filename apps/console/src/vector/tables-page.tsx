@@ -32,6 +32,7 @@ function useTablePages(): { tables: AsyncState<ListPage<Table>>; pager: ReactNod
   const pager =
     cursors.length > 1 || hasNext ? (
       <Pager
+        label="Table pages"
         page={cursors.length}
         hasPrevious={cursors.length > 1}
         hasNext={hasNext}
