@@ -806,7 +806,12 @@ export interface components {
       rows: number;
     };
     TableListDto: {
+      /** @description Tables by name, in byte order */
       data: components['schemas']['TableDto'][];
+      /** @description More tables follow: pass the last name as `starting_after` */
+      has_more: boolean;
+      /** @enum {string} */
+      object: 'list';
     };
     TableStatsDto: {
       name: string;
@@ -2030,7 +2035,11 @@ export interface operations {
   };
   TablesController_list: {
     parameters: {
-      query?: never;
+      query?: {
+        limit?: number;
+        /** @description A table name, usually the last of the previous page: the tables whose names come after it */
+        starting_after?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -2043,6 +2052,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['TableListDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
       /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
@@ -2130,7 +2148,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `resource_already_exists` (the project has a table with this name). */
+      /** @description Codes: `resource_already_exists` (the project has a table with this name), `table_limit_reached` (the project has VECTOR_MAX_TABLES_PER_PROJECT tables). */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2608,7 +2626,7 @@ export interface operations {
           'application/json': components['schemas']['InsertedDto'];
         };
       };
-      /** @description Codes: `body_invalid`, `dimension_mismatch` (embeddings whose length is not the table dimension; error.ids names their rows), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; non-finite embedding values, invalid metadata or an id twice in the batch; error.ids names the rows), `parameter_missing`, `parameter_unknown`. */
+      /** @description Codes: `body_invalid`, `dimension_mismatch` (embeddings whose length is not the table dimension; error.ids names their rows), `invalid_json`, `metadata_too_large` (a row whose metadata is over VECTOR_METADATA_MAX_BYTES or VECTOR_METADATA_MAX_KEYS; error.ids names the rows), `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; embedding values that are not finite float32, invalid metadata or an id twice in the batch; error.ids names the rows), `parameter_missing`, `parameter_unknown`. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2637,7 +2655,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `resource_already_exists` (ids already in the table; error.ids names them). */
+      /** @description Codes: `project_capacity_reached` (the new rows would take the project past VECTOR_MAX_FLOATS_PER_PROJECT), `resource_already_exists` (ids already in the table; error.ids names them). */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2730,7 +2748,7 @@ export interface operations {
           'application/json': components['schemas']['QueryResponseDto'] | components['schemas']['BatchQueryResponseDto'];
         };
       };
-      /** @description Codes: `body_invalid`, `dimension_mismatch` (a vector whose length is not the table dimension), `filter_too_complex` (a filter over its size limits), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; a malformed filter; a malformed filter, non-finite vector values, or both vector and queries), `parameter_missing` (neither vector nor queries, or vector without n), `parameter_unknown`. */
+      /** @description Codes: `body_invalid`, `dimension_mismatch` (a vector whose length is not the table dimension), `filter_too_complex` (a filter over its size limits), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; a malformed filter; a malformed filter, vector values that are not finite float32, or both vector and queries), `parameter_missing` (neither vector nor queries, or vector without n), `parameter_unknown`. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2932,7 +2950,7 @@ export interface operations {
           'application/json': components['schemas']['UpsertedDto'];
         };
       };
-      /** @description Codes: `body_invalid`, `dimension_mismatch` (embeddings whose length is not the table dimension; error.ids names their rows), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; non-finite embedding values, invalid metadata or an id twice in the batch; error.ids names the rows), `parameter_missing`, `parameter_unknown`. */
+      /** @description Codes: `body_invalid`, `dimension_mismatch` (embeddings whose length is not the table dimension; error.ids names their rows), `invalid_json`, `metadata_too_large` (a row whose metadata is over VECTOR_METADATA_MAX_BYTES or VECTOR_METADATA_MAX_KEYS; error.ids names the rows), `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; embedding values that are not finite float32, invalid metadata or an id twice in the batch; error.ids names the rows), `parameter_missing`, `parameter_unknown`. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2954,6 +2972,15 @@ export interface operations {
       };
       /** @description Codes: `resource_missing` (no such table in the project). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `project_capacity_reached` (the new rows would take the project past VECTOR_MAX_FLOATS_PER_PROJECT). */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -3140,7 +3167,7 @@ export interface operations {
           'application/json': components['schemas']['DeletedDto'];
         };
       };
-      /** @description Codes: `body_invalid`, `filter_too_complex` (a filter over its size limits), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; a malformed filter), `parameter_missing` (neither ids nor filter), `parameter_unknown`. */
+      /** @description Codes: `body_invalid`, `filter_matches_all` (a filter that matches every possible row by its form), `filter_too_complex` (a filter over its size limits), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; a malformed filter), `parameter_missing` (neither ids nor filter), `parameter_unknown`. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3253,7 +3280,7 @@ export interface operations {
           'application/json': components['schemas']['UpdatedVectorDto'];
         };
       };
-      /** @description Codes: `body_invalid`, `dimension_mismatch` (an embedding whose length is not the table dimension), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; non-finite embedding values or invalid metadata), `parameter_missing` (neither metadata nor embedding), `parameter_unknown`. */
+      /** @description Codes: `body_invalid`, `dimension_mismatch` (an embedding whose length is not the table dimension), `invalid_json`, `metadata_too_large` (the merged metadata is over VECTOR_METADATA_MAX_BYTES or VECTOR_METADATA_MAX_KEYS), `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; embedding values that are not finite float32, or invalid metadata), `parameter_missing` (neither metadata nor embedding), `parameter_unknown`. */
       400: {
         headers: {
           [name: string]: unknown;

@@ -350,4 +350,25 @@ describe('vector cloud console in Chromium', () => {
       await mobile.context.close();
     }
   }, 60_000);
+  it('pages through the tables from the API (GET /v1/tables with starting_after), 20 at a time', async () => {
+    // 'docs' and these 21: 22 tables, so a second page of 2 (names sort after 'docs' in byte order).
+    const names = Array.from({ length: 21 }, (_, i) => `zz-page-${String(i).padStart(2, '0')}`);
+    for (const name of names) expect((await api('POST', '/v1/tables', { name, dimension: 2 })).statusCode).toBe(201);
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Tables' }).click();
+    await page.getByRole('heading', { name: 'Tables', level: 1 }).waitFor();
+    const tables = page.getByRole('table', { name: 'Tables' });
+    const pager = page.getByRole('navigation', { name: 'Table pages' });
+    const all = ['docs', ...names];
+    expect(await column(tables, 1, all.slice(0, 20))).toEqual(all.slice(0, 20));
+    const [next] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/v1/tables?') && r.url().includes('starting_after=zz-page-18')),
+      pager.getByRole('button', { name: 'Next' }).click(),
+    ]);
+    expect(next.status()).toBe(200);
+    expect(await column(tables, 1, all.slice(20))).toEqual(all.slice(20));
+    expect(await pager.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    await pager.getByRole('button', { name: 'Previous' }).click();
+    expect(await column(tables, 1, all.slice(0, 20))).toEqual(all.slice(0, 20));
+    for (const name of names) expect((await api('DELETE', `/v1/tables/${name}`)).statusCode).toBe(200);
+  }, 90_000);
 });

@@ -208,7 +208,7 @@ describe('vector-api: upsert, fetch, update, delete by filter, list ids, count, 
 
     it('refuses an empty filter (it would empty the table): delete the table instead', async () => {
       const res = await call<ErrorRes>('DELETE', '/v1/tables/df/vectors', { filter: {} });
-      expect([res.status, res.body.error.code, res.body.error.param]).toEqual([400, 'parameter_invalid', 'filter']);
+      expect([res.status, res.body.error.code, res.body.error.param]).toEqual([400, 'filter_matches_all', 'filter']);
       expect((await call('POST', '/v1/tables/df/count', {})).body).toEqual({ count: 40 });
     });
 

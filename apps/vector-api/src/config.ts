@@ -107,6 +107,41 @@ export class VectorConfig extends PlatformConfig {
   @Max(10)
   VECTOR_SNAPSHOT_KEEP: number = 2;
 
+  /**
+   * Largest metadata of one row, as serialized JSON (UTF-8 bytes), on insert, upsert and
+   * PATCH (the merged result): 40 KiB, Pinecone's per-record limit. Over it: 400
+   * `metadata_too_large`.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(64)
+  VECTOR_METADATA_MAX_BYTES: number = 40_960;
+
+  /** Most keys of one row's metadata, counted over the whole tree. Over it: 400 `metadata_too_large`. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VECTOR_METADATA_MAX_KEYS: number = 64;
+
+  /** Tables one project may have. At it, `POST /v1/tables` is 409 `table_limit_reached`. */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VECTOR_MAX_TABLES_PER_PROJECT: number = 1000;
+
+  /**
+   * Floats one project may store, rows × dimension over all its tables: 256,000,000 is 1 GiB
+   * of float32. A write past it is 409 `project_capacity_reached`.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VECTOR_MAX_FLOATS_PER_PROJECT: number = 256_000_000;
+
   /** Requests per minute per API token (the rate-limit policy given to AuthModule). */
   @Expose()
   @Type(() => Number)

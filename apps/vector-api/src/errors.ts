@@ -18,9 +18,30 @@ export const VECTOR_ERRORS = {
     when: "A route of one table (`GET /v1/tables/{table}`, `…/insert`, `…/query`, `DELETE …/vectors`) reached a vector-api instance started with `VECTOR_PARTITION` whose partition does not hold that table; the message names the table, this instance's partition and the table's (`param: table`). Checked before the table is looked up, so it is also the answer for a table that does not exist. Creating, listing and deleting tables work on every instance.",
     fix: "Send the table's requests through the proxy of docs/scaling.md, whose `split_clients` routes each table to its partition's group; if it answered this, its number of groups or its `split_clients` lines differ from the instances' `VECTOR_PARTITION`: generate them again for the same n.",
   }),
+  /** A row's metadata over VECTOR_METADATA_MAX_BYTES or VECTOR_METADATA_MAX_KEYS. */
+  metadata_too_large: invalidRequest(400, {
+    when: "`POST /v1/tables/{table}/insert` or `…/upsert` with a row whose metadata is larger than `VECTOR_METADATA_MAX_BYTES` (default 40,960 bytes, as serialized JSON) or has more keys than `VECTOR_METADATA_MAX_KEYS` (default 64, counted over the whole tree); `param` names the first such row (`rows[i].metadata`), `ids` lists them all (at most 100), nothing is written. `PATCH /v1/tables/{table}/vectors/{id}` whose merged metadata is over either limit (`param: metadata`). The message names the limit and the row's size.",
+    fix: 'Keep large text out of metadata (store it elsewhere and keep its key), or ask the operator to raise the setting the message names.',
+    fields: ['ids'],
+  }),
+  /** A delete by filter whose filter matches every possible row by its form. */
+  filter_matches_all: invalidRequest(400, {
+    when: '`DELETE /v1/tables/{table}/vectors` with a `filter` that matches any possible row by its form, whatever rows the table holds now: `{}`, an `$and` of such filters, an `$or` with such an alternative, `{"$nin": []}`, or an `$or` of a condition and its complement on one field (`$exists: true` / `$exists: false`, `k: v` / `$ne: v`, `$in` / `$nin` of the same values); `param: filter`. Nothing is deleted.',
+    fix: 'To remove every row, delete the table (`DELETE /v1/tables/{table}`) and create it again, or delete by `ids` (`GET /v1/tables/{table}/vectors` lists them).',
+  }),
+  /** A project already has VECTOR_MAX_TABLES_PER_PROJECT tables. */
+  table_limit_reached: invalidRequest(409, {
+    when: '`POST /v1/tables` by a project that already has `VECTOR_MAX_TABLES_PER_PROJECT` tables (default 1,000); the message names the limit. Checked under a lock of the project, so concurrent creates never overshoot it.',
+    fix: 'Delete tables the project no longer uses (`DELETE /v1/tables/{table}`), or ask the operator to raise `VECTOR_MAX_TABLES_PER_PROJECT`.',
+  }),
+  /** A write would take the project past VECTOR_MAX_FLOATS_PER_PROJECT stored floats. */
+  project_capacity_reached: invalidRequest(409, {
+    when: '`POST /v1/tables/{table}/insert` or `…/upsert` whose new rows would take the project past `VECTOR_MAX_FLOATS_PER_PROJECT` stored floats (rows × dimension over all its tables, default 256,000,000: 1 GiB of float32); an upsert counts only the rows it adds, not those it replaces. The message names the limit, what the project stores and what the write adds; nothing is written.',
+    fix: 'Delete rows or tables the project no longer needs (deletes free their floats at once), or ask the operator to raise `VECTOR_MAX_FLOATS_PER_PROJECT`.',
+  }),
   /** A project already has as many working tokens as it may. */
   token_limit_reached: invalidRequest(409, {
-    when: '`POST /v1/tokens` by a project that already has 100 tokens that work (not revoked). The rate limit counts per token, so the tokens a project makes itself are bounded (the operator, through `/admin/v1`, is not).',
+    when: '`POST /v1/tokens` by a project that already has 100 tokens that work (not revoked). The rate limit counts per token, so the tokens a project makes itself are bounded (the operator, through `/admin/v1`, is not). Counted under a lock of the project, so concurrent creates never overshoot it.',
     fix: 'Revoke tokens the project no longer uses (`DELETE /v1/tokens/{id}`), then create the new one.',
   }),
   /** A project's token asked to revoke itself. */
@@ -35,7 +56,7 @@ export type VectorErrorCode = keyof typeof VECTOR_ERRORS;
 /** The platform's codes as vector-api raises them on its own routes (docs only: docs/errors.md). */
 export const VECTOR_PLATFORM_ERROR_NOTES = {
   parameter_invalid: {
-    when: "`POST /v1/tables/{table}/insert` with a non-finite number in an embedding, invalid metadata, or an id twice in the batch: `param` names the first offending row's field, `ids` lists the offending row ids (at most 100), nothing is inserted. `POST /v1/tables/{table}/query` with a non-finite number in `vector` or an invalid `filter`.",
+    when: "`POST /v1/tables/{table}/insert` with a number in an embedding that is not a finite float32 (|x| ≤ 3.4028235e38), invalid metadata, or an id twice in the batch: `param` names the first offending row's field, `ids` lists the offending row ids (at most 100), nothing is inserted. `POST /v1/tables/{table}/query` with a `vector` (or a batch's `queries[i].vector`) holding a number that is not a finite float32, or an invalid `filter`; `PATCH …/vectors/{id}` with such an `embedding`. `GET /v1/tables` with a `starting_after` that is not a table name.",
     fix: 'Correct the rows `ids` lists (or the field `param` names) and send the whole batch again.',
     fields: ['ids'],
   },

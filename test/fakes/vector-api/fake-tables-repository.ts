@@ -42,6 +42,8 @@ interface State {
   rows: Map<string, Map<string, RowRecord>>;
   /** Table id → its change log, in seq order. */
   changes: Map<string, Change[]>;
+  /** Project id → its stored floats (rows × dimension). */
+  floats: Map<string, number>;
 }
 
 /**
@@ -51,7 +53,7 @@ interface State {
  * open transaction of `transactions` (set it before use); a rollback restores the state.
  */
 export class FakeTablesRepository implements Surface<TablesRepository>, Snapshottable {
-  private state: State = { tables: new Map(), rows: new Map(), changes: new Map() };
+  private state: State = { tables: new Map(), rows: new Map(), changes: new Map(), floats: new Map() };
   private ids = 0;
   /** Checks that a write carries the open transaction; wired to the fake runner in tests. */
   assertOpen: (tx: PrismaTx) => void = () => {
@@ -110,11 +112,45 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve(FakeTablesRepository.head(table));
   }
 
+  lockProject(tx: PrismaTx, projectId: string): Promise<boolean> {
+    this.assertOpen(tx);
+    return Promise.resolve(projectId.length > 0);
+  }
+
+  countTables(tx: PrismaTx, projectId: string): Promise<number> {
+    this.assertOpen(tx);
+    return Promise.resolve([...this.state.tables.values()].filter((t) => t.projectId === projectId).length);
+  }
+
+  reserveFloats(tx: PrismaTx, projectId: string, floats: number, max: number): Promise<{ ok: boolean; stored: number }> {
+    this.assertOpen(tx);
+    const stored = this.state.floats.get(projectId) ?? 0;
+    if (stored + floats > max) return Promise.resolve({ ok: false, stored });
+    this.state.floats.set(projectId, stored + floats);
+    return Promise.resolve({ ok: true, stored });
+  }
+
+  releaseFloats(tx: PrismaTx, projectId: string, floats: number): Promise<void> {
+    this.assertOpen(tx);
+    this.state.floats.set(projectId, Math.max(0, (this.state.floats.get(projectId) ?? 0) - floats));
+    return Promise.resolve();
+  }
+
+  /** The project's stored floats (test helper). */
+  floatsOf(projectId: string): number {
+    return this.state.floats.get(projectId) ?? 0;
+  }
+
   listTables(projectId?: string): Promise<TableHead[]> {
     const heads = [...this.state.tables.values()]
       .filter((t) => projectId === undefined || t.projectId === projectId)
       .map((t) => FakeTablesRepository.head(t));
     return Promise.resolve(heads.sort((a, b) => (a.name < b.name ? -1 : 1)));
+  }
+
+  async tablesPage(projectId: string, after: string | undefined, limit: number): Promise<TableHead[]> {
+    const heads = await this.listTables(projectId);
+    return heads.filter((h) => after === undefined || h.name > after).slice(0, limit);
   }
 
   findTable(projectId: string, name: string): Promise<TableHead | null> {
@@ -134,6 +170,9 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
   private remove(name: string, projectId?: string): string | null {
     const t = this.byName(name, projectId);
     if (!t) return null;
+    const rows = this.state.rows.get(t.id)?.size ?? 0;
+    const floats = this.state.floats.get(t.projectId) ?? 0;
+    this.state.floats.set(t.projectId, Math.max(0, floats - rows * t.dimension));
     this.state.tables.delete(t.id);
     this.state.rows.delete(t.id);
     this.state.changes.delete(t.id);

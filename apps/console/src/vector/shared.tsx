@@ -4,7 +4,7 @@ import { Badge, ErrorBanner, Modal, Pager } from '../components/ui';
 import type { ApiError } from '../api';
 import { type IndexStatus, tablePath } from './types';
 
-/** Client-side pages of a list the API answers whole (tables, tokens): 20 at a time. */
+/** Client-side pages of a list the API answers whole (tokens): 20 at a time. */
 export function usePages<T>(items: readonly T[] | undefined, size = 20): { rows: readonly T[]; pager: ReactNode } {
   const [page, setPage] = useState(1);
   const pages = Math.max(1, Math.ceil((items?.length ?? 0) / size));

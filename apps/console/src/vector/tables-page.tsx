@@ -1,9 +1,9 @@
-import { type ReactNode, useCallback, useState } from 'react';
-import { get, post } from '../api';
-import { Async, DataTable, Empty, Field, Form, formatDate, Modal, Notice, Page } from '../components/ui';
-import { useAction, useAsync } from '../hooks';
+import { type ReactNode, useCallback, useEffect, useState } from 'react';
+import { get, type ListPage, post } from '../api';
+import { Async, DataTable, Empty, Field, Form, formatDate, Modal, Notice, Page, Pager } from '../components/ui';
+import { type AsyncState, useAction, useAsync } from '../hooks';
 import { Link } from '../router';
-import { DeleteTableButton, IndexState, usePages, usePolling } from './shared';
+import { DeleteTableButton, IndexState, usePolling } from './shared';
 import { INDEX_KINDS, type IndexKind, METRICS, type Metric, type Table } from './types';
 
 const INDEX_LABELS: Record<IndexKind, string> = {
@@ -12,16 +12,47 @@ const INDEX_LABELS: Record<IndexKind, string> = {
   hnsw: 'hnsw (graph)',
 };
 
+/** Tables shown per page (GET /v1/tables takes up to 100). */
+const TABLES_PER_PAGE = 20;
+
+/**
+ * GET /v1/tables page by page (`starting_after` = the last name of the page): a stack of
+ * cursors so Previous goes back exactly; a page emptied by deletes goes back one.
+ */
+function useTablePages(): { tables: AsyncState<ListPage<Table>>; pager: ReactNode } {
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const tables = useAsync(() => get<ListPage<Table>>('/v1/tables', { limit: TABLES_PER_PAGE, starting_after: cursor }), [cursor]);
+  const data = tables.data?.data;
+  const last = data?.[data.length - 1];
+  useEffect(() => {
+    if (data?.length === 0 && cursors.length > 1) setCursors((c) => c.slice(0, -1));
+  }, [data, cursors.length]);
+  const hasNext = Boolean(tables.data?.has_more && last);
+  const pager =
+    cursors.length > 1 || hasNext ? (
+      <Pager
+        label="Table pages"
+        page={cursors.length}
+        hasPrevious={cursors.length > 1}
+        hasNext={hasNext}
+        onPrevious={() => setCursors((c) => (c.length > 1 ? c.slice(0, -1) : c))}
+        onNext={() => last && setCursors((c) => [...c, last.name])}
+      />
+    ) : null;
+  return { tables, pager };
+}
+
 /** /tables: the project's tables, a create form and deletion behind a typed confirmation. */
 export function TablesPage(): ReactNode {
-  const tables = useAsync(() => get<{ data: Table[] }>('/v1/tables'), []);
+  const { tables, pager } = useTablePages();
   const [creating, setCreating] = useState(false);
   const [notice, setNotice] = useState<string | undefined>();
   // Stable, so a poll's re-render does not make the dialog move the focus (Modal depends on onClose).
   const closeCreate = useCallback(() => setCreating(false), []);
   const building = tables.data?.data.some((t) => t.index_status.state === 'building') ?? false;
   usePolling(building, () => tables.reload());
-  const { rows, pager } = usePages(tables.data?.data);
+  const rows = tables.data?.data ?? [];
   return (
     <Page
       title="Tables"
@@ -45,7 +76,7 @@ export function TablesPage(): ReactNode {
       <Async
         state={tables}
         empty={(d) =>
-          d.data.length === 0 ? (
+          d.data.length === 0 && !pager ? (
             <Empty title="No tables yet">Create a table, then insert vectors into it through the API.</Empty>
           ) : null
         }

@@ -75,6 +75,27 @@ interface Waiter<T> {
   reject(err: Error): void;
 }
 
+/** What HnswIndex.status() reports for an empty table, without starting its worker (created with the first row). */
+export function emptyHnswStatus(options: Partial<HnswOptions> = {}): IndexStatus {
+  const o = { ...DEFAULT_HNSW_OPTIONS, ...options };
+  return {
+    kind: 'hnsw',
+    state: 'ready',
+    details: {
+      rows: 0,
+      m: o.m,
+      ef_construction: o.efConstruction,
+      ef_search: o.efSearch,
+      points: 0,
+      tombstones: 0,
+      pending: 0,
+      progress: 1,
+      capacity: 0,
+      from_snapshot: 0,
+    },
+  };
+}
+
 /**
  * `hnsw` over hnswlib-node, in a worker thread of its own (hnsw-worker.ts): the event loop
  * only copies rows into messages and posts searches, so graph building never delays a

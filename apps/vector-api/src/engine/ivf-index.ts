@@ -123,6 +123,11 @@ export interface IvfSeed {
   readonly dirty: readonly number[];
 }
 
+/** What IvfIndex.status() reports for an empty table (the index is created with the first row). */
+export function emptyIvfStatus(): IndexStatus {
+  return { kind: 'ivf', state: 'exact', details: { rows: 0 } };
+}
+
 /**
  * `ivf`, our own inverted-file index: k-means centroids (k-means++ seeding, trained on a
  * sample; spherical k-means for cosine, plain L2 k-means on the raw vectors for dot and

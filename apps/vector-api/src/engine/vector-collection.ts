@@ -2,8 +2,8 @@ import { awaiting, runSliced, type Steps } from './background';
 import { exactSearchLabelsSteps, exactSearchSteps } from './exact';
 import { FlatIndex } from './flat-index';
 import { type Filter, type FilterRows, type Metadata, MetadataIndex } from './filter';
-import { HnswIndex, type HnswOptions, type HnswSeed } from './hnsw-index';
-import { IvfIndex, type IvfOptions, type IvfSeed } from './ivf-index';
+import { emptyHnswStatus, HnswIndex, type HnswOptions, type HnswSeed } from './hnsw-index';
+import { emptyIvfStatus, IvfIndex, type IvfOptions, type IvfSeed } from './ivf-index';
 import { compareHits, type Hit, type IndexKind, type IndexStatus, type Metric, type VectorIndex } from './types';
 import { SlotState, toStored, VectorStore } from './vector-store';
 
@@ -114,8 +114,14 @@ export class VectorCollection {
       metadata: (label) => metadata[label],
     };
     this.indexes.set('flat', new FlatIndex(this.store));
-    if (!options.deferIndex) this.index(defaultIndex);
+    // The default index is created with the first row (insert, warm): an empty table holds no
+    // hnsw worker and graph (≈ 10 MB at 4096 dimensions), so a project's empty tables cost
+    // next to nothing.
+    this.deferred = options.deferIndex ?? false;
   }
+
+  /** The default index waits for warm() (a bulk load in progress). */
+  private deferred: boolean;
 
   /** Labels written or deleted since beginCapture (a snapshot being taken), or undefined. */
   private touched: Set<number> | undefined;
@@ -124,6 +130,8 @@ export class VectorCollection {
 
   /** Starts building the default index (in the background) if it does not exist yet, from `seed` when given. */
   warm(seed?: IndexSeed): void {
+    this.deferred = false;
+    if (seed === undefined && this.store.size === 0) return; // nothing to index yet: the first insert creates it
     this.index(this.defaultIndex, seed);
   }
 
@@ -247,6 +255,8 @@ export class VectorCollection {
     this.changes += added.length;
     if (replaced.length > 0) for (const index of this.indexes.values()) index.remove(replaced);
     if (added.length > 0) for (const index of this.indexes.values()) index.add(added);
+    // The first rows of a table: its default index starts now (it queues every live row).
+    if (added.length > 0 && !this.deferred && !this.indexes.has(this.defaultIndex)) this.index(this.defaultIndex);
     return added.length;
   }
 
@@ -271,6 +281,10 @@ export class VectorCollection {
   }
 
   status(kind: IndexKind = this.defaultIndex): IndexStatus {
+    const index = this.indexes.get(kind);
+    if (index) return index.status();
+    // Not created yet (no row so far): the status an empty index of this kind reports.
+    if (this.store.size === 0) return kind === 'hnsw' ? emptyHnswStatus(this.options.hnsw) : emptyIvfStatus();
     return this.index(kind).status();
   }
 

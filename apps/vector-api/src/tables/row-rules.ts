@@ -2,6 +2,7 @@ import { type Filter, FilterError, type Metadata, type MetadataValue, parseFilte
 import { FilterLimitError } from '../engine/filter-limits';
 import { VectorError } from '../errors';
 import type { InsertVectorsDto } from './dto/vectors.dto';
+import { describeOverLimit, type MetadataLimits, metadataSize } from './metadata-size';
 import type { NewRow } from './tables.repository';
 
 /**
@@ -21,14 +22,25 @@ export function listIds(ids: readonly string[]): string {
   return ids.length > 10 ? `${shown.join(', ')} and ${ids.length - 10} more` : shown.join(', ');
 }
 
-/** A plain loop: `.every` with a type-guard callback was ~100× slower on 4M elements. */
-export function allFinite(values: readonly unknown[]): values is number[] {
+/** The largest finite float32 as the contract states it: a number past it would be stored as ±Infinity. */
+export const FLOAT32_MAX = 3.4028235e38;
+
+/**
+ * Every value is a number a float32 holds finitely (|x| ≤ FLOAT32_MAX); 1e39 is finite as a
+ * double but would be stored as Infinity. A plain loop: `.every` with a type-guard callback
+ * was ~100× slower on 4M elements.
+ */
+export function allFloat32(values: readonly unknown[]): values is number[] {
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
-    if (typeof v !== 'number' || !Number.isFinite(v)) return false;
+    // NaN fails the comparison too
+    if (typeof v !== 'number' || !(Math.abs(v) <= FLOAT32_MAX)) return false;
   }
   return true;
 }
+
+/** What an embedding must hold, as the 400 says it. */
+const FLOAT32_RULE = `only finite float32 numbers (|x| ≤ ${FLOAT32_MAX})`;
 
 /** What the rows of a table must fit. */
 export interface TableShape {
@@ -37,16 +49,25 @@ export interface TableShape {
 }
 
 /** Validates a whole insert or upsert batch first; any bad row rejects it, naming every offending id. */
-export function checkRows(t: TableShape, dto: InsertVectorsDto): NewRow[] {
+export function checkRows(t: TableShape, dto: InsertVectorsDto, limits: MetadataLimits): NewRow[] {
   const rows = dto.rows;
   const malformed: string[] = [];
   let firstMalformed: number | undefined;
   const metadata: Array<Metadata | undefined> = [];
   let metadataError: FilterError | undefined;
+  const tooLarge: string[] = [];
+  let firstTooLarge: { index: number; problem: string } | undefined;
   rows.forEach((r, i) => {
-    if (!allFinite(r.embedding)) {
+    if (!allFloat32(r.embedding)) {
       malformed.push(r.id);
       firstMalformed ??= i;
+    }
+    if (r.metadata !== undefined) {
+      const size = metadataSize(r.metadata, limits);
+      if (size.over) {
+        tooLarge.push(r.id);
+        firstTooLarge ??= { index: i, problem: describeOverLimit(size, limits) };
+      }
     }
     try {
       metadata.push(r.metadata === undefined ? undefined : parseMetadata(r.metadata, `rows[${i}].metadata`));
@@ -58,11 +79,17 @@ export function checkRows(t: TableShape, dto: InsertVectorsDto): NewRow[] {
     }
   });
   if (firstMalformed !== undefined) {
-    throw new VectorError(
-      'parameter_invalid',
-      `Embeddings must contain only finite numbers; offending ids: ${listIds(malformed)}.`,
-      { param: `rows[${firstMalformed}].embedding`, details: idsDetail(malformed) },
-    );
+    throw new VectorError('parameter_invalid', `Embeddings must contain ${FLOAT32_RULE}; offending ids: ${listIds(malformed)}.`, {
+      param: `rows[${firstMalformed}].embedding`,
+      details: idsDetail(malformed),
+    });
+  }
+  if (firstTooLarge) {
+    const { index, problem } = firstTooLarge;
+    throw new VectorError('metadata_too_large', `rows[${index}].metadata ${problem}; offending ids: ${listIds(tooLarge)}.`, {
+      param: `rows[${index}].metadata`,
+      details: idsDetail(tooLarge),
+    });
   }
   if (metadataError) {
     throw new VectorError('parameter_invalid', `${metadataError.message}; offending ids: ${listIds(malformed)}.`, {
@@ -100,7 +127,7 @@ export function checkRows(t: TableShape, dto: InsertVectorsDto): NewRow[] {
 
 /** A query vector or a replacement embedding: finite numbers of the table's dimension. */
 export function checkVector(t: TableShape, vector: readonly unknown[], param: string): number[] {
-  if (!allFinite(vector)) throw new VectorError('parameter_invalid', `${param} must contain only finite numbers.`, { param });
+  if (!allFloat32(vector)) throw new VectorError('parameter_invalid', `${param} must contain ${FLOAT32_RULE}.`, { param });
   if (vector.length !== t.dimension) {
     throw new VectorError(
       'dimension_mismatch',
@@ -126,7 +153,7 @@ export function toFilter(raw: Record<string, unknown>, path = 'filter'): Filter 
  * Stored metadata with a PATCH's changes merged in: a key with a value sets it, a key with
  * null removes it (as Pinecone's update and JSON Merge Patch, RFC 7396, one level deep).
  */
-export function mergeMetadata(stored: Metadata | undefined, patch: Record<string, unknown>): Metadata {
+export function mergeMetadata(stored: Metadata | undefined, patch: Record<string, unknown>, limits: MetadataLimits): Metadata {
   const sets: Record<string, unknown> = {};
   const removed = new Set<string>();
   for (const [key, value] of Object.entries(patch)) {
@@ -143,5 +170,9 @@ export function mergeMetadata(stored: Metadata | undefined, patch: Record<string
   const merged: Record<string, MetadataValue> = {};
   for (const [key, value] of Object.entries(stored ?? {})) if (!removed.has(key)) merged[key] = value;
   for (const [key, value] of Object.entries(checked)) merged[key] = value;
+  const size = metadataSize(merged, limits);
+  if (size.over) {
+    throw new VectorError('metadata_too_large', `The merged metadata ${describeOverLimit(size, limits)}.`, { param: 'metadata' });
+  }
   return merged;
 }

@@ -92,7 +92,7 @@ describe('TablesService with VECTOR_PARTITION=1/2', () => {
         change.labels,
       );
     });
-    const { data } = await f.service.list(P);
+    const { data } = await f.service.list(P, {});
     expect(data.map((t) => [t.name, t.rows, t.index_status.state])).toEqual([
       [THEIRS, 3, 'not_loaded'],
       [MINE, 1, 'ready'],
@@ -104,6 +104,6 @@ describe('TablesService with VECTOR_PARTITION=1/2', () => {
     await f.service.create(P, { name: THEIRS, dimension: 2 });
     expect(await f.service.drop(P, THEIRS)).toEqual({ name: THEIRS, deleted: true });
     expect(f.repo.table(THEIRS)).toBeUndefined();
-    expect((await f.service.list(P)).data).toEqual([]);
+    expect((await f.service.list(P, {})).data).toEqual([]);
   });
 });

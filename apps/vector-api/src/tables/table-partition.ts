@@ -53,21 +53,35 @@ export class TablePartition {
   }
 
   /**
-   * Every table of the project, by name. Unpartitioned: the tables in memory (all of them). Partitioned: the
+   * A page of the project's tables by name (byte order), after `after`: `limit` of them and
+   * whether more follow. Unpartitioned: the tables in memory (all of them). Partitioned: the
    * tables of PostgreSQL; those this instance does not hold (another partition's, or one of
    * its own created elsewhere and not yet loaded) with their rows counted in PostgreSQL.
    */
-  async list(projectId: string): Promise<TableDto[]> {
+  async list(projectId: string, page: TablePage): Promise<{ data: TableDto[]; has_more: boolean }> {
+    const after = (name: string): boolean => page.after === undefined || name > page.after;
     const held = this.live.all(projectId);
-    if (!this.partition) return held.map(toTableDto);
-    const heads = await this.repo.listTables(projectId);
-    const byName = new Map(held.map((t) => [t.name, t]));
-    const counts = await this.repo.rowCounts(heads.filter((h) => byName.get(h.name)?.id !== h.id).map((h) => h.id));
-    return heads
-      .map((h) => {
-        const t = byName.get(h.name);
-        return t?.id === h.id ? toTableDto(t) : toNotLoadedTableDto(h, counts.get(h.id) ?? 0, this.ownerOf(h.name));
-      })
-      .sort((a, b) => a.name.localeCompare(b.name));
+    if (!this.partition) {
+      const names = held.filter((t) => after(t.name)).sort((a, b) => byName(a.name, b.name));
+      return { data: names.slice(0, page.limit).map(toTableDto), has_more: names.length > page.limit };
+    }
+    const heads = await this.repo.tablesPage(projectId, page.after, page.limit + 1);
+    const shown = heads.slice(0, page.limit);
+    const byTable = new Map(held.map((t) => [t.name, t]));
+    const counts = await this.repo.rowCounts(shown.filter((h) => byTable.get(h.name)?.id !== h.id).map((h) => h.id));
+    const data = shown.map((h) => {
+      const t = byTable.get(h.name);
+      return t?.id === h.id ? toTableDto(t) : toNotLoadedTableDto(h, counts.get(h.id) ?? 0, this.ownerOf(h.name));
+    });
+    return { data, has_more: heads.length > page.limit };
   }
 }
+
+/** Which tables a list asks for: at most `limit`, named after `after`. */
+export interface TablePage {
+  readonly limit: number;
+  readonly after?: string | undefined;
+}
+
+/** Byte order of names (they are ASCII): the order of the cursor, as PostgreSQL's COLLATE "C". */
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

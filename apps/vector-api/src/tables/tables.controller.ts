@@ -1,9 +1,9 @@
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import { ApiErrors } from '@app/platform';
-import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { VectorTokenPrincipal } from '../tokens/vector-token.principal';
-import { CreateTableDto, TableDeletedDto, TableDto, TableListDto, TableStatsDto } from './dto/table.dto';
+import { CreateTableDto, ListTablesQueryDto, TableDeletedDto, TableDto, TableListDto, TableStatsDto } from './dto/table.dto';
 import { KnownFieldsPipe, RawBody } from './raw-body';
 import { TablesService } from './tables.service';
 
@@ -18,7 +18,10 @@ export class TablesController {
   @ApiOperation({ summary: 'Create a table' })
   @ApiBody({ type: CreateTableDto })
   @ApiCreatedResponse({ type: TableDto })
-  @ApiErrors({ code: 'resource_already_exists', when: 'the project has a table with this name' })
+  @ApiErrors(
+    { code: 'resource_already_exists', when: 'the project has a table with this name' },
+    { code: 'table_limit_reached', when: 'the project has VECTOR_MAX_TABLES_PER_PROJECT tables' },
+  )
   create(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @RawBody(new KnownFieldsPipe(CreateTableDto, ['name', 'dimension', 'index', 'metric'])) dto: CreateTableDto,
@@ -29,8 +32,8 @@ export class TablesController {
   @Get()
   @ApiOperation({ summary: "List the project's tables" })
   @ApiOkResponse({ type: TableListDto })
-  list(@CurrentPrincipal() caller: VectorTokenPrincipal): Promise<TableListDto> {
-    return this.tables.list(caller);
+  list(@CurrentPrincipal() caller: VectorTokenPrincipal, @Query() query: ListTablesQueryDto): Promise<TableListDto> {
+    return this.tables.list(caller, query);
   }
 
   @Get(':table')

@@ -95,6 +95,46 @@ export class TablesRepository {
     return row ? this.head(row) : null;
   }
 
+  /**
+   * Locks the project's row until commit, so the project's table creates serialise and a
+   * count taken after it stays true until the create commits. false: no such project.
+   */
+  async lockProject(tx: PrismaTx, projectId: string): Promise<boolean> {
+    const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM vector_projects WHERE id = ${projectId} FOR UPDATE`;
+    return rows.length > 0;
+  }
+
+  /** How many tables the project has (under lockProject: exact until commit). */
+  countTables(tx: PrismaTx, projectId: string): Promise<number> {
+    return tx.vectorTable.count({ where: { projectId } });
+  }
+
+  /**
+   * Adds `floats` to the project's stored floats in one conditional UPDATE, unless that would
+   * pass `max`: then nothing changes and `ok` is false. The row stays locked until commit, so
+   * concurrent writers of one project cannot overshoot between them. `stored`: the project's
+   * floats before this write (as the statement saw them; for the 409's message).
+   */
+  async reserveFloats(tx: PrismaTx, projectId: string, floats: number, max: number): Promise<{ ok: boolean; stored: number }> {
+    const n = BigInt(floats);
+    const [row] = await tx.$queryRaw<Array<{ after: bigint | null; before: bigint | null }>>`
+      WITH before AS (SELECT stored_floats FROM vector_projects WHERE id = ${projectId}),
+           after AS (
+             UPDATE vector_projects SET stored_floats = stored_floats + ${n}
+             WHERE id = ${projectId} AND stored_floats + ${n} <= ${BigInt(max)}
+             RETURNING stored_floats)
+      SELECT (SELECT stored_floats FROM after) AS after, (SELECT stored_floats FROM before) AS before`;
+    const after = row?.after ?? null;
+    return after === null ? { ok: false, stored: Number(row?.before ?? 0n) } : { ok: true, stored: Number(after - n) };
+  }
+
+  /** Gives back the floats of deleted rows (never below zero). */
+  async releaseFloats(tx: PrismaTx, projectId: string, floats: number): Promise<void> {
+    if (floats === 0) return;
+    await tx.$executeRaw`
+      UPDATE vector_projects SET stored_floats = GREATEST(stored_floats - ${BigInt(floats)}, 0) WHERE id = ${projectId}`;
+  }
+
   /** Every table of every project (the sync loop), or of one project; by name. */
   async listTables(projectId?: string): Promise<TableHead[]> {
     const rows = await this.prisma.vectorTable.findMany({
@@ -102,6 +142,19 @@ export class TablesRepository {
       orderBy: [{ name: 'asc' }, { projectId: 'asc' }],
     });
     return rows.map((r) => this.head(r));
+  }
+
+  /** A page of the project's tables by name in byte order, after `after` (keyset on the unique (project, name)). */
+  async tablesPage(projectId: string, after: string | undefined, limit: number): Promise<TableHead[]> {
+    const ids = await this.prisma.$queryRaw<Array<{ id: string }>>`
+      SELECT id::text AS id FROM vector_tables
+      WHERE project_id = ${projectId} AND (${after ?? null}::text IS NULL OR name COLLATE "C" > ${after ?? ''}::text COLLATE "C")
+      ORDER BY name COLLATE "C"
+      LIMIT ${limit}`;
+    if (ids.length === 0) return [];
+    const rows = await this.prisma.vectorTable.findMany({ where: { id: { in: ids.map((r) => r.id) } } });
+    const byId = new Map(rows.map((r) => [r.id, this.head(r)]));
+    return ids.flatMap((r) => byId.get(r.id) ?? []);
   }
 
   async findTable(projectId: string, name: string): Promise<TableHead | null> {
@@ -115,11 +168,19 @@ export class TablesRepository {
     return row ? row.seq : null;
   }
 
-  /** Deletes the project's table with its rows and change log; its id, or null when it did not exist. */
+  /**
+   * Deletes the project's table with its rows and change log, and gives back their floats to
+   * the project; its id, or null when it did not exist. The table's row is locked first, as
+   * every write of its rows does (nextChange), so the rows counted are the rows deleted.
+   */
   async deleteTable(tx: PrismaTx, projectId: string, name: string): Promise<string | null> {
-    const rows = await tx.$queryRaw<Array<{ id: string }>>`
-      DELETE FROM vector_tables WHERE project_id = ${projectId} AND name = ${name} RETURNING id::text AS id`;
-    return rows[0]?.id ?? null;
+    const [table] = await tx.$queryRaw<Array<{ id: string; dimension: number }>>`
+      SELECT id::text AS id, dimension FROM vector_tables WHERE project_id = ${projectId} AND name = ${name} FOR UPDATE`;
+    if (!table) return null;
+    const rows = await tx.vectorRow.count({ where: { tableId: table.id } });
+    await tx.$executeRaw`DELETE FROM vector_tables WHERE id = ${table.id}::uuid`;
+    await this.releaseFloats(tx, projectId, rows * table.dimension);
+    return table.id;
   }
 
   /**

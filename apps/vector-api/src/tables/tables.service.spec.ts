@@ -89,7 +89,7 @@ describe('TablesService', () => {
       await f.service.create(P, table('zeta', 2));
       await f.service.create(P, table('alpha', 3));
       await f.service.insert(P, 'zeta', rows({ id: 'a', embedding: [1, 0] }, { id: 'b', embedding: [0, 1] }));
-      const { data } = await f.service.list(P);
+      const { data } = await f.service.list(P, {});
       expect(data.map((t) => [t.name, t.rows])).toEqual([
         ['alpha', 0],
         ['zeta', 2],
@@ -192,7 +192,7 @@ describe('TablesService', () => {
         ),
       );
       expect(err).toMatchObject({ code: 'parameter_invalid', param: 'rows[1].embedding', details: { ids: ['bad1', 'bad2'] } });
-      expect(err.message).toContain('finite numbers');
+      expect(err.message).toContain('finite float32 numbers');
       expect(f.repo.rowIds('docs')).toEqual([]);
     });
 

@@ -1,10 +1,13 @@
-import { NotFoundError, type TransactionOptions, TransactionRunner } from '@app/platform';
+import { NotFoundError, type PrismaTx, type TransactionOptions, TransactionRunner } from '@app/platform';
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
+import { VectorConfig } from '../config';
 import type { Filter } from '../engine/filter';
+import { matchesEveryRow } from '../engine/filter-matches-all';
 import type { CollectionHit, CollectionRow } from '../engine/vector-collection';
 import {
   type CreateTableDto,
+  type ListTablesQueryDto,
   type TableDeletedDto,
   type TableDto,
   type TableListDto,
@@ -32,6 +35,7 @@ import {
   type UpsertedDto,
 } from './dto/vectors.dto';
 import { ChangeLogGap, type LiveTable, LiveTables } from './live-tables';
+import type { MetadataLimits } from './metadata-size';
 import { LATENCY_WINDOW_MINUTES, QueryLatency } from './query-latency';
 import { checkRows, checkVector, idsDetail, listIds, mergeMetadata, toFilter } from './row-rules';
 import { TablePartition } from './table-partition';
@@ -104,7 +108,29 @@ export class TablesService {
     private readonly transactions: TransactionRunner,
     private readonly partition: TablePartition,
     private readonly latency: QueryLatency,
-  ) {}
+    private readonly config: VectorConfig,
+  ) {
+    this.metadataLimits = { maxBytes: config.VECTOR_METADATA_MAX_BYTES, maxKeys: config.VECTOR_METADATA_MAX_KEYS };
+  }
+
+  private readonly metadataLimits: MetadataLimits;
+
+  /**
+   * Counts `floats` more against the project's VECTOR_MAX_FLOATS_PER_PROJECT inside the
+   * write's transaction (a conditional UPDATE of the project's counter, which stays locked
+   * until commit); over the budget the write is refused and rolls back.
+   */
+  private async reserveFloats(tx: PrismaTx, t: LiveTable, floats: number): Promise<void> {
+    if (floats <= 0) return;
+    const max = this.config.VECTOR_MAX_FLOATS_PER_PROJECT;
+    const { ok, stored } = await this.repo.reserveFloats(tx, t.projectId, floats, max);
+    if (ok) return;
+    throw new VectorError(
+      'project_capacity_reached',
+      `This project stores ${stored} floats (rows × dimension over its tables) and may store ${max} (VECTOR_MAX_FLOATS_PER_PROJECT); this write adds ${floats}. Delete rows or tables first.`,
+      { param: 'rows' },
+    );
+  }
 
   /** The caller's table; another project's table is 404 like a missing one. */
   private async table(scope: ProjectScope, name: string): Promise<LiveTable> {
@@ -120,24 +146,37 @@ export class TablesService {
     return new NotFoundError('table', t.name, 'table');
   }
 
+  /**
+   * A new table, if the project has fewer than VECTOR_MAX_TABLES_PER_PROJECT: the project's
+   * row is locked before counting, so concurrent creates at the limit cannot overshoot it.
+   */
   async create(scope: ProjectScope, dto: CreateTableDto): Promise<TableDto> {
-    const head = await this.transactions.run(
-      (tx) =>
-        this.repo.createTable(tx, {
-          projectId: scope.projectId,
-          name: dto.name,
-          dimension: dto.dimension,
-          indexKind: dto.index ?? 'flat',
-          metric: dto.metric ?? 'cosine',
-        }),
-      WRITE_TX,
-    );
+    const max = this.config.VECTOR_MAX_TABLES_PER_PROJECT;
+    const head = await this.transactions.run(async (tx) => {
+      await this.repo.lockProject(tx, scope.projectId);
+      if ((await this.repo.countTables(tx, scope.projectId)) >= max) {
+        throw new VectorError(
+          'table_limit_reached',
+          `A project has at most ${max} tables (VECTOR_MAX_TABLES_PER_PROJECT); delete one (DELETE /v1/tables/{table}) before creating another.`,
+          { param: 'name' },
+        );
+      }
+      return this.repo.createTable(tx, {
+        projectId: scope.projectId,
+        name: dto.name,
+        dimension: dto.dimension,
+        indexKind: dto.index ?? 'flat',
+        metric: dto.metric ?? 'cosine',
+      });
+    }, WRITE_TX);
     if (!head) throw new VectorError('resource_already_exists', `A table named '${dto.name}' already exists.`, { param: 'name' });
     return this.partition.created(head);
   }
 
-  async list(scope: ProjectScope): Promise<TableListDto> {
-    return { data: await this.partition.list(scope.projectId) };
+  /** A page of the project's tables by name (`starting_after`: the last name of the previous page). */
+  async list(scope: ProjectScope, query: ListTablesQueryDto): Promise<TableListDto> {
+    const page = await this.partition.list(scope.projectId, { limit: query.limit ?? 100, after: query.starting_after });
+    return { object: 'list', ...page };
   }
 
   async get(scope: ProjectScope, name: string): Promise<TableDto> {
@@ -176,7 +215,7 @@ export class TablesService {
    */
   async insert(scope: ProjectScope, name: string, dto: InsertVectorsDto): Promise<InsertedDto> {
     const t = await this.table(scope, name);
-    const rows = checkRows(t, dto);
+    const rows = checkRows(t, dto, this.metadataLimits);
     const change = await this.transactions.run(async (tx) => {
       const change = await this.repo.nextChange(tx, t.id, rows.length);
       if (!change) return null;
@@ -191,6 +230,7 @@ export class TablesService {
           details: idsDetail(existing),
         });
       }
+      await this.reserveFloats(tx, t, rows.length * t.dimension);
       await this.repo.createRows(tx, t.id, rows, change.labels);
       await this.repo.recordChange(tx, t.id, change.seq, 'insert', change.labels);
       return change;
@@ -207,7 +247,7 @@ export class TablesService {
    */
   async upsert(scope: ProjectScope, name: string, dto: InsertVectorsDto): Promise<UpsertedDto> {
     const t = await this.table(scope, name);
-    const rows = checkRows(t, dto);
+    const rows = checkRows(t, dto, this.metadataLimits);
     const written = await this.transactions.run(async (tx) => {
       const change = await this.repo.nextChange(tx, t.id, 0);
       if (!change) return null;
@@ -217,6 +257,8 @@ export class TablesService {
         rows.map((r) => r.id),
       );
       const labelOf = new Map(existing.map((r) => [r.id, r.label]));
+      // Replaced rows keep their floats: only the new ones count.
+      await this.reserveFloats(tx, t, (rows.length - labelOf.size) * t.dimension);
       const fresh = await this.repo.takeLabels(tx, t.id, rows.length - labelOf.size);
       let next = 0;
       const labels = rows.map((r) => labelOf.get(r.id) ?? fresh[next++]);
@@ -257,7 +299,7 @@ export class TablesService {
       if (!change) return null;
       const [row] = await this.repo.rowsForUpdate(tx, t.id, [id]);
       if (!row) throw new NotFoundError('vector', id, 'id');
-      const metadata = dto.metadata == null ? row.metadata : mergeMetadata(row.metadata, dto.metadata);
+      const metadata = dto.metadata == null ? row.metadata : mergeMetadata(row.metadata, dto.metadata, this.metadataLimits);
       const next = { id, embedding: embedding ?? Array.from(row.embedding), metadata };
       await this.repo.deleteRows(tx, t.id, [id]);
       await this.repo.createRows(tx, t.id, [next], [row.label]);
@@ -389,14 +431,14 @@ export class TablesService {
         { param: both ? 'filter' : 'ids' },
       );
     }
-    if (dto.filter != null && Object.keys(dto.filter).length === 0) {
+    const filter = dto.filter == null ? undefined : toFilter(dto.filter);
+    if (filter !== undefined && matchesEveryRow(filter)) {
       throw new VectorError(
-        'parameter_invalid',
-        'An empty filter matches every row: to remove them all, delete the table (DELETE /v1/tables/{table}) and create it again.',
+        'filter_matches_all',
+        'This filter matches every possible row by its form (an empty filter, an $and of such, an $or with such an alternative, $nin: [], or a condition or its complement): to remove every row, delete the table (DELETE /v1/tables/{table}) and create it again, or delete by ids.',
         { param: 'filter' },
       );
     }
-    const filter = dto.filter == null ? undefined : toFilter(dto.filter);
     const ids = dto.ids == null ? [] : [...new Set(dto.ids)];
     try {
       return await this.deleteOnce(t, ids, filter);
@@ -434,6 +476,7 @@ export class TablesService {
         if (rows.length === 0) throw new NothingToCommit();
         const labels = rows.map((r) => r.label);
         await this.repo.freeLabels(tx, t.id, labels);
+        await this.repo.releaseFloats(tx, t.projectId, rows.length * t.dimension);
         await this.repo.recordChange(tx, t.id, change.seq, 'delete', labels);
         return { seq: change.seq, ids: rows.map((r) => r.id), labels };
       }, WRITE_TX),

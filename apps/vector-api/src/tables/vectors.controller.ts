@@ -39,8 +39,13 @@ const ROWS_ERRORS = [
   { code: 'dimension_mismatch', when: 'embeddings whose length is not the table dimension; error.ids names their rows' },
   {
     code: 'parameter_invalid',
-    when: 'non-finite embedding values, invalid metadata or an id twice in the batch; error.ids names the rows',
+    when: 'embedding values that are not finite float32, invalid metadata or an id twice in the batch; error.ids names the rows',
   },
+  {
+    code: 'metadata_too_large',
+    when: 'a row whose metadata is over VECTOR_METADATA_MAX_BYTES or VECTOR_METADATA_MAX_KEYS; error.ids names the rows',
+  },
+  { code: 'project_capacity_reached', when: 'the new rows would take the project past VECTOR_MAX_FLOATS_PER_PROJECT' },
 ] as const;
 
 const FILTER_ERRORS = [
@@ -111,7 +116,8 @@ export class VectorsController {
   @ApiErrors(
     { code: 'resource_missing', when: 'no such table in the project, or no row with this id' },
     { code: 'dimension_mismatch', when: 'an embedding whose length is not the table dimension' },
-    { code: 'parameter_invalid', when: 'non-finite embedding values or invalid metadata' },
+    { code: 'parameter_invalid', when: 'embedding values that are not finite float32, or invalid metadata' },
+    { code: 'metadata_too_large', when: 'the merged metadata is over VECTOR_METADATA_MAX_BYTES or VECTOR_METADATA_MAX_KEYS' },
     { code: 'parameter_missing', when: 'neither metadata nor embedding' },
   )
   update(
@@ -164,7 +170,10 @@ export class VectorsController {
   @ApiErrors(
     { code: 'dimension_mismatch', when: 'a vector whose length is not the table dimension' },
     ...FILTER_ERRORS,
-    { code: 'parameter_invalid', when: 'a malformed filter, non-finite vector values, or both vector and queries' },
+    {
+      code: 'parameter_invalid',
+      when: 'a malformed filter, vector values that are not finite float32, or both vector and queries',
+    },
     { code: 'parameter_missing', when: 'neither vector nor queries, or vector without n' },
   )
   query(
@@ -180,7 +189,11 @@ export class VectorsController {
   @ApiOperation({ summary: 'Delete vectors by id (unknown ids are reported, not an error) or every vector matching a filter' })
   @ApiBody({ type: DeleteVectorsDto })
   @ApiOkResponse({ type: DeletedDto })
-  @ApiErrors(...FILTER_ERRORS, { code: 'parameter_missing', when: 'neither ids nor filter' })
+  @ApiErrors(
+    ...FILTER_ERRORS,
+    { code: 'parameter_missing', when: 'neither ids nor filter' },
+    { code: 'filter_matches_all', when: 'a filter that matches every possible row by its form' },
+  )
   deleteVectors(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('table') table: string,

@@ -52,6 +52,14 @@ export class VectorTokensRepository {
     });
   }
 
+  /**
+   * Locks the project's row until commit: the creates of one project's tokens serialise, so a
+   * count taken after it stays true until the create commits.
+   */
+  async lockProject(tx: PrismaTx, projectId: string): Promise<void> {
+    await tx.$queryRaw`SELECT id FROM vector_projects WHERE id = ${projectId} FOR UPDATE`;
+  }
+
   /** How many tokens of the project still work. */
   countActive(tx: PrismaTx, projectId: string): Promise<number> {
     return tx.vectorToken.count({ where: { projectId, revokedAt: null } });

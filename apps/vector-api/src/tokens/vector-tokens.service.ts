@@ -32,6 +32,8 @@ export class VectorTokensService {
   async create(projectId: string, name: string, limited = false): Promise<VectorTokenCreatedDto> {
     const token = newOpaqueSecret('vt_');
     const row = await this.transactions.run(async (tx) => {
+      // Counted under the project's lock: concurrent creates at 99 cannot both see room.
+      if (limited) await this.repository.lockProject(tx, projectId);
       if (limited && (await this.repository.countActive(tx, projectId)) >= MAX_TOKENS_PER_PROJECT) {
         throw new VectorError(
           'token_limit_reached',

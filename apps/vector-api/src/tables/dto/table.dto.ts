@@ -1,3 +1,4 @@
+import { PageLimit } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { INDEX_KINDS, type IndexKind, type IndexState, METRICS, type Metric } from '../../engine/types';
@@ -62,8 +63,25 @@ export class TableDto {
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
+/** `GET /v1/tables`: a page of the project's tables by name (byte order), as every list of the platform pages. */
+export class ListTablesQueryDto {
+  @PageLimit(100)
+  limit?: number;
+
+  @ApiPropertyOptional({
+    pattern: TABLE_NAME.source,
+    description: 'A table name, usually the last of the previous page: the tables whose names come after it',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(TABLE_NAME, { message: 'starting_after must be a table name (1-64 characters of a-z, 0-9, _ and -)' })
+  starting_after?: string;
+}
+
 export class TableListDto {
-  @ApiProperty({ type: [TableDto] }) data!: TableDto[];
+  @ApiProperty({ enum: ['list'] }) object!: 'list';
+  @ApiProperty({ type: [TableDto], description: 'Tables by name, in byte order' }) data!: TableDto[];
+  @ApiProperty({ description: 'More tables follow: pass the last name as `starting_after`' }) has_more!: boolean;
 }
 
 export class TableDeletedDto {
