@@ -137,7 +137,7 @@ export const PLATFORM_ERRORS = {
   credential_in_grace: {
     status: 403,
     type: 'permission_error',
-    when: 'A credential in its grace period (a rolled payments key, a rotated OAuth client secret, or an access token minted from a secret that has since been rotated) tried to create, roll, rotate or delete credentials.',
+    when: 'A credential in its grace period (a rolled API key, a rotated OAuth client secret, or an access token minted from a secret that has since been rotated) tried to create, roll, rotate or delete credentials.',
     fix: "Manage credentials with the newest credential (the one the roll or rotation returned); a credential in grace can still call the service's other routes until it expires.",
   },
   // limits
@@ -151,13 +151,13 @@ export const PLATFORM_ERRORS = {
   idempotency_key_reused: {
     status: 422,
     type: 'idempotency_error',
-    when: 'An `Idempotency-Key` reused by the same credential with another method, path or body than its first use, within its retention (`IDEMPOTENCY_RETENTION_HOURS`, 24 h); `param: Idempotency-Key`.',
+    when: 'An `Idempotency-Key` reused by the same tenant and mode (any credential of it: another key, a rolled key, a console session of that mode) with another method, path or body than its first use, within its retention (`IDEMPOTENCY_RETENTION_HOURS`, 24 h); `param: Idempotency-Key`.',
     fix: 'Use a new key for a new request; to get the first answer again, resend the first body.',
   },
   idempotency_key_in_use: {
     status: 409,
     type: 'idempotency_error',
-    when: 'The first request with this `Idempotency-Key` is still being processed (or another took the key at the same moment); `Retry-After` (1–5 s); `param: Idempotency-Key`.',
+    when: 'The first request with this `Idempotency-Key`, from the same tenant and mode (any of its credentials), is still being processed (or another took the key at the same moment); `Retry-After` (1–5 s); `param: Idempotency-Key`.',
     fix: "Retry with the same key and body after `Retry-After` seconds: the answer is the first request's.",
   },
   // server side
