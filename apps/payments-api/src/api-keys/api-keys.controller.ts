@@ -12,7 +12,7 @@ import { ApiKeyCreatedView, ApiKeyListView, DeletedApiKeyView } from './dto/api-
 const TEST_KEY_ON_LIVE = { code: 'permission_denied', when: 'a test-mode key naming live mode, or a restricted key' } as const;
 const IN_GRACE = {
   code: 'credential_in_grace',
-  when: 'the calling key was rolled with a grace period (it has an expires_at): only the newest key manages keys',
+  when: 'the calling key is in the grace period of a roll: only the newest key manages keys',
 } as const;
 
 /**

@@ -112,7 +112,7 @@ export function Idempotent(options: IdempotentOptions = {}): MethodDecorator & C
       name: 'Idempotency-Key',
       required: false,
       description:
-        'Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response.',
+        'Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response.',
     }),
   );
 }
