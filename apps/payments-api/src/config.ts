@@ -88,8 +88,8 @@ export class PaymentsConfig extends WebhooksConfig {
         ]);
       }
     } else {
-      const secrets = parseEncryptionSecrets(this.PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY);
-      if (typeof secrets === 'string') problems.push(['PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY', secrets]);
+      const parsed = parseEncryptionSecrets(this.PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY);
+      if (typeof parsed === 'string') problems.push(['PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY', parsed]);
     }
     return problems;
   }

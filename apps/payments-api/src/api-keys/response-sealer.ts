@@ -30,9 +30,9 @@ export class AesGcmResponseSealer implements ResponseSealer {
 
   constructor(config: PaymentsConfig) {
     const configured = config.PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY;
-    const secrets = configured === undefined ? [developmentEncryptionSecret(config.dataDir)] : parseEncryptionSecrets(configured);
-    if (typeof secrets === 'string') throw new Error(`PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY ${secrets}`);
-    this.keys = secrets.map(sealingKey);
+    const parsed = configured === undefined ? [developmentEncryptionSecret(config.dataDir)] : parseEncryptionSecrets(configured);
+    if (typeof parsed === 'string') throw new Error(`PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY ${parsed}`);
+    this.keys = parsed.map(sealingKey);
   }
 
   seal(plain: string, context: string): string {
