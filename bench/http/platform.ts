@@ -304,6 +304,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       NODE_ENV: 'production',
       ADMIN_API_KEY: adminKey,
       OAUTH_JWT_KEYS: `bench:${jwtSecret}`,
+      PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
       HOST: '127.0.0.1',
       OFFERS_PORT: String(offersPort),
       VECTOR_PORT: String(vectorPort),

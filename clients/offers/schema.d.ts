@@ -3121,7 +3121,7 @@ export interface operations {
   EventsController_list: {
     parameters: {
       query?: {
-        /** @description An event kind, or every kind under a prefix: `offer.*` */
+        /** @description An event kind of this service's catalogue, every kind under a prefix (`<prefix>.*`), or `*` */
         type?: string;
         /** @description Only events created at or after this: ISO 8601 or Unix seconds */
         'created[gte]'?: string;
@@ -3687,7 +3687,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
         'Idempotency-Key'?: string;
       };
       path: {

@@ -2160,7 +2160,10 @@ export interface operations {
   ApiKeysController_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2178,7 +2181,7 @@ export interface operations {
           'application/json': components['schemas']['ApiKeyCreatedView'];
         };
       };
-      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`. */
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; an Idempotency-Key over 255 characters), `parameter_missing`, `parameter_unknown`. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2198,7 +2201,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `permission_denied` (a test-mode key naming live mode, or a restricted key). */
+      /** @description Codes: `credential_in_grace` (the calling key is in the grace period of a roll: only the newest key manages keys), `permission_denied` (a test-mode key naming live mode, or a restricted key). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2207,7 +2210,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `api_key_limit_reached` (the mode already has 100 working keys). */
+      /** @description Codes: `api_key_limit_reached` (the mode already has 100 working keys), `idempotency_key_in_use`. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2227,6 +2230,15 @@ export interface operations {
       };
       /** @description Codes: `unsupported_media_type`. */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -2270,7 +2282,10 @@ export interface operations {
   ApiKeysController_roll: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2288,7 +2303,7 @@ export interface operations {
           'application/json': components['schemas']['ApiKeyCreatedView'];
         };
       };
-      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema), `parameter_missing`, `parameter_unknown`. */
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; an Idempotency-Key over 255 characters), `parameter_missing`, `parameter_unknown`. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2308,7 +2323,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `permission_denied` (a test-mode key naming live mode, or a restricted key). */
+      /** @description Codes: `credential_in_grace` (the calling key is in the grace period of a roll: only the newest key manages keys), `permission_denied` (a test-mode key naming live mode, or a restricted key). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2317,7 +2332,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `api_key_limit_reached` (the mode already has 100 working keys). */
+      /** @description Codes: `api_key_limit_reached` (the mode already has 100 working keys), `idempotency_key_in_use`. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2337,6 +2352,15 @@ export interface operations {
       };
       /** @description Codes: `unsupported_media_type`. */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -2416,7 +2440,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `permission_denied` (a test-mode key revoking a live key, or a restricted key). */
+      /** @description Codes: `credential_in_grace` (the calling key is in the grace period of a roll: only the newest key manages keys), `permission_denied` (a test-mode key revoking a live key, or a restricted key). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2558,7 +2582,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -2752,7 +2776,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -2956,7 +2980,7 @@ export interface operations {
   EventsController_list: {
     parameters: {
       query?: {
-        /** @description An event kind, or every kind under a prefix: `offer.*` */
+        /** @description An event kind of this service's catalogue, every kind under a prefix (`<prefix>.*`), or `*` */
         type?: string;
         /** @description Only events created at or after this: ISO 8601 or Unix seconds */
         'created[gte]'?: string;
@@ -3204,7 +3228,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -3491,7 +3515,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -3615,7 +3639,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -3748,7 +3772,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -3959,7 +3983,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -4153,7 +4177,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response. */
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
         'Idempotency-Key'?: string;
       };
       path: {

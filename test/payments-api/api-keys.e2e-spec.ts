@@ -207,7 +207,7 @@ describe('payments-api: API keys', () => {
     expect(later.map((k) => k.id)).toEqual([rolled.id, rk.id]);
   });
 
-  it('revoke: refused at once on the other instance; a key cannot revoke itself while the only working secret key of its mode', async () => {
+  it('revoke: refused at once on the other instance; a key cannot revoke itself while the only secret key of its mode that manages keys', async () => {
     const acct = await newAccount(a);
     const rk = await restricted(acct.test, { customers: 'write' });
     let cachedAt = Date.now();
@@ -222,11 +222,15 @@ describe('payments-api: API keys', () => {
     const self = expectError(await call(a, acct.test, 'DELETE', `/v2/api-keys/${own?.id}`), 409, 'last_secret_key', 'id');
     expect(self.message).toContain('POST /v2/api-keys/roll');
     expect(await status(a, acct.test)).toBe(200);
-    // with another working secret key (a roll with an expiry), it may
+    // rolled with an expiry, the key is in its grace period: it can no longer revoke anything,
+    // itself included (credential_in_grace, third round), and the new key cannot revoke itself
+    // either (the old one cannot manage keys); the new key revokes the old one
     const next = await roll(acct.test, { mode: 'test', expires_in_hours: 24 });
+    expectError(await call(a, acct.test, 'DELETE', `/v2/api-keys/${own?.id}`), 403, 'credential_in_grace');
+    expectError(await call(a, bearer(next.secret), 'DELETE', `/v2/api-keys/${next.id}`), 409, 'last_secret_key', 'id');
     cachedAt = Date.now();
     expect(await status(b, acct.test)).toBe(200);
-    expect((await call(a, acct.test, 'DELETE', `/v2/api-keys/${own?.id}`)).statusCode).toBe(200);
+    expect((await call(a, bearer(next.secret), 'DELETE', `/v2/api-keys/${own?.id}`)).statusCode).toBe(200);
     await refusedOn(b, acct.test, cachedAt);
     expect(await status(b, bearer(next.secret))).toBe(200);
   });

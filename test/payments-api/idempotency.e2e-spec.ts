@@ -84,7 +84,7 @@ describe('Idempotency-Key on every POST (platform contract: Idempotency)', () =>
     expect(res.json<ErrorJson>().error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
   });
 
-  it('scopes keys to the API key: another key with the same Idempotency-Key is a new request', async () => {
+  it('scopes keys to the account and mode: another account with the same Idempotency-Key is a new request', async () => {
     const other: Account = await newAccount(t, 'Other');
     const otherCustomer = await newCustomer(t, other.test);
     const key = randomUUID();
@@ -139,11 +139,10 @@ describe('Idempotency-Key on every POST (platform contract: Idempotency)', () =>
     const key = randomUUID();
     const body = { amount: 777, currency: 'gbp', customer_id: c };
     // What a process killed mid-request leaves behind: a claim with no response, nothing else.
-    const scope = (await prisma.paymentApiKey.findFirstOrThrow({ where: { accountId: acct.id, mode: 'test' } })).id;
     const lockedUntil = new Date(Date.now() + 400);
     await prisma.idempotencyKey.create({
       data: {
-        scope: `payments_key:${scope}`,
+        scope: `payments:${acct.id}:test`, // the account and mode (third round), not the key
         key,
         fingerprint: requestFingerprint('POST', '/v2/payments', body),
         method: 'POST',

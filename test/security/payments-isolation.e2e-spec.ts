@@ -366,10 +366,12 @@ describe('payments-api: account and mode isolation', () => {
   Object.assign(CASES, {
     'POST /v2/api-keys/roll': () =>
       eachOtherAccount(async (who) => {
-        // the attacker's own keys keep working a week, so the suite's keys survive
+        // the replaced key keeps working a week, but in its grace period it can no longer manage
+        // keys (credential_in_grace): the suite goes on with the new test key of the other account
         const res = await call(who.auth, 'POST', '/v2/api-keys/roll', { mode: 'test', expires_in_hours: 168 });
         expect(res.statusCode).toBe(201);
         const id = res.json<{ id: string }>().id;
+        Object.assign(other.test, { authorization: `Bearer ${res.json<{ secret: string }>().secret}` });
         expectNotFound(`victim revokes ${who.name}'s key`, await call(victim.test, 'DELETE', `/v2/api-keys/${id}`));
         await victimKeysWork();
         const mine = await call(victim.live, 'GET', '/v2/api-keys?limit=100');
@@ -451,7 +453,7 @@ describe('payments-api: account and mode isolation', () => {
     expect(live.json<{ data: unknown[] }>().data).toEqual([]);
   });
 
-  it('an Idempotency-Key is scoped to the API key: never a replay or a 422 across accounts or modes', async () => {
+  it('an Idempotency-Key is scoped to the account and mode: never a replay or a 422 across accounts or modes', async () => {
     const key = 'same-idempotency-key-0001';
     const bodyOf = { email: 'idem@victim.example' };
     const first = await t.app.inject({
@@ -477,7 +479,7 @@ describe('payments-api: account and mode isolation', () => {
       expect([res.statusCode, res.headers['idempotent-replayed']]).toEqual([201, undefined]);
       expect(res.json<{ id: string }>().id).not.toBe(first.json<{ id: string }>().id);
     }
-    // the same API key does replay, so the checks above can fail
+    // the same account and mode does replay, so the checks above can fail
     const replay = await t.app.inject({
       method: 'POST',
       url: '/v2/customers',

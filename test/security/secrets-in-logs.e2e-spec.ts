@@ -471,6 +471,7 @@ describe('secrets never reach the logs', () => {
         NODE_ENV: 'test',
         LOG_LEVEL: 'trace',
         ADMIN_API_KEY: ADMIN_KEY,
+        PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY: remember('PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY', `sealing${rand(32)}`),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -507,6 +508,20 @@ describe('secrets never reach the logs', () => {
         body: '{"url":"http://127.0.0.1:9/x"}',
       });
       remember('spawned webhook secret', ((await ep.json()) as { secret: string }).secret);
+      // a roll with an Idempotency-Key, then its replay (the answer is sealed and opened again)
+      const roll = () =>
+        call('/v2/api-keys/roll', {
+          method: 'POST',
+          headers: { ...auth, ...json, 'idempotency-key': 'spawned-roll-1' },
+          body: '{"mode":"test","expires_in_hours":1}',
+        });
+      const rolled = (await (await roll()).json()) as { secret: string };
+      remember('spawned rolled key', rolled.secret);
+      const replayed = await roll();
+      expect([replayed.headers.get('idempotent-replayed'), ((await replayed.json()) as { secret: string }).secret]).toEqual([
+        'true',
+        rolled.secret,
+      ]);
     } finally {
       child.kill('SIGTERM');
       await exited;

@@ -42,8 +42,8 @@ export const PAYMENTS_ERRORS = {
     fix: 'Capture at most `amount_capturable`; to take more, create a new payment.',
   }),
   last_secret_key: invalidRequest(409, {
-    when: '`DELETE /v2/api-keys/{id}` by the key it names while that key is the only working secret key of its mode: the account would be locked out of that mode. `param: id`.',
-    fix: 'Roll the key instead (`POST /v2/api-keys/roll`), or revoke it with another secret key after making one.',
+    when: '`DELETE /v2/api-keys/{id}` by the key it names while that key is the only secret key of its mode out of a grace period (keys rolled with `expires_in_hours` cannot manage keys, and expire): the account would be locked out of that mode. `param: id`.',
+    fix: 'Roll the key instead (`POST /v2/api-keys/roll`).',
   }),
   api_key_limit_reached: invalidRequest(409, {
     when: '`POST /v2/api-keys` or `POST /v2/api-keys/roll` that would leave more than 100 working keys (secret and restricted, including rolled keys not yet expired) in one mode of the account.',
@@ -63,6 +63,10 @@ export const PAYMENTS_PLATFORM_ERROR_NOTES = {
   parameter_invalid: {
     when: "Besides the request's shape: in test mode a `payment_method` that is not a test payment method or one of Stripe's test aliases (the message lists them); `created[gte]` or `created[lte]` not a timestamp; `starting_after` with `ending_before`; an update (`POST /v2/payments/{id}`, `POST /v2/refunds/{id}`) whose merged `metadata` would hold more than 50 keys.",
     fix: 'Correct the field `param` names as the message says.',
+  },
+  credential_in_grace: {
+    when: '`POST /v2/api-keys/roll`, `POST /v2/api-keys` or `DELETE /v2/api-keys/{id}` by a secret key rolled with `expires_in_hours` (it shows an `expires_at`): until it expires it serves the other routes, but cannot roll, create or revoke keys, so a leaked old key cannot undo the roll. A retry of a roll or create with its `Idempotency-Key` still replays the first answer. A console session acts as the current key of its mode and is never in grace.',
+    fix: 'Manage keys with the newest secret key (the `secret` the roll returned), or from the console.',
   },
   permission_denied: {
     when: 'A restricted key (`rk_…`) calling a route beyond its permissions: GET routes need "read" on their resource (customers, payments, refunds, webhooks, events), other methods "write"; the message names the resource and the level needed. Restricted keys cannot call `/v2/api-keys` at all. A test-mode key naming live-mode keys on `/v2/api-keys` (roll, create or revoke).',

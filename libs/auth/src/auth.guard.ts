@@ -75,7 +75,7 @@ export class AuthGuard extends BeforeBodyGuard {
     }
     const key = authenticator.keyOf(principal);
     request.principal = principal;
-    request.principalKey = key;
+    request.idempotencyScope = authenticator.idempotencyScopeOf(principal);
 
     const decision = await this.rateLimiter.hit(principal, key);
     if (decision) {

@@ -27,8 +27,15 @@ export interface Authenticator<P extends Principal = Principal> {
    */
   readonly wants: string;
   authenticate(credential: string): Promise<P>;
-  /** A stable string naming the principal: the scope of its rate limit and of its idempotency keys. */
+  /** A stable string naming the principal: the scope of its rate limit. */
   keyOf(principal: P): string;
+  /**
+   * The tenant and mode the principal acts for (`<kind>:<tenant id>[:<mode>]`): the scope of
+   * its Idempotency-Keys (platform contract, third round, "Credentials and sessions"). Never a
+   * credential's id: a retry sent with a newly rolled key must replay, and a console session
+   * in another mode must not.
+   */
+  idempotencyScopeOf(principal: P): string;
   /**
    * What the principal may do on this route, checked on every request after authentication
    * and the rate limit: throws a 403 DomainError to refuse (e.g. a restricted key's

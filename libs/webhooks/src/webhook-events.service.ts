@@ -25,9 +25,6 @@ export interface ListEventsInput {
   readonly endingBefore?: string | undefined;
 }
 
-/** `type`: an event kind, `prefix.*`, or `*`. */
-export const EVENT_TYPE_PATTERN = /^(\*|[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*(\.\*)?)$/;
-
 export function eventView(e: EventRecord): EventView {
   return { id: e.id, object: 'event', event: e.event, timestamp: e.createdAt.toISOString(), data: e.data };
 }
@@ -128,5 +125,5 @@ export class WebhookEventsService {
 
 function prefixExample(known: readonly string[]): string {
   const first = known[0];
-  return first === undefined ? 'offer.*' : `${first.split('.')[0] ?? ''}.*`;
+  return first === undefined ? '<prefix>.*' : `${first.split('.')[0] ?? ''}.*`;
 }

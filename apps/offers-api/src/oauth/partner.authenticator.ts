@@ -44,4 +44,9 @@ export class PartnerAuthenticator implements Authenticator<PartnerPrincipal> {
   keyOf(principal: PartnerPrincipal): string {
     return partnerPrincipalKey(principal);
   }
+
+  /** The partner: its OAuth clients and console sessions share Idempotency-Keys (one mode; platform contract, third round). */
+  idempotencyScopeOf(principal: PartnerPrincipal): string {
+    return `partner:${principal.partnerId}`;
+  }
 }

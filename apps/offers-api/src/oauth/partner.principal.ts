@@ -8,7 +8,7 @@ export interface PartnerPrincipal {
   readonly tier: Tier;
 }
 
-/** The principal's stable key (rate-limit and idempotency scope). */
+/** The principal's stable key (its rate-limit scope; idempotency is per partner, PartnerAuthenticator). */
 export function partnerPrincipalKey(p: PartnerPrincipal): string {
   return `partner:${p.partnerId}:client:${p.clientId}`;
 }

@@ -111,10 +111,13 @@ export class PaymentAccountsRepository {
     return tx.paymentApiKey.count({ where: { accountId, mode, ...working(now) } });
   }
 
-  /** The ids of the working secret keys of the account and mode. */
-  async workingSecretKeys(tx: PrismaTx, accountId: string, mode: PaymentsMode, now: Date): Promise<string[]> {
+  /**
+   * The ids of the secret keys of the account and mode that manage keys: not revoked and not
+   * in a grace period (no expiry; a rolled key in grace cannot manage keys).
+   */
+  async managingSecretKeys(tx: PrismaTx, accountId: string, mode: PaymentsMode): Promise<string[]> {
     const rows = await tx.paymentApiKey.findMany({
-      where: { accountId, mode, kind: 'secret', ...working(now) },
+      where: { accountId, mode, kind: 'secret', revokedAt: null, expiresAt: null },
       select: { id: true },
     });
     return rows.map((r) => r.id);

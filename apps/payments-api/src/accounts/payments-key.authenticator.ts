@@ -11,18 +11,25 @@ import {
 } from '@app/auth';
 import { Clock } from '@app/platform';
 import { PaymentAccountsRepository } from './payment-accounts.repository';
-import type { PaymentsKeyPrincipal, Permissions } from './payments-key.principal';
+import type { PaymentsKeyPrincipal, PaymentsMode, Permissions } from './payments-key.principal';
 import { authorizeKey } from './permissions';
 
 /** Secret (`sk_`) and restricted (`rk_`) keys of either mode. */
 const PAYMENTS_KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{20,}$/;
-const REALM = 'payments-api';
+/** The realm of payments-api's authentication challenges. */
+export const PAYMENTS_REALM = 'payments-api';
+const REALM = PAYMENTS_REALM;
 
 /** The header a payments console session names its mode in (`test` unless `live`). */
 export const CONSOLE_MODE_HEADER = 'console-mode';
 
 /** RevocationBus channel of the ids of payments keys revoked or expired at once. */
 export const PAYMENTS_KEY_REVOKED = 'auth:payments-key-revoked';
+
+/** The scope of the Idempotency-Keys of an account's mode (the migration of 2026-11-28 writes the same form). */
+export function paymentsIdempotencyScope(accountId: string, mode: PaymentsMode): string {
+  return `payments:${accountId}:${mode}`;
+}
 
 /** `last_used_at` is written at most this often per key and instance. */
 const TOUCH_EVERY_MS = 60_000;
@@ -66,6 +73,7 @@ export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrinci
         accountId: row.accountId,
         mode: row.mode,
         keyId: row.id,
+        via: 'key',
         keyKind: row.kind,
         permissions: row.kind === 'restricted' ? (row.permissions as Permissions) : null,
         expiresAt: row.expiresAt?.getTime() ?? null,
@@ -92,6 +100,7 @@ export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrinci
       accountId: session.tenantId,
       mode,
       keyId: session.id,
+      via: 'console',
       keyKind: 'secret',
       permissions: null,
       expiresAt: null,
@@ -104,8 +113,16 @@ export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrinci
   }
 
   keyOf(principal: PaymentsKeyPrincipal): string {
-    // a console session's two modes share its rate limit; its idempotency keys are per mode
+    // a console session's two modes share its rate limit
     return `payments_key:${principal.keyId}`;
+  }
+
+  /**
+   * The account and mode: every key of a mode, rolled or restricted, and a console session in
+   * that mode share Idempotency-Keys; test and live never do (platform contract, third round).
+   */
+  idempotencyScopeOf(principal: PaymentsKeyPrincipal): string {
+    return paymentsIdempotencyScope(principal.accountId, principal.mode);
   }
 
   /** Records the use in the background (a failed write costs the request nothing). */

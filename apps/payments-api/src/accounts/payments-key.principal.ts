@@ -17,7 +17,13 @@ export interface PaymentsKeyPrincipal {
   readonly kind: 'payments_key';
   readonly accountId: string;
   readonly mode: PaymentsMode;
+  /** The key's id, or the console session's id (`via: 'console'`). */
   readonly keyId: string;
+  /**
+   * A key, or a console session acting as the account's current secret key of its mode:
+   * never in a grace period (decisions.md, 161).
+   */
+  readonly via: 'key' | 'console';
   readonly keyKind: ApiKeyKind;
   /** Restricted keys only (null for secret keys). */
   readonly permissions: Permissions | null;

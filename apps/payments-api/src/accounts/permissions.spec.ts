@@ -8,6 +8,7 @@ const key = (keyKind: 'secret' | 'restricted', permissions: Partial<Permissions>
   accountId: 'acct_1',
   mode: 'test',
   keyId: 'key_1',
+  via: 'key',
   keyKind,
   permissions: keyKind === 'restricted' ? { ...NONE, ...permissions } : null,
   expiresAt: null,

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
-import { ApiErrors } from '@app/platform';
+import { ApiErrors, Idempotent } from '@app/platform';
 import { KeyResource } from '../accounts/permissions';
 import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
 import { LIST_ERRORS } from '../common/list';
@@ -10,10 +10,15 @@ import { ApiKeyCreateDto, ApiKeyListQuery, ApiKeyRollDto } from './dto/api-key.d
 import { ApiKeyCreatedView, ApiKeyListView, DeletedApiKeyView } from './dto/api-key.view';
 
 const TEST_KEY_ON_LIVE = { code: 'permission_denied', when: 'a test-mode key naming live mode, or a restricted key' } as const;
+const IN_GRACE = {
+  code: 'credential_in_grace',
+  when: 'the calling key is in the grace period of a roll: only the newest key manages keys',
+} as const;
 
 /**
- * An account manages its own keys with a secret key (restricted keys get 403). No
- * Idempotency-Key: a replay would have to store the secret (decisions.md, 99).
+ * An account manages its own keys with a secret key (restricted keys get 403) that is not in
+ * a grace period. Roll and create honour Idempotency-Key: the replay check (before the grace
+ * rule) returns the first answer, secret included, stored encrypted (decisions.md, 160).
  */
 @ApiTags('api-keys')
 @Authenticated('payments_key')
@@ -27,7 +32,8 @@ export class ApiKeysController {
     summary: "Roll the mode's secret keys: a new one (shown once); the old ones stop after expires_in_hours (default: at once)",
   })
   @ApiCreatedResponse({ type: ApiKeyCreatedView })
-  @ApiErrors(TEST_KEY_ON_LIVE, { code: 'api_key_limit_reached', when: 'the mode already has 100 working keys' })
+  @Idempotent({ sealed: true })
+  @ApiErrors(TEST_KEY_ON_LIVE, IN_GRACE, { code: 'api_key_limit_reached', when: 'the mode already has 100 working keys' })
   roll(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Body() dto: ApiKeyRollDto): Promise<ApiKeyCreatedView> {
     return this.keys.roll(key, dto);
   }
@@ -35,7 +41,8 @@ export class ApiKeysController {
   @Post()
   @ApiOperation({ summary: 'Create a restricted key (rk_…) with per-resource permissions; the key is shown once' })
   @ApiCreatedResponse({ type: ApiKeyCreatedView })
-  @ApiErrors(TEST_KEY_ON_LIVE, { code: 'api_key_limit_reached', when: 'the mode already has 100 working keys' })
+  @Idempotent({ sealed: true })
+  @ApiErrors(TEST_KEY_ON_LIVE, IN_GRACE, { code: 'api_key_limit_reached', when: 'the mode already has 100 working keys' })
   create(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Body() dto: ApiKeyCreateDto): Promise<ApiKeyCreatedView> {
     return this.keys.create(key, dto);
   }
@@ -57,6 +64,7 @@ export class ApiKeysController {
     { code: 'resource_missing', when: 'no working key of the account by this id' },
     { code: 'permission_denied', when: 'a test-mode key revoking a live key, or a restricted key' },
     { code: 'last_secret_key', when: 'the only working secret key of its mode revoking itself' },
+    IN_GRACE,
   )
   revoke(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Param('id') id: string): Promise<DeletedApiKeyView> {
     return this.keys.revoke(key, id);

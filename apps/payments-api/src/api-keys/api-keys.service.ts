@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { apiKeyHash, newOpaqueSecret, RevocationBus } from '@app/auth';
+import { apiKeyHash, invalidApiKey, newOpaqueSecret, RevocationBus } from '@app/auth';
 import { Clock, newId, NotFoundError, type PrismaTx, TransactionRunner } from '@app/platform';
 import { page, resolvePage } from '../common/list';
 import { PaymentsError } from '../errors';
 import { PaymentAccountsRepository } from '../accounts/payment-accounts.repository';
-import { PAYMENTS_KEY_REVOKED } from '../accounts/payments-key.authenticator';
+import { PAYMENTS_KEY_REVOKED, PAYMENTS_REALM } from '../accounts/payments-key.authenticator';
 import {
   PERMISSION_RESOURCES,
   type PaymentsKeyPrincipal,
@@ -46,21 +46,26 @@ export class ApiKeysService {
     const secret = newOpaqueSecret(`sk_${dto.mode}_`);
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + (dto.expires_in_hours ?? 0) * HOUR_MS);
-    const { row, expired } = await this.transactions.run(async (tx) => {
-      await this.repository.lockAccount(tx, caller.accountId);
-      const expired = await this.repository.expireSecretKeys(tx, caller.accountId, dto.mode, now, expiresAt);
-      const row = await this.repository.createKey(tx, caller.accountId, {
-        id: newId('key'),
-        mode: dto.mode,
-        keyHash: apiKeyHash(secret),
-        last4: secret.slice(-4),
-      });
-      await this.withinLimit(tx, caller.accountId, dto.mode, now);
-      return { row, expired };
-    });
+    const { view, expired } = await this.transactions.run(
+      async (tx) => {
+        await this.repository.lockAccount(tx, caller.accountId);
+        await this.notInGrace(tx, caller, now);
+        const expired = await this.repository.expireSecretKeys(tx, caller.accountId, dto.mode, now, expiresAt);
+        const row = await this.repository.createKey(tx, caller.accountId, {
+          id: newId('key'),
+          mode: dto.mode,
+          keyHash: apiKeyHash(secret),
+          last4: secret.slice(-4),
+        });
+        await this.withinLimit(tx, caller.accountId, dto.mode, now);
+        return { view: { ...apiKeyView(row), secret }, expired };
+      },
+      // what an Idempotency-Key replays (stored sealed): the answer, not the expired ids
+      { responseFor: ({ view }) => ({ status: 201, body: view }) },
+    );
     // The cached principals of the replaced keys hold their old expiry: drop them everywhere.
     for (const id of expired) await this.revocations.publish(PAYMENTS_KEY_REVOKED, id);
-    return { ...apiKeyView(row), secret };
+    return view;
   }
 
   /** A restricted key (`rk_…`) with the permissions given (a resource left out is "none"). */
@@ -68,8 +73,10 @@ export class ApiKeysService {
     this.mayManage(caller, dto.mode);
     const secret = newOpaqueSecret(`rk_${dto.mode}_`);
     const now = this.clock.now();
-    const row = await this.transactions.run(async (tx) => {
+    // The answer is built inside the transaction: it is what an Idempotency-Key replays (stored sealed).
+    return this.transactions.run(async (tx) => {
       await this.repository.lockAccount(tx, caller.accountId);
+      await this.notInGrace(tx, caller, now);
       const created = await this.repository.createKey(tx, caller.accountId, {
         id: newId('key'),
         mode: dto.mode,
@@ -80,9 +87,8 @@ export class ApiKeysService {
         permissions: permissionsOf(dto.permissions),
       });
       await this.withinLimit(tx, caller.accountId, dto.mode, now);
-      return created;
+      return { ...apiKeyView(created), secret };
     });
-    return { ...apiKeyView(row), secret };
   }
 
   /** The keys that still work, of the modes the caller manages, newest first. */
@@ -95,23 +101,26 @@ export class ApiKeysService {
 
   /**
    * Revokes a working key of the account at once, on every instance. A key may revoke itself
-   * unless it is the only working secret key of its mode (the account would be locked out).
+   * unless it is the only secret key of its mode out of a grace period (the account would be
+   * locked out: a key in grace cannot manage keys, and expires).
    */
   async revoke(caller: PaymentsKeyPrincipal, id: string): Promise<DeletedApiKeyView> {
     const now = this.clock.now();
     await this.transactions.run(async (tx) => {
       await this.repository.lockAccount(tx, caller.accountId);
+      await this.notInGrace(tx, caller, now);
       const row = await this.repository.findKey(tx, caller.accountId, id);
       if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) {
         throw new NotFoundError('api key', id, 'id');
       }
       this.mayManage(caller, row.mode);
       if (row.id === caller.keyId && row.kind === 'secret') {
-        const others = (await this.repository.workingSecretKeys(tx, caller.accountId, row.mode, now)).filter((k) => k !== id);
+        // keys in grace do not count: they cannot manage keys, and they expire
+        const others = (await this.repository.managingSecretKeys(tx, caller.accountId, row.mode)).filter((k) => k !== id);
         if (others.length === 0) {
           throw new PaymentsError(
             'last_secret_key',
-            `This key is the only working secret key of ${row.mode} mode and cannot revoke itself: roll it (POST /v2/api-keys/roll) or make another secret key first.`,
+            `This key is the only secret key of ${row.mode} mode that can manage keys (keys in a grace period cannot) and cannot revoke itself: roll it (POST /v2/api-keys/roll) instead.`,
             { param: 'id' },
           );
         }
@@ -120,6 +129,27 @@ export class ApiKeysService {
     });
     await this.revocations.publish(PAYMENTS_KEY_REVOKED, id);
     return { id, object: 'api_key', deleted: true };
+  }
+
+  /**
+   * A key in its grace period (rolled with `expires_in_hours`: it has an expiry) cannot roll,
+   * create or revoke keys (403 `credential_in_grace`), so a leaked key cannot undo the roll
+   * that replaced it: the owner's newest key always survives. Read under the account lock,
+   * from the database, not the cached principal: a roll committed just before counts. A
+   * console session acts as the account's current secret key of its mode, never in grace.
+   */
+  private async notInGrace(tx: PrismaTx, caller: PaymentsKeyPrincipal, now: Date): Promise<void> {
+    if (caller.via === 'console') return;
+    const key = await this.repository.findKey(tx, caller.accountId, caller.keyId);
+    if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) {
+      throw invalidApiKey(PAYMENTS_REALM); // revoked or expired since it authenticated this request
+    }
+    if (key.expiresAt !== null) {
+      throw new PaymentsError(
+        'credential_in_grace',
+        `This key was rolled and stops working at ${key.expiresAt.toISOString()}: it cannot roll, create or revoke keys. Manage keys with the newest secret key (the one the roll returned).`,
+      );
+    }
   }
 
   /** A test key cannot obtain, see or revoke live keys. */

@@ -76,4 +76,9 @@ export class VectorTokenAuthenticator implements Authenticator<VectorTokenPrinci
   keyOf(principal: VectorTokenPrincipal): string {
     return `vector_token:${principal.tokenId}`;
   }
+
+  /** The project: its tokens and console sessions share Idempotency-Keys (one mode; platform contract, third round). */
+  idempotencyScopeOf(principal: VectorTokenPrincipal): string {
+    return `vector:${principal.projectId}`;
+  }
 }

@@ -89,7 +89,7 @@ export class TransactionRunner {
       }
       if (claim && !claim.completed) {
         const response = options.responseFor?.(result) ?? { status: claim.successStatus, body: toJson(result) };
-        await this.idempotency.complete(tx, claim.scope, claim.id, response.status, response.body, carried);
+        await this.idempotency.complete(tx, claim.scope, claim.id, response.status, response.body, carried, claim.sealer);
         claim.completed = true;
       } else {
         for (const statement of carried) await tx.$executeRaw(statement);

@@ -3,8 +3,11 @@ import {
   type CallHandler,
   type ExecutionContext,
   HttpStatus,
+  Inject,
   Injectable,
   type NestInterceptor,
+  Optional,
+  SetMetadata,
   UseInterceptors,
 } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
@@ -14,16 +17,18 @@ import type { FastifyRequest } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { PrismaService } from '../database/prisma.service';
 import { RawHttpError } from '../errors/raw-http-error';
-import { type IdempotencyClaim, idempotencyStorage } from './idempotency-context';
+import { IDEMPOTENCY_SEALER, type IdempotencyClaim, idempotencyStorage, type ResponseSealer } from './idempotency-context';
 import { IdempotencyService } from './idempotency.service';
 import { toJson } from '../database/transaction-runner';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** A stable id of the authenticated caller (set by the auth guard); scopes Idempotency-Keys. */
-    principalKey?: string;
+    /** The authenticated caller's tenant and mode (set by the auth guard): the scope of its Idempotency-Keys. */
+    idempotencyScope?: string;
   }
 }
+
+const SEALED = 'idempotency:sealed';
 
 /** A stored response replayed for a retried request (`Idempotent-Replayed: true`). */
 export class ReplayedResponse extends RawHttpError {
@@ -45,6 +50,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly idempotency: IdempotencyService,
     private readonly prisma: PrismaService,
     private readonly reflector: Reflector,
+    @Optional() @Inject(IDEMPOTENCY_SEALER) private readonly sealer?: ResponseSealer,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -56,22 +62,26 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   private async around(context: ExecutionContext, request: FastifyRequest, key: string, next: CallHandler): Promise<unknown> {
-    const scope = request.principalKey;
-    if (scope === undefined) throw new Error('@Idempotent() needs an authenticated route (no principalKey on the request)');
+    const scope = request.idempotencyScope;
+    if (scope === undefined) throw new Error('@Idempotent() needs an authenticated route (no idempotencyScope on the request)');
+    const sealed = this.reflector.getAllAndOverride<boolean | undefined>(SEALED, [context.getHandler(), context.getClass()]);
+    if (sealed && !this.sealer)
+      throw new Error('@Idempotent({ sealed: true }) needs an IDEMPOTENCY_SEALER provider in its module');
+    const sealer = sealed ? this.sealer : undefined;
     const path = request.url.split('?')[0] ?? request.url;
-    const outcome = await this.idempotency.claim(scope, key, request.method, path, request.body);
+    const outcome = await this.idempotency.claim(scope, key, request.method, path, request.body, sealer);
     if (outcome.kind === 'replay') throw new ReplayedResponse(outcome.status, outcome.body);
 
     const successStatus =
       this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
       (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
-    const claim: IdempotencyClaim = { id: outcome.id, scope, successStatus, completed: false };
+    const claim: IdempotencyClaim = { id: outcome.id, scope, successStatus, sealer, completed: false };
     try {
       const result: unknown = await idempotencyStorage.run(claim, () =>
         lastValueFrom(next.handle() as Observable<unknown>, { defaultValue: undefined }),
       );
       if (!claim.completed) {
-        await this.idempotency.complete(this.prisma, scope, claim.id, successStatus, toJson(result));
+        await this.idempotency.complete(this.prisma, scope, claim.id, successStatus, toJson(result), [], sealer);
         claim.completed = true;
       }
       return result;
@@ -82,15 +92,27 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 }
 
-/** Marks POST routes (a route, or every POST of a controller) as idempotent under `Idempotency-Key` and documents the header. */
-export function Idempotent(): MethodDecorator & ClassDecorator {
+export interface IdempotentOptions {
+  /**
+   * The answer holds a secret (a new API key): it is stored only encrypted, by the
+   * IDEMPOTENCY_SEALER the controller's module provides, and decrypted for a replay.
+   */
+  readonly sealed?: boolean;
+}
+
+/**
+ * Marks POST routes (a route, or every POST of a controller) as idempotent under
+ * `Idempotency-Key` (scoped by the caller's tenant and mode) and documents the header.
+ */
+export function Idempotent(options: IdempotentOptions = {}): MethodDecorator & ClassDecorator {
   return applyDecorators(
+    SetMetadata(SEALED, options.sealed === true),
     UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
       description:
-        'Up to 255 characters, unique per logical write; a retry with the same key and body replays the first response.',
+        'Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response.',
     }),
   );
 }

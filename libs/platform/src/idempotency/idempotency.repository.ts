@@ -6,7 +6,7 @@ export interface StoredKey {
   id: string;
   fingerprint: string;
   responseStatus: number | null;
-  /** The stored response JSON text. */
+  /** The stored response JSON text (or, on a sealed route, its ResponseSealer envelope). */
   responseBody: string | null;
   lockedUntil: Date | null;
   expiresAt: Date;
@@ -70,7 +70,8 @@ export class IdempotencyRepository {
     scope: string,
     id: string,
     status: number,
-    body: unknown,
+    /** The response JSON text, or its sealed envelope. */
+    body: string,
     carried: readonly Prisma.Sql[] = [],
   ): Promise<void> {
     // Raw: this runs inside every idempotent write's transaction, and Prisma's query
@@ -78,7 +79,7 @@ export class IdempotencyRepository {
     // (docs/decisions.md 112).
     const update = Prisma.sql`
       UPDATE idempotency_keys
-         SET response_status = ${status}, response_body = ${JSON.stringify(body ?? null)}, locked_until = NULL
+         SET response_status = ${status}, response_body = ${body}, locked_until = NULL
        WHERE id = ${id}::uuid AND scope = ${scope} AND response_status IS NULL`;
     if (carried.length === 0) {
       await db.$executeRaw(update);

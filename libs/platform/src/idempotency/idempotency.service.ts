@@ -5,6 +5,7 @@ import { PlatformConfig } from '../config/platform-config';
 import type { Prisma } from '../database/generated/client';
 import type { PrismaService, PrismaTx } from '../database/prisma.service';
 import { DomainError } from '../errors/domain-error';
+import type { ResponseSealer } from './idempotency-context';
 import { IdempotencyRepository } from './idempotency.repository';
 
 export type ClaimOutcome =
@@ -57,11 +58,18 @@ export function requestFingerprint(method: string, path: string, body: unknown):
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
+/** What a sealed response is bound to: its record (scope and row id), so it cannot be replayed elsewhere. */
+function sealContext(scope: string, id: string): string {
+  return `${scope}\n${id}`;
+}
+
 /**
  * Idempotency-Key semantics (platform contract, "Idempotency"):
  * claim (scope, key) atomically; same key + same request → the stored response; same key +
  * another request → 422; still running → 409 with Retry-After; a claim whose request died
- * is taken over after the lease; records are kept IDEMPOTENCY_RETENTION_HOURS.
+ * is taken over after the lease; records are kept IDEMPOTENCY_RETENTION_HOURS. The scope is
+ * the caller's tenant and mode (third round), not its credential. With a `sealer`, the
+ * response is stored encrypted and decrypted for a replay (a route whose answer is a secret).
  */
 @Injectable()
 export class IdempotencyService {
@@ -71,7 +79,14 @@ export class IdempotencyService {
     private readonly clock: Clock,
   ) {}
 
-  async claim(scope: string, key: string, method: string, path: string, body: unknown): Promise<ClaimOutcome> {
+  async claim(
+    scope: string,
+    key: string,
+    method: string,
+    path: string,
+    body: unknown,
+    sealer?: ResponseSealer,
+  ): Promise<ClaimOutcome> {
     if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
       throw new DomainError('parameter_invalid', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`, {
         param: 'Idempotency-Key',
@@ -98,7 +113,9 @@ export class IdempotencyService {
         );
       }
       if (!expired && existing.responseStatus !== null) {
-        return { kind: 'replay', status: existing.responseStatus, body: JSON.parse(existing.responseBody ?? 'null') as unknown };
+        const stored = existing.responseBody ?? 'null';
+        const text = sealer ? sealer.unseal(stored, sealContext(scope, existing.id)) : stored;
+        return { kind: 'replay', status: existing.responseStatus, body: JSON.parse(text) as unknown };
       }
       const leaseOver = existing.responseStatus === null && (existing.lockedUntil === null || existing.lockedUntil < now);
       if (expired || leaseOver) {
@@ -126,7 +143,10 @@ export class IdempotencyService {
     );
   }
 
-  /** `carried`: statements run in the same round trip (TransactionRunner's deferToCompletion). */
+  /**
+   * Stores the response. `carried`: statements run in the same round trip (TransactionRunner's
+   * deferToCompletion); `sealer`: the response is stored encrypted (never in clear).
+   */
   complete(
     db: PrismaTx | PrismaService,
     scope: string,
@@ -134,8 +154,10 @@ export class IdempotencyService {
     status: number,
     body: unknown,
     carried: readonly Prisma.Sql[] = [],
+    sealer?: ResponseSealer,
   ): Promise<void> {
-    return this.repository.complete(db, scope, id, status, body, carried);
+    const text = JSON.stringify(body ?? null);
+    return this.repository.complete(db, scope, id, status, sealer ? sealer.seal(text, sealContext(scope, id)) : text, carried);
   }
 
   release(scope: string, id: string): Promise<void> {
