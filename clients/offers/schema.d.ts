@@ -268,7 +268,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Replace the client secret; the new one works at once, the old one until expires_in_hours (default 0: at once) */
+    /** Replace the client secret; the new one works at once, the old one until expires_in_hours (default 0: at once, and the old secret's access tokens stop too) */
     post: operations['ClientsController_rotateSecret'];
     delete?: never;
     options?: never;
@@ -2387,7 +2387,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded` (the operator's share of the secret hashing slots is taken (Retry-After)). */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2407,7 +2407,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `service_unavailable`. */
+      /** @description Codes: `service_unavailable` (the instance's secret hashing queue is full or its wait timed out (Retry-After)). */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2865,6 +2865,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Codes: `credential_in_grace` (the access token was issued for a client secret that has since been rotated). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Codes: `client_limit_reached` (the partner has 20 clients that work). */
       409: {
         headers: {
@@ -2892,7 +2901,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded` (the partner's share of the secret hashing slots is taken (Retry-After)). */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2912,7 +2921,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `service_unavailable`. */
+      /** @description Codes: `service_unavailable` (the instance's secret hashing queue is full or its wait timed out (Retry-After)). */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2958,6 +2967,15 @@ export interface operations {
         headers: {
           /** @description The Bearer challenge (RFC 6750) */
           'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `credential_in_grace` (the access token was issued for a client secret that has since been rotated). */
+      403: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -3058,6 +3076,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Codes: `credential_in_grace` (the access token was issued for a client secret that has since been rotated). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Codes: `resource_missing` (no such client of the partner (or a deleted one)). */
       404: {
         headers: {
@@ -3085,7 +3112,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded` (the partner's share of the secret hashing slots is taken (Retry-After)). */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3105,7 +3132,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Codes: `service_unavailable`. */
+      /** @description Codes: `service_unavailable` (the instance's secret hashing queue is full or its wait timed out (Retry-After)). */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */

@@ -127,4 +127,14 @@ describe('architecture', () => {
     // and the check has something to check
     expect(matches(app, /^@KeyResource\('/).length).toBeGreaterThanOrEqual(6);
   });
+
+  it('scrypt on client secrets runs only behind the verification gate (issue 31: gates before hashes)', () => {
+    // hashSecret / verifySecret / decoyHash cost ≈ 40 ms of CPU each: every call in an app goes
+    // through SecretGate (the token endpoint's verifier and the client routes' hasher).
+    const callers = new Set(matches(app, /\b(hashSecret|verifySecret|decoyHash)\(/).map((hit) => hit.split(':')[0]));
+    expect([...callers].sort()).toEqual([
+      'apps/offers-api/src/oauth/client-secret.hasher.ts',
+      'apps/offers-api/src/oauth/client-secret.verifier.ts',
+    ]);
+  });
 });

@@ -256,7 +256,7 @@ describe('credentials at rest and across services (one shared database, as in pr
  */
 const SECRET_NAME =
   /(secret|signature|adminkey|admin_api_key|apikey|api_key|password|passwd|credential|presented|accesstoken|access_token|bearer|hmac|^token$|^digest$|^mac$)/i;
-const NOT_A_SECRET = /(Id|Ids|At|Length|Count|Type|Kind|Name|Names|Prefix|Header|Scheme)$/;
+const NOT_A_SECRET = /(Id|Ids|At|Length|Count|Type|Kind|Name|Names|Prefix|Header|Scheme|Version)$/;
 const BENIGN = /^(null|undefined|true|false|''|""|``|\d+|typeof\b.*)$/;
 
 const REVIEWED: ReadonlyArray<readonly [string, string, string]> = [

@@ -58,8 +58,9 @@ export class OffersConfig extends WebhooksConfig {
   OAUTH_TOKEN_FAILURES_PER_MINUTE: number = 60;
 
   /**
-   * Client secret verifications (scrypt, ≈ 40 ms of CPU each, on libuv's pool of 4 threads)
-   * running at once per process; one client address gets at most half of them.
+   * Client secret verifications and hashes (scrypt, ≈ 40 ms of CPU each, on libuv's pool of 4
+   * threads) running at once per process, token endpoint and client routes together
+   * (oauth/secret-gate.ts); one client address, partner or the operator gets at most half.
    */
   @Expose()
   @Type(() => Number)
@@ -68,7 +69,7 @@ export class OffersConfig extends WebhooksConfig {
   @Max(64)
   OAUTH_HASH_CONCURRENCY: number = 2;
 
-  /** Token requests waiting for a verification slot per process before 429 temporarily_unavailable. */
+  /** Requests waiting for a verification or hashing slot per process before 429 temporarily_unavailable (token endpoint) or 503 (client routes). */
   @Expose()
   @Type(() => Number)
   @IsInt()
@@ -76,7 +77,7 @@ export class OffersConfig extends WebhooksConfig {
   @Max(10_000)
   OAUTH_HASH_QUEUE: number = 32;
 
-  /** Longest wait for a verification slot before 429 temporarily_unavailable. */
+  /** Longest wait for a verification or hashing slot before 429 temporarily_unavailable (token endpoint) or 503 (client routes). */
   @Expose()
   @Type(() => Number)
   @IsInt()
@@ -84,7 +85,11 @@ export class OffersConfig extends WebhooksConfig {
   @Max(60_000)
   OAUTH_HASH_QUEUE_TIMEOUT_MS: number = 2_000;
 
-  /** Token requests of one client address running or waiting for a verification at once, per process, before 429 slow_down. */
+  /**
+   * Token requests of one client address running or waiting for a verification at once, per
+   * process, before 429 slow_down; on the client routes the same places per partner (and for
+   * the operator), before 429 rate_limit_exceeded.
+   */
   @Expose()
   @Type(() => Number)
   @IsInt()

@@ -60,8 +60,20 @@ export type OffersErrorCode = keyof typeof OFFERS_ERRORS;
 /** The platform's codes as offers-api raises them on its own routes (docs only: docs/errors.md). */
 export const OFFERS_PLATFORM_ERROR_NOTES = {
   invalid_token: {
-    when: "A partner's access token (every `/api/v1` route) that is malformed, not signed by a current key, expired, lacks a claim, claims a lifetime over 3600 s or an `iat` more than 60 s ahead, or whose client has been disabled by the operator or deleted by the partner.",
-    fix: 'Request a new token at `POST /oauth/token` (tokens last 3600 s).',
+    when: "A partner's access token (every `/api/v1` route) that is malformed, not signed by a current key, expired, lacks a claim, claims a lifetime over 3600 s or an `iat` more than 60 s ahead, whose client has been disabled by the operator or deleted by the partner, or that was issued for a client secret since rotated without a grace period (`POST /api/v1/clients/{id}/rotate-secret` with `expires_in_hours` 0 ends the old secret's tokens at once).",
+    fix: "Request a new token at `POST /oauth/token` (tokens last 3600 s), with the client's newest secret.",
+  },
+  credential_in_grace: {
+    when: '`POST /api/v1/clients`, `POST /api/v1/clients/{id}/rotate-secret` or `DELETE /api/v1/clients/{id}` with an access token issued for a client secret that has since been rotated: a secret still in its grace period (`expires_in_hours`) or one replaced since the token was issued. Checked before anything else the route does. Such a token still works on the other `/api/v1` routes until it expires.',
+    fix: "Request a token with the client's newest secret (the one `rotate-secret` returned) and manage clients with it.",
+  },
+  rate_limit_exceeded: {
+    when: "Besides the per-client rate limit: `POST /api/v1/clients` and `POST /api/v1/clients/{id}/rotate-secret` when the partner already has `OAUTH_HASH_PER_ADDRESS` (4) secrets being hashed or waiting for a slot of the instance's secret gate (the token endpoint's, where a partner runs at most half of `OAUTH_HASH_CONCURRENCY`); `POST /admin/v1/partners/{id}/clients` the same for the operator. `Retry-After: 1`; nothing was created or rotated.",
+    fix: 'Wait `Retry-After` seconds; create and rotate clients one at a time.',
+  },
+  service_unavailable: {
+    when: "Besides a dependency being down: `POST /api/v1/clients`, `POST /api/v1/clients/{id}/rotate-secret` and `POST /admin/v1/partners/{id}/clients` when the instance's secret gate has no room (`OAUTH_HASH_QUEUE` waiting) or the wait for a slot passed `OAUTH_HASH_QUEUE_TIMEOUT_MS`; the token endpoint answers the same as 429 `temporarily_unavailable`. `Retry-After: 1`; nothing was created or rotated.",
+    fix: 'Retry after `Retry-After` seconds.',
   },
   resource_missing: {
     when: "An offer outside the partner's distribution agreement is missing like one that does not exist; so is another partner's OAuth client, or a deleted one, on `/api/v1/clients/{id}` routes (`param: id`); `GET /api/v1/terms` before any terms are published (no `param`).",

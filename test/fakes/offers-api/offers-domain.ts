@@ -34,6 +34,7 @@ export const partner = (partnerId: string): PartnerPrincipal => ({
   partnerId,
   clientId: `client_${partnerId}`,
   tier: 'growth',
+  secretVersion: 1,
 });
 
 /**

@@ -17,6 +17,13 @@ export interface AccessTokenClaims {
   readonly clientId: string;
   readonly partnerId: string;
   readonly tier: Tier;
+  /**
+   * Claim `secret_version`: the version of the client secret that minted the token (the
+   * client's `secret_version`, or one less for its previous secret in grace). A token whose
+   * secret has since been rotated cannot manage credentials, and after a rotation without grace
+   * it is refused (issue 31). A token without the claim (issued before it existed) counts as 0.
+   */
+  readonly secretVersion: number;
 }
 
 /**
@@ -54,7 +61,12 @@ export class AccessTokenService {
     const [key] = this.keys;
     if (!key) throw new Error('no signing key');
     const now = Math.floor(this.clock.nowMs() / 1000);
-    return new SignJWT({ client_id: claims.clientId, partner_id: claims.partnerId, tier: claims.tier })
+    return new SignJWT({
+      client_id: claims.clientId,
+      partner_id: claims.partnerId,
+      tier: claims.tier,
+      secret_version: claims.secretVersion,
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid })
       .setIssuer(OAUTH_ISSUER)
       .setAudience(OAUTH_ISSUER)
@@ -101,11 +113,14 @@ export class AccessTokenService {
     if (exp - iat > ACCESS_TOKEN_TTL_SECONDS || iat > now + MAX_CLOCK_SKEW_SECONDS) {
       throw invalidToken('The access token is invalid.');
     }
-    const { client_id: clientId, partner_id: partnerId, tier } = payload as Record<string, unknown>;
+    const { client_id: clientId, partner_id: partnerId, tier, secret_version: version = 0 } = payload as Record<string, unknown>;
     if (typeof clientId !== 'string' || typeof partnerId !== 'string' || !TIERS.includes(tier as Tier)) {
       throw invalidToken('The access token is invalid.');
     }
-    return { clientId, partnerId, tier: tier as Tier };
+    if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
+      throw invalidToken('The access token is invalid.');
+    }
+    return { clientId, partnerId, tier: tier as Tier, secretVersion: version };
   }
 
   realm(): string {

@@ -1,35 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { decoyHash, verifySecret } from '@app/auth';
-import { OffersConfig } from '../config';
 import { OAuthMetrics } from './oauth.metrics';
 import { oauthTooManyRequests } from './oauth-error';
-import { GateRefused, VerificationGate } from './verification-gate';
+import { SecretGate } from './secret-gate';
+import { GateRefused } from './verification-gate';
 
 /** What a refused caller is told to wait: a slot frees within one verification (≈ 40 ms). */
 const RETRY_AFTER_SECONDS = 1;
 
 /**
- * Client secret verification (scrypt, ≈ 40 ms of CPU on libuv's pool) behind a per-process
- * VerificationGate: OAUTH_HASH_CONCURRENCY at once, at most half of them for one client
- * address, OAUTH_HASH_PER_ADDRESS places (running or waiting) per address, OAUTH_HASH_QUEUE
- * waiting for at most OAUTH_HASH_QUEUE_TIMEOUT_MS. The decoy verification of an unknown
- * client goes through the same gate. A refusal is a 429 in the RFC 6749 shape.
+ * Client secret verification (scrypt, ≈ 40 ms of CPU on libuv's pool) behind the process's
+ * SecretGate, keyed by the client address: OAUTH_HASH_CONCURRENCY at once, at most half of them
+ * for one address, OAUTH_HASH_PER_ADDRESS places (running or waiting) per address,
+ * OAUTH_HASH_QUEUE waiting for at most OAUTH_HASH_QUEUE_TIMEOUT_MS. The decoy verification of
+ * an unknown client goes through the same gate. A refusal is a 429 in the RFC 6749 shape.
  */
 @Injectable()
 export class ClientSecretVerifier {
-  private readonly gate: VerificationGate;
-
   constructor(
-    config: OffersConfig,
+    private readonly gate: SecretGate,
     private readonly metrics: OAuthMetrics,
-  ) {
-    this.gate = new VerificationGate({
-      concurrency: config.OAUTH_HASH_CONCURRENCY,
-      queue: config.OAUTH_HASH_QUEUE,
-      timeoutMs: config.OAUTH_HASH_QUEUE_TIMEOUT_MS,
-      perAddress: config.OAUTH_HASH_PER_ADDRESS,
-    });
-  }
+  ) {}
 
   /** Whether `secret` matches `storedHash`; without a stored hash (unknown client) a decoy is verified and the answer is false. */
   async verify(address: string, secret: string, storedHash: string | undefined): Promise<boolean> {

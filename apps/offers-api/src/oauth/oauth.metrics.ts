@@ -4,6 +4,8 @@ import { Counter } from 'prom-client';
 
 /** Why a token request was refused with 429 before its secret was verified. */
 export type TokenRefusal = 'failure_budget' | 'address_busy' | 'queue_full' | 'timeout';
+/** Why a new client secret was refused its hash (429 or 503) by the gate. */
+export type HashRefusal = Exclude<TokenRefusal, 'failure_budget'>;
 
 /**
  * `oauth_secret_verifications_total{outcome}`: client secret verifications (scrypt) that ran,
@@ -12,11 +14,17 @@ export type TokenRefusal = 'failure_budget' | 'address_busy' | 'queue_full' | 't
  * `failure_budget` (the address spent its failed attempts), `address_busy` (its share of the
  * verification slots), `queue_full` / `timeout` (the process's queue). Rising refusals with
  * flat valid verifications is a flood being absorbed (docs/operations.md).
+ * `oauth_secret_hashes_total`: new client secrets hashed (scrypt, through the same gate) for
+ * `POST /api/v1/clients`, `rotate-secret` and the operator's client creation;
+ * `oauth_secret_hash_refusals_total{reason}`: those refused a slot (`address_busy`: the
+ * partner's or the operator's share; `queue_full` / `timeout`: the process's queue).
  */
 @Injectable()
 export class OAuthMetrics {
   private readonly verifications: Counter<'outcome'>;
   private readonly refusals: Counter<'reason'>;
+  private readonly hashes: Counter;
+  private readonly hashRefusals: Counter<'reason'>;
 
   constructor(metrics: MetricsService) {
     this.verifications = new Counter({
@@ -31,6 +39,17 @@ export class OAuthMetrics {
       labelNames: ['reason'],
       registers: [metrics.registry],
     });
+    this.hashes = new Counter({
+      name: 'oauth_secret_hashes_total',
+      help: 'New client secrets hashed (scrypt) by the client routes, through the verification gate',
+      registers: [metrics.registry],
+    });
+    this.hashRefusals = new Counter({
+      name: 'oauth_secret_hash_refusals_total',
+      help: 'Client secret creations and rotations refused a hashing slot (429 or 503), by reason',
+      labelNames: ['reason'],
+      registers: [metrics.registry],
+    });
   }
 
   verified(outcome: 'valid' | 'invalid' | 'error'): void {
@@ -39,5 +58,13 @@ export class OAuthMetrics {
 
   refused(reason: TokenRefusal): void {
     this.refusals.inc({ reason });
+  }
+
+  hashed(): void {
+    this.hashes.inc();
+  }
+
+  hashRefused(reason: HashRefusal): void {
+    this.hashRefusals.inc({ reason });
   }
 }

@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PartnersModule } from '../partners/partners.module';
 import { AccessTokenService } from './access-token.service';
-import { ClientSecretVerifier } from './client-secret.verifier';
-import { OAuthMetrics } from './oauth.metrics';
+import { ClientSecretsModule } from './client-secrets.module';
 import { PartnerAuthenticator } from './partner.authenticator';
 import { TokenController } from './token.controller';
 import { TokenService } from './token.service';
@@ -12,9 +11,9 @@ import { TokenService } from './token.service';
  * PartnerAuthenticator (registered with AuthModule as kind 'partner') accepts them.
  */
 @Module({
-  imports: [PartnersModule],
+  imports: [PartnersModule, ClientSecretsModule],
   controllers: [TokenController],
-  providers: [AccessTokenService, TokenService, PartnerAuthenticator, ClientSecretVerifier, OAuthMetrics],
+  providers: [AccessTokenService, TokenService, PartnerAuthenticator],
   exports: [PartnerAuthenticator],
 })
 export class OAuthModule {}

@@ -6,9 +6,11 @@ import { AccessTokenService, invalidToken, OAUTH_ISSUER } from './access-token.s
 import { type PartnerPrincipal, partnerPrincipalKey } from './partner.principal';
 
 /**
- * A signed access token, plus "is the client still active?" from the per-instance client
- * status cache — a disabled client's tokens stop working within its TTL on every instance,
- * without a database read on every request.
+ * A signed access token, plus "is the client still active, and is the secret that minted the
+ * token still allowed to?" from the per-instance client status cache — a disabled client's
+ * tokens, and the tokens of a secret rotated without grace, stop working at once on every
+ * instance that hears the RevocationBus broadcast and within its TTL on any other, without a
+ * database read on every request.
  */
 @Injectable()
 export class PartnerAuthenticator implements Authenticator<PartnerPrincipal> {
@@ -28,7 +30,16 @@ export class PartnerAuthenticator implements Authenticator<PartnerPrincipal> {
     if (!status?.active || status.partnerId !== claims.partnerId) {
       throw invalidToken('The client of this access token is disabled.');
     }
-    return { kind: 'partner', partnerId: status.partnerId, clientId: claims.clientId, tier: status.tier };
+    if (claims.secretVersion < status.minTokenSecretVersion) {
+      throw invalidToken('The client secret this access token was issued for has been rotated without a grace period.');
+    }
+    return {
+      kind: 'partner',
+      partnerId: status.partnerId,
+      clientId: claims.clientId,
+      tier: status.tier,
+      secretVersion: claims.secretVersion,
+    };
   }
 
   /**
@@ -38,7 +49,7 @@ export class PartnerAuthenticator implements Authenticator<PartnerPrincipal> {
   async fromConsole(session: ConsoleSession): Promise<PartnerPrincipal> {
     const partner = await this.partners.findPartner(session.tenantId);
     if (!partner) throw invalidToken('The partner of this console session no longer exists.');
-    return { kind: 'partner', partnerId: partner.id, clientId: session.id, tier: partner.tier };
+    return { kind: 'partner', partnerId: partner.id, clientId: session.id, tier: partner.tier, secretVersion: null };
   }
 
   keyOf(principal: PartnerPrincipal): string {

@@ -6,6 +6,12 @@ export interface PartnerPrincipal {
   readonly partnerId: string;
   readonly clientId: string;
   readonly tier: Tier;
+  /**
+   * The version of the client secret that minted the caller's access token (its
+   * `secret_version` claim, 0 without one); null for a partner dashboard session, which no
+   * client secret minted. Managing credentials needs the client's current version (issue 31).
+   */
+  readonly secretVersion: number | null;
 }
 
 /** The principal's stable key (its rate-limit scope; idempotency is per partner, PartnerAuthenticator). */

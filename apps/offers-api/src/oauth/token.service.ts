@@ -111,14 +111,22 @@ export class TokenService {
     // Verify against a decoy when the client is unknown, so response time does not reveal it.
     // Throws a 429 when no verification slot can be had (client-secret.verifier.ts).
     let valid = await this.secrets.verify(request.address, credentials.clientSecret, client?.secretHash);
+    // The token carries which secret minted it: the current one, or the previous one in grace.
+    let secretVersion = client?.secretVersion ?? 0;
     const previous = client?.active ? this.previousInGrace(client) : undefined;
     if (!valid && previous !== undefined) {
       valid = await this.secrets.verify(request.address, credentials.clientSecret, previous);
+      secretVersion -= 1;
     }
     if (!client || !valid || !client.active) {
       throw oauthError('invalid_client', 'Client authentication failed.', realm);
     }
-    const accessToken = await this.tokens.issue({ clientId: client.id, partnerId: client.partnerId, tier: client.tier });
+    const accessToken = await this.tokens.issue({
+      clientId: client.id,
+      partnerId: client.partnerId,
+      tier: client.tier,
+      secretVersion,
+    });
     return { access_token: accessToken, token_type: 'Bearer', expires_in: this.tokens.ttlSeconds };
   }
 

@@ -28,7 +28,11 @@ export class PartnersAdminController {
   @Post(':id/clients')
   @ApiOperation({ summary: 'Create an OAuth client for the partner; the secret is shown once' })
   @ApiCreatedResponse({ type: ClientCreatedDto })
-  @ApiErrors({ code: 'resource_missing', when: 'no such partner' })
+  @ApiErrors(
+    { code: 'resource_missing', when: 'no such partner' },
+    { code: 'rate_limit_exceeded', when: "the operator's share of the secret hashing slots is taken (Retry-After)" },
+    { code: 'service_unavailable', when: "the instance's secret hashing queue is full or its wait timed out (Retry-After)" },
+  )
   createClient(@Param('id') id: string): Promise<ClientCreatedDto> {
     return this.partners.createClient(id);
   }

@@ -17,6 +17,10 @@ export interface ClientRecord {
   /** The rotated-out secret's hash while it may still be in its grace period (see previousSecretExpiresAt). */
   previousSecretHash: string | null;
   previousSecretExpiresAt: Date | null;
+  /** The current secret's version; the previous secret (in grace) is one less. */
+  secretVersion: number;
+  /** Access tokens minted from an older secret version are refused. */
+  minTokenSecretVersion: number;
   active: boolean;
   createdAt: Date;
   disabledAt: Date | null;
@@ -70,11 +74,23 @@ export class PartnersRepository {
     return tx.oAuthClient.count({ where: { partnerId, active: true } });
   }
 
+  /** The partner's clients that work, counted without a lock: the cheap check before a secret is hashed. */
+  countActiveClientsNow(partnerId: string): Promise<number> {
+    return this.prisma.oAuthClient.count({ where: { partnerId, active: true } });
+  }
+
+  /** The partner's client if it is active; null for another partner's, a deleted or an unknown one. */
+  async findActiveClientOf(partnerId: string, clientId: string): Promise<ClientRecord | null> {
+    const client = await this.findClient(clientId);
+    return client?.partnerId === partnerId && client.active ? client : null;
+  }
+
   /**
-   * Replaces an active client's secret hash in one UPDATE. With `previousExpiresAt` the
-   * replaced hash becomes the previous one (valid until then; an earlier previous one is
-   * dropped); without it no previous secret is kept. Null when the partner has no such
-   * active client.
+   * Replaces an active client's secret hash in one UPDATE, one version up. With
+   * `previousExpiresAt` the replaced hash becomes the previous one (valid until then; an earlier
+   * previous one is dropped, and so are its access tokens); without it no previous secret is
+   * kept and the access tokens of every older secret are refused from now on. Null when the
+   * partner has no such active client.
    */
   async rotateSecret(
     tx: PrismaTx,
@@ -87,7 +103,10 @@ export class PartnersRepository {
       UPDATE "oauth_clients"
          SET "previous_secret_hash" = CASE WHEN ${previousExpiresAt}::timestamptz IS NULL THEN NULL ELSE "secret_hash" END,
              "previous_secret_expires_at" = ${previousExpiresAt}::timestamptz,
-             "secret_hash" = ${secretHash}
+             "secret_hash" = ${secretHash},
+             "secret_version" = "secret_version" + 1,
+             "min_token_secret_version" =
+               CASE WHEN ${previousExpiresAt}::timestamptz IS NULL THEN "secret_version" + 1 ELSE "secret_version" END
        WHERE "id" = ${clientId} AND "partner_id" = ${partnerId} AND "active"`;
     return updated === 0 ? null : this.clientIn(tx, clientId);
   }

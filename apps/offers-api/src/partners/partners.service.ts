@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { hashSecret, newOpaqueSecret } from '@app/auth';
 import { Clock, newId, NotFoundError, TransactionRunner } from '@app/platform';
+import { ClientSecretHasher } from '../oauth/client-secret.hasher';
+import { ADMIN_GATE_KEY } from '../oauth/secret-gate';
 import { ClientStatusCache } from './client-status.cache';
 import {
   type ClientCreatedDto,
@@ -21,6 +22,7 @@ export class PartnersService {
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     private readonly clientStatus: ClientStatusCache,
+    private readonly hasher: ClientSecretHasher,
   ) {}
 
   async createPartner(name: string, tier: Tier): Promise<PartnerDto> {
@@ -36,9 +38,9 @@ export class PartnersService {
 
   async createClient(partnerId: string): Promise<ClientCreatedDto> {
     if (!(await this.repository.findPartner(partnerId))) throw new NotFoundError('partner', partnerId, 'id');
-    const secret = newOpaqueSecret('cs_');
-    const secretHash = await hashSecret(secret);
-    const client = await this.transactions.run((tx) => this.repository.createClient(tx, newId('client'), partnerId, secretHash));
+    // The hash in a slot of the token endpoint's gate, under the operator's share (issue 31).
+    const { secret, hash } = await this.hasher.newSecret(ADMIN_GATE_KEY);
+    const client = await this.transactions.run((tx) => this.repository.createClient(tx, newId('client'), partnerId, hash));
     return toClientCreatedDto(client, secret);
   }
 

@@ -1,0 +1,231 @@
+/**
+ * `/oauth/token` of one partner while another partner floods the client routes (issue 31,
+ * "scrypt is reachable from authenticated routes"): partner A requests tokens one after the
+ * other, first alone, then while partner B runs 24 concurrent loops of
+ * `POST /api/v1/clients/{id}/rotate-secret` (half on a client of its own, half on an id that
+ * does not exist), against one offers-api process on loopback. Prints A's p50 and throughput
+ * in both phases, and what B's requests were answered.
+ *
+ *   node bench/ts-run.mjs bench/security/rotation-flood.ts                 (this checkout)
+ *   node bench/ts-run.mjs bench/security/rotation-flood.ts --root <dir>    (another checkout, e.g. the code before the fix)
+ *   BENCH_SECONDS=10 BENCH_CONCURRENCY=24 BENCH_MAX_PER_LOOP=400 ... to change the load
+ *   BENCH_TARGETS=own | missing   all of B's loops on its own client, or all on a missing id
+ *
+ * B's loops do not honour Retry-After (a hostile caller would not); each loop stops after
+ * BENCH_SECONDS or BENCH_MAX_PER_LOOP requests, whichever comes first. The service runs from
+ * the sources of `--root` (its bench/ts-run.mjs, no build) with NODE_ENV=production, ROLE=api,
+ * TRUST_PROXY=127.0.0.1 (A and B send different X-Forwarded-For addresses) and the default
+ * limits; both partners are enterprise (1,000 requests a minute). Needs PostgreSQL
+ * (DATABASE_URL or postgresql://postgres@127.0.0.1:5432/postgres) and Redis (REDIS_URL or
+ * redis://127.0.0.1:6379); it creates and drops its own database and uses its own prefix.
+ */
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { migrate } from '../../libs/platform/src/database/migrator';
+import { freePort } from '../../scripts/local-infra';
+import { queryAt } from '../../test/support/database';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 24);
+const MAX_PER_LOOP = Number(process.env.BENCH_MAX_PER_LOOP ?? 400);
+/** Which ids B's loops rotate: `mixed` (half its own client, half a missing id), `own` or `missing`. */
+const TARGETS = process.env.BENCH_TARGETS ?? 'mixed';
+const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const rootArg = process.argv.indexOf('--root');
+const ROOT = resolve(rootArg > 0 ? (process.argv[rootArg + 1] ?? '.') : join(__dirname, '..', '..'));
+const ADMIN_KEY = randomBytes(24).toString('hex');
+const A_ADDRESS = '203.0.113.10';
+const B_ADDRESS = '198.51.100.7';
+
+const log = (line: string): void => {
+  process.stdout.write(`[rotation-flood] ${line}\n`);
+};
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** utime + stime of `pid` in milliseconds (Linux). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ = 100
+}
+
+const quantile = (xs: number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
+};
+
+interface Answer {
+  readonly status: number;
+  readonly code: string | undefined;
+  readonly ms: number;
+}
+
+async function tokenRequest(base: string, clientId: string, secret: string): Promise<Answer> {
+  const started = performance.now();
+  const res = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': A_ADDRESS },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
+  });
+  const body = (await res.json()) as { error?: string };
+  return { status: res.status, code: body.error, ms: performance.now() - started };
+}
+
+async function rotation(base: string, token: string, clientId: string): Promise<Answer> {
+  const started = performance.now();
+  const res = await fetch(`${base}/api/v1/clients/${clientId}/rotate-secret`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-forwarded-for': B_ADDRESS },
+    body: JSON.stringify({ expires_in_hours: 1 }),
+  });
+  const body = (await res.json()) as { error?: { code?: string } };
+  return { status: res.status, code: body.error?.code, ms: performance.now() - started };
+}
+
+/** A's sequential token requests for `seconds`: p50, max, throughput and statuses. */
+async function partnerA(base: string, client: { client_id: string; client_secret: string }, seconds: number): Promise<string> {
+  const answers: Answer[] = [];
+  const started = performance.now();
+  while (performance.now() - started < seconds * 1000)
+    answers.push(await tokenRequest(base, client.client_id, client.client_secret));
+  const elapsed = (performance.now() - started) / 1000;
+  const ok = answers.filter((a) => a.status === 200);
+  const ms = ok.map((a) => a.ms);
+  const other = answers.length - ok.length;
+  return (
+    `partner A: ${answers.length} sequential token requests in ${elapsed.toFixed(1)} s, ${ok.length} × 200` +
+    (other > 0 ? ` (${other} others: ${summary(answers.filter((a) => a.status !== 200))})` : '') +
+    `; p50 ${quantile(ms, 0.5).toFixed(1)} ms, p95 ${quantile(ms, 0.95).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms; ` +
+    `throughput ${(ok.length / elapsed).toFixed(1)} tokens/s`
+  );
+}
+
+function summary(answers: readonly Answer[]): string {
+  const counts = new Map<string, number>();
+  for (const a of answers) {
+    const k = `${a.status}${a.code ? ` ${a.code}` : ''}`;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `${n} × ${k}`).join(', ');
+}
+
+async function main(): Promise<void> {
+  const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
+  log(`code under test: ${ROOT} at ${commit}`);
+  const dbName = `rotation_flood_${randomBytes(4).toString('hex')}`;
+  await queryAt(adminUrl, `CREATE DATABASE "${dbName}"`);
+  const dbUrl = new URL(adminUrl);
+  dbUrl.pathname = `/${dbName}`;
+  await migrate(dbUrl.toString(), { dir: join(ROOT, 'prisma', 'migrations') });
+
+  const port = await freePort(0);
+  const base = `http://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+  try {
+    child = spawn(process.execPath, [join(ROOT, 'bench', 'ts-run.mjs'), join(ROOT, 'apps', 'offers-api', 'src', 'main.ts')], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'production',
+        ROLE: 'api',
+        HOST: '127.0.0.1',
+        OFFERS_PORT: String(port),
+        DATABASE_URL: dbUrl.toString(),
+        REDIS_URL: redisUrl,
+        QUEUE_PREFIX: `rotation-flood-${randomBytes(4).toString('hex')}`,
+        ADMIN_API_KEY: ADMIN_KEY,
+        OAUTH_JWT_KEYS: `bench:${randomBytes(32).toString('base64url')}`,
+        TRUST_PROXY: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const pid = child.pid ?? 0;
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null) throw new Error(`offers-api exited (${child.exitCode})`);
+      if (i > 600) throw new Error('offers-api did not come up within 60 s');
+      try {
+        if ((await fetch(`${base}/health/live`)).ok) break;
+      } catch {
+        // not listening yet
+      }
+      await sleep(100);
+    }
+
+    const adminCall = async <T>(path: string, body?: unknown): Promise<T> => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as T;
+    };
+    const a = await adminCall<{ id: string }>('/admin/v1/partners', { name: 'Partner A', tier: 'enterprise' });
+    const aClient = await adminCall<{ client_id: string; client_secret: string }>(`/admin/v1/partners/${a.id}/clients`);
+    const b = await adminCall<{ id: string }>('/admin/v1/partners', { name: 'Partner B', tier: 'enterprise' });
+    const bClient = await adminCall<{ client_id: string; client_secret: string }>(`/admin/v1/partners/${b.id}/clients`);
+    const bTarget = await adminCall<{ client_id: string }>(`/admin/v1/partners/${b.id}/clients`);
+    const bToken = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': B_ADDRESS },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: bClient.client_id,
+        client_secret: bClient.client_secret,
+      }).toString(),
+    });
+    const token = ((await bToken.json()) as { access_token: string }).access_token;
+
+    // warm-up (JIT, the database pool, one rotation)
+    for (let i = 0; i < 5; i++) await tokenRequest(base, aClient.client_id, aClient.client_secret);
+    log(`warm-up rotation: ${summary([await rotation(base, token, bTarget.client_id)])}`);
+
+    let cpuBefore = cpuMs(pid);
+    log(`quiet, ${SECONDS} s: ${await partnerA(base, aClient, SECONDS)}; server CPU ${(cpuMs(pid) - cpuBefore).toFixed(0)} ms`);
+    await sleep(500);
+
+    cpuBefore = cpuMs(pid);
+    const deadline = performance.now() + SECONDS * 1000;
+    const bAnswers: Answer[] = [];
+    const loops = Array.from({ length: CONCURRENCY }, async (_, i) => {
+      const own = TARGETS === 'own' || (TARGETS === 'mixed' && i % 2 === 0);
+      const id = own ? bTarget.client_id : `client_ghost${String(i).padStart(18, '0')}`;
+      for (let n = 0; n < MAX_PER_LOOP && performance.now() < deadline; n++) bAnswers.push(await rotation(base, token, id));
+    });
+    await sleep(200); // let the loops fill the service first
+    const during = await partnerA(base, aClient, SECONDS - 0.2);
+    await Promise.all(loops);
+    log(
+      `during ${CONCURRENCY} concurrent rotation loops of partner B: ${during}; server CPU ${(cpuMs(pid) - cpuBefore).toFixed(0)} ms`,
+    );
+    const bMs = bAnswers.map((x) => x.ms);
+    log(
+      `partner B: ${bAnswers.length} rotations (${summary(bAnswers)}); p50 ${quantile(bMs, 0.5).toFixed(1)} ms, max ${Math.max(...bMs).toFixed(1)} ms`,
+    );
+    const metrics = (await (await fetch(`${base}/metrics`)).text()).split('\n').filter((l) => l.startsWith('oauth_'));
+    if (metrics.length > 0) log(`metrics:\n  ${metrics.join('\n  ')}`);
+    log(
+      `machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ` +
+        `load average ${loadavg()
+          .map((x) => x.toFixed(2))
+          .join(' ')}; ${new Date().toISOString()}`,
+    );
+  } finally {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child?.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await queryAt(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`[rotation-flood] ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
