@@ -201,6 +201,7 @@ describe('every authenticator scopes Idempotency-Keys by tenant (and mode), cred
     partnerId: 'ptn_1',
     clientId: 'cli_1',
     tier: 'growth',
+    secretVersion: 1,
     ...over,
   });
 
