@@ -1,4 +1,4 @@
-import { EmptyBodyAllowed, IsTimestamp, PageLimit } from '@app/platform';
+import { EmptyBodyAllowed, IsDisplayName, IsTimestamp, PageLimit } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -48,6 +48,7 @@ export class CreateWebhookEndpointDto {
   @IsOptional()
   @IsString()
   @MaxLength(500)
+  @IsDisplayName()
   description?: string | null;
 
   @ApiPropertyOptional({
@@ -83,6 +84,7 @@ export class UpdateWebhookEndpointDto {
   @IsOptional()
   @IsString()
   @MaxLength(500)
+  @IsDisplayName()
   description?: string | null;
 
   @ApiPropertyOptional({
