@@ -20,7 +20,10 @@ export const NAME_FORBIDDEN_CHARACTERS =
   // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/;
 
-const IS_DISPLAY_NAME = 'isDisplayName';
+/** The same rule as a JSON Schema `pattern` (the OpenAPI document's, docs/validator-schemas.ts). */
+export const DISPLAY_NAME_PATTERN = `^[^${NAME_FORBIDDEN_CHARACTERS.source.slice(1, -1)}]*$`;
+
+export const IS_DISPLAY_NAME = 'isDisplayName';
 
 /** `U+202E`: how a message names a character (never echoing it, which would reorder the message itself). */
 const codePoint = (character: string): string =>
@@ -36,6 +39,8 @@ export function IsDisplayName(validationOptions?: ValidationOptions): PropertyDe
   return ValidateBy(
     {
       name: IS_DISPLAY_NAME,
+      // read by the OpenAPI document: `pattern`
+      constraints: [DISPLAY_NAME_PATTERN],
       validator: {
         // a non-string is left to the field's IsString
         validate: (value: unknown) => typeof value !== 'string' || !NAME_FORBIDDEN_CHARACTERS.test(value),
