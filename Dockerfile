@@ -1,6 +1,7 @@
 # One image for the three services; SERVICE picks which one runs.
 # Build:  docker build -t platform .
-# Run:    docker run -e SERVICE=offers-api -e DATABASE_URL=... -e REDIS_URL=... platform
+# Run:    docker run -e SERVICE=offers-api -e DATABASE_URL=... -e REDIS_URL=... -e ADMIN_API_KEY=...
+#           -e OFFERS_PUBLIC_URL=https://... platform   (production needs the service's *_PUBLIC_URL)
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app

@@ -309,6 +309,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       OFFERS_PORT: String(offersPort),
       VECTOR_PORT: String(vectorPort),
       PAYMENTS_PORT: String(paymentsPort),
+      // production requires each service's public URL (console sign-in links are built from it)
+      OFFERS_PUBLIC_URL: `http://127.0.0.1:${offersPort}`,
+      VECTOR_PUBLIC_URL: `http://127.0.0.1:${vectorPort}`,
+      PAYMENTS_PUBLIC_URL: `http://127.0.0.1:${paymentsPort}`,
       REDIS_URL: redisUrl,
       QUEUE_PREFIX: queuePrefix,
       LOG_LEVEL: process.env.BENCH_HTTP_LOG_LEVEL ?? 'info',

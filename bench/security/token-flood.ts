@@ -86,6 +86,8 @@ async function main(): Promise<void> {
         ROLE: 'api',
         HOST: '127.0.0.1',
         OFFERS_PORT: String(port),
+        // production requires it (console sign-in links are built from it)
+        OFFERS_PUBLIC_URL: base,
         DATABASE_URL: dbUrl.toString(),
         REDIS_URL: redisUrl,
         QUEUE_PREFIX: `token-flood-${randomBytes(4).toString('hex')}`,

@@ -253,6 +253,8 @@ export class VectorService {
       OAUTH_JWT_KEYS: `bench:${randomBytes(32).toString('base64url')}`,
       HOST: '127.0.0.1',
       VECTOR_PORT: String(port),
+      // production requires it (console sign-in links are built from it)
+      VECTOR_PUBLIC_URL: `http://127.0.0.1:${port}`,
       QUEUE_PREFIX: `bench-scale-${process.pid}`,
       LOG_LEVEL: process.env.BENCH_SCALE_LOG_LEVEL ?? 'warn',
       LOG_FORMAT: 'json',

@@ -503,6 +503,11 @@ export interface components {
       /** @description Send it as X-CSRF-Token on every state-changing request of this session */
       csrf_token: string;
       /**
+       * Format: date-time
+       * @description When the session ends whatever its activity: its sign-in + CONSOLE_SESSION_MAX_AGE_HOURS (default 7 days)
+       */
+      ends_at: string;
+      /**
        * @description The session ends after this many seconds without a request
        * @example 43200
        */
@@ -1828,6 +1833,17 @@ export interface operations {
       /** @description Codes: `unsupported_media_type`. */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `rate_limit_exceeded` (too many failed sign-ins from this address (CONSOLE_SIGN_IN_FAILURES_PER_MINUTE; Retry-After)). */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {

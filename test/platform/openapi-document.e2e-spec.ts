@@ -179,6 +179,9 @@ function propertyProblems(
       case IS_EMAIL:
         expect(s.format === 'email', 'format email');
         break;
+      case 'isDisplayName':
+        expect(s.pattern === c[0], `pattern ${String(c[0])}`);
+        break;
       case 'isTimestamp':
         expect(
           (c[0] as { unixSeconds?: boolean }).unixSeconds ? Array.isArray(s.anyOf) : s.format === 'date-time',

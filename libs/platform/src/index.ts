@@ -18,6 +18,7 @@ export * from './errors/route-error-renderer';
 export * from './http/client-address';
 export * from './http/credential-kinds';
 export * from './http/credentials';
+export * from './http/display-name';
 export * from './http/json-body';
 export * from './http/page-limit';
 export * from './http/route-policies';

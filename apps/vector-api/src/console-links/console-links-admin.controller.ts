@@ -1,7 +1,6 @@
-import { Body, Controller, Post, Req } from '@nestjs/common';
+import { Body, Controller, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
-import type { FastifyRequest } from 'fastify';
 import { ConsoleLinkDto, ConsoleLinks, ConsoleLinkTtlDto } from '@app/console';
 import { AdminOnly, ApiErrors } from '@app/platform';
 
@@ -24,7 +23,7 @@ export class ConsoleLinksAdminController {
   @ApiOperation({ summary: 'A one-time sign-in link to the console as this project (usable once, within ttl_seconds)' })
   @ApiCreatedResponse({ type: ConsoleLinkDto })
   @ApiErrors({ code: 'resource_missing', status: 400, when: 'no such project' })
-  create(@Body() body: CreateConsoleLinkDto, @Req() request: FastifyRequest): Promise<ConsoleLinkDto> {
-    return this.links.issue(body.project_id, body.ttl_seconds, request);
+  create(@Body() body: CreateConsoleLinkDto): Promise<ConsoleLinkDto> {
+    return this.links.issue(body.project_id, body.ttl_seconds);
   }
 }

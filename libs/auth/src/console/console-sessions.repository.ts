@@ -5,6 +5,8 @@ export interface ConsoleSessionRow {
   id: string;
   service: string;
   tenantId: string;
+  /** The sign-in: the start of the session's absolute lifetime. */
+  createdAt: Date;
   lastSeenAt: Date;
   revokedAt: Date | null;
 }
@@ -38,7 +40,7 @@ export class ConsoleSessionsRepository {
     const link = used[0];
     if (!link) return null;
     await tx.consoleSession.create({
-      data: { id: session.id, service, tenantId: link.tenantId, tokenHash: session.tokenHash, lastSeenAt: now },
+      data: { id: session.id, service, tenantId: link.tenantId, tokenHash: session.tokenHash, createdAt: now, lastSeenAt: now },
     });
     return { tenantId: link.tenantId };
   }
@@ -51,7 +53,7 @@ export class ConsoleSessionsRepository {
   async findSession(tokenHash: string): Promise<ConsoleSessionRow | null> {
     return this.prisma.consoleSession.findUnique({
       where: { tokenHash },
-      select: { id: true, service: true, tenantId: true, lastSeenAt: true, revokedAt: true },
+      select: { id: true, service: true, tenantId: true, createdAt: true, lastSeenAt: true, revokedAt: true },
     });
   }
 
@@ -72,11 +74,14 @@ export class ConsoleSessionsRepository {
     return count;
   }
 
-  /** Deletes links expired and sessions last used or revoked before `before` (housekeeping): how many of each. */
-  async prune(before: Date): Promise<{ links: number; sessions: number }> {
+  /**
+   * Deletes links expired and sessions last used or revoked before `before`, or signed in
+   * before `signedInBefore` (past their absolute lifetime), as housekeeping: how many of each.
+   */
+  async prune(before: Date, signedInBefore: Date): Promise<{ links: number; sessions: number }> {
     const links = await this.prisma.consoleLink.deleteMany({ where: { expiresAt: { lt: before } } });
     const sessions = await this.prisma.consoleSession.deleteMany({
-      where: { OR: [{ lastSeenAt: { lt: before } }, { revokedAt: { lt: before } }] },
+      where: { OR: [{ lastSeenAt: { lt: before } }, { revokedAt: { lt: before } }, { createdAt: { lt: signedInBefore } }] },
     });
     return { links: links.count, sessions: sessions.count };
   }

@@ -1,6 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock, constantTimeEqual, newId, registerErrorCodes, SERVICE_NAME, TransactionRunner } from '@app/platform';
+import {
+  Clock,
+  constantTimeEqual,
+  newId,
+  PlatformConfig,
+  registerErrorCodes,
+  SERVICE_NAME,
+  TransactionRunner,
+} from '@app/platform';
 import { apiKeyHash, newOpaqueSecret } from '../secrets';
 import { CONSOLE_ERRORS, ConsoleError, consoleSessionInvalid } from './console.errors';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
@@ -30,6 +38,8 @@ const TOUCH_EVERY_MS = 60_000;
 export interface ConsoleSession {
   readonly id: string;
   readonly tenantId: string;
+  /** When it ends whatever its activity: its sign-in + CONSOLE_SESSION_MAX_AGE_HOURS. */
+  readonly endsAt: Date;
 }
 
 export type SignInResult =
@@ -65,15 +75,19 @@ export class ConsoleSessions {
   private readonly touched = new Map<string, number>();
   /** This service's session cookie name (consoleCookieName). */
   readonly cookieName: string;
+  /** A session's absolute lifetime (CONSOLE_SESSION_MAX_AGE_HOURS), from its sign-in. */
+  readonly maxAgeMs: number;
 
   constructor(
     private readonly repository: ConsoleSessionsRepository,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
     @Inject(SERVICE_NAME) private readonly service: string,
+    config: PlatformConfig,
   ) {
     registerErrorCodes(CONSOLE_ERRORS);
     this.cookieName = consoleCookieName(service);
+    this.maxAgeMs = config.CONSOLE_SESSION_MAX_AGE_HOURS * 60 * 60 * 1000;
   }
 
   /** This service's session cookie in a Cookie header. */
@@ -105,20 +119,28 @@ export class ConsoleSessions {
     const redeemed = await this.transactions.run((tx) =>
       this.repository.redeemLink(tx, hash, this.service, now, { id, tokenHash: apiKeyHash(cookie) }),
     );
-    if (redeemed) return { ok: true, cookie, session: { id, tenantId: redeemed.tenantId } };
+    if (redeemed) {
+      return { ok: true, cookie, session: { id, tenantId: redeemed.tenantId, endsAt: new Date(now.getTime() + this.maxAgeMs) } };
+    }
     const link = await this.repository.findLink(hash, this.service);
     if (!link) return { ok: false, reason: 'unknown' };
     return { ok: false, reason: link.usedAt ? 'used' : 'expired' };
   }
 
-  /** The live session of a cookie value, or null (unknown, revoked, another service's, idle too long). */
+  /**
+   * The live session of a cookie value, or null (unknown, revoked, another service's, idle
+   * too long, or signed in more than CONSOLE_SESSION_MAX_AGE_HOURS ago: activity never
+   * extends a session past that).
+   */
   async find(cookie: string): Promise<ConsoleSession | null> {
     const row = await this.repository.findSession(apiKeyHash(cookie));
     const now = this.clock.nowMs();
     if (!row || row.service !== this.service || row.revokedAt !== null) return null;
     if (now - row.lastSeenAt.getTime() >= CONSOLE_IDLE_MS) return null;
+    const endsAt = row.createdAt.getTime() + this.maxAgeMs;
+    if (now >= endsAt) return null;
     this.touch(row.id, now);
-    return { id: row.id, tenantId: row.tenantId };
+    return { id: row.id, tenantId: row.tenantId, endsAt: new Date(endsAt) };
   }
 
   /** find(), or the 401 the API answers for a cookie without a live session. */
@@ -126,7 +148,7 @@ export class ConsoleSessions {
     const session = await this.find(cookie);
     if (!session) {
       throw consoleSessionInvalid(
-        'The console session has ended (signed out, revoked or idle for 12 hours). Open a new sign-in link.',
+        `The console session has ended (signed out, revoked, idle for 12 hours, or signed in more than ${this.maxAgeMs / 3_600_000} hours ago: CONSOLE_SESSION_MAX_AGE_HOURS). Open a new sign-in link.`,
         this.service,
       );
     }
@@ -157,12 +179,13 @@ export class ConsoleSessions {
   }
 
   /**
-   * Housekeeping (the daily ConsoleSessionsPruneJob): deletes links expired and sessions idle
-   * or revoked more than CONSOLE_PRUNE_AFTER_MS ago. A session last used a day ago has been
-   * over (12 h idle) for half a day; nothing live is touched.
+   * Housekeeping (the daily ConsoleSessionsPruneJob): deletes links expired and sessions idle,
+   * revoked or past their absolute lifetime more than CONSOLE_PRUNE_AFTER_MS ago. A session
+   * last used a day ago has been over (12 h idle) for half a day; nothing live is touched.
    */
   prune(): Promise<{ links: number; sessions: number }> {
-    return this.repository.prune(new Date(this.clock.nowMs() - CONSOLE_PRUNE_AFTER_MS));
+    const before = this.clock.nowMs() - CONSOLE_PRUNE_AFTER_MS;
+    return this.repository.prune(new Date(before), new Date(before - this.maxAgeMs));
   }
 
   /** The session's CSRF token: an HMAC of the cookie value (never the cookie itself). */
@@ -179,11 +202,15 @@ export class ConsoleSessions {
     );
   }
 
-  /** The cookie's Set-Cookie value (or one that clears it, for `null`). */
+  /**
+   * The cookie's Set-Cookie value (or one that clears it, for `null`). Set at sign-in, for the
+   * shorter of the idle expiry and the absolute lifetime; the server checks both anyway.
+   */
   setCookie(value: string | null, secure: boolean): string {
     const attributes = ['Path=/', 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])];
     if (value === null) return [`${this.cookieName}=`, 'Max-Age=0', ...attributes].join('; ');
-    return [`${this.cookieName}=${value}`, `Max-Age=${CONSOLE_IDLE_MS / 1000}`, ...attributes].join('; ');
+    const maxAge = Math.min(CONSOLE_IDLE_MS, this.maxAgeMs) / 1000;
+    return [`${this.cookieName}=${value}`, `Max-Age=${maxAge}`, ...attributes].join('; ');
   }
 
   private touch(id: string, now: number): void {

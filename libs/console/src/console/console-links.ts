@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
 import { CONSOLE_LINK_DEFAULT_TTL_SECONDS, ConsoleSessions } from '@app/auth';
-import { DomainError, PlatformConfig } from '@app/platform';
+import { DomainError, parsePublicUrl, PlatformConfig } from '@app/platform';
 import { CONSOLE_TENANTS, type ConsoleTenant, type ConsoleTenants } from '../console-tenants';
 import type { ConsoleLinkDto, ConsoleSessionsRevokedDto } from './console.dto';
 
@@ -10,6 +9,10 @@ import type { ConsoleLinkDto, ConsoleSessionsRevokedDto } from './console.dto';
  * travels in the URL fragment (`/console/sign-in#token=…`): browsers never send a fragment to
  * a server, so it is in no access log, proxy or Referer, and a link scanner that fetches the
  * URL does not use it up (the page posts it to POST /console/sign-in).
+ *
+ * The link's origin is the service's `*_PUBLIC_URL` (required in production), else its own
+ * loopback address: never the request's Host header, which whoever calls the admin route (or a
+ * proxy in front of it) writes, so a link could otherwise send the token to another host.
  */
 @Injectable()
 export class ConsoleLinks {
@@ -25,10 +28,11 @@ export class ConsoleLinks {
     return { object: 'console_sessions', revoked: await this.sessions.revokeTenant(tenant.id) };
   }
 
-  async issue(tenantId: string, ttlSeconds: number | undefined, request: FastifyRequest): Promise<ConsoleLinkDto> {
+  async issue(tenantId: string, ttlSeconds: number | undefined): Promise<ConsoleLinkDto> {
     const tenant = await this.existing(tenantId);
     const link = await this.sessions.issueLink(tenant.id, ttlSeconds ?? CONSOLE_LINK_DEFAULT_TTL_SECONDS);
-    const base = this.config.publicUrl ?? `${request.protocol}://${request.host}`;
+    const configured = this.config.publicUrl === undefined ? undefined : parsePublicUrl(this.config.publicUrl);
+    const base = configured ?? this.config.loopbackUrl;
     return { url: `${base}/console/sign-in#token=${link.token}`, expires_at: link.expiresAt.toISOString() };
   }
 

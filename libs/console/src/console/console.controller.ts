@@ -1,8 +1,16 @@
 import { Body, Controller, Get, HttpCode, Inject, type OnModuleInit, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ConsoleError, ConsoleSessions, consoleSessionInvalid, CONSOLE_IDLE_MS } from '@app/auth';
-import { ApiErrors, PlatformConfig, SERVICE_NAME } from '@app/platform';
+import {
+  ConsoleError,
+  type ConsoleSession,
+  ConsoleSessions,
+  consoleSessionInvalid,
+  CONSOLE_IDLE_MS,
+  RateLimiter,
+  type RateLimitPolicy,
+} from '@app/auth';
+import { AnyQuery, ApiErrors, clientAddressKey, PlatformConfig, SERVICE_NAME } from '@app/platform';
 import { CONSOLE_TENANTS, type ConsoleTenants } from '../console-tenants';
 import { type ConsoleAsset, CONSOLE_SECURITY_HEADERS, loadConsoleAssets } from './console-assets';
 import { ConsoleSessionDto, ConsoleSignedOutDto, ConsoleSignInDto } from './console.dto';
@@ -25,6 +33,7 @@ export class ConsoleController implements OnModuleInit {
 
   constructor(
     private readonly sessions: ConsoleSessions,
+    private readonly limiter: RateLimiter,
     private readonly config: PlatformConfig,
     @Inject(CONSOLE_TENANTS) private readonly tenants: ConsoleTenants,
     @Inject(SERVICE_NAME) private readonly service: string,
@@ -38,9 +47,23 @@ export class ConsoleController implements OnModuleInit {
   @HttpCode(200)
   @ApiOperation({ summary: 'Open a console session with a sign-in link token (once); sets the session cookie' })
   @ApiOkResponse({ type: ConsoleSessionDto })
-  @ApiErrors('console_link_invalid')
-  async signIn(@Body() body: ConsoleSignInDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<ConsoleSessionDto> {
-    const result = await this.sessions.signIn(body.token);
+  @ApiErrors('console_link_invalid', {
+    code: 'rate_limit_exceeded',
+    when: 'too many failed sign-ins from this address (CONSOLE_SIGN_IN_FAILURES_PER_MINUTE; Retry-After)',
+  })
+  async signIn(
+    @Body() body: ConsoleSignInDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConsoleSessionDto> {
+    const key = `ratelimit:console-sign-in-failures:${this.config.QUEUE_PREFIX}:${this.service}:${clientAddressKey(request.ip)}`;
+    const reserved = await this.reserveAttempt(key);
+    const result = await this.sessions.signIn(body.token).catch(async (err: unknown) => {
+      if (reserved) await this.limiter.refundKey(key);
+      throw err;
+    });
+    // Confirm the reservation only for a failed sign-in; give it back otherwise.
+    if (reserved && result.ok) await this.limiter.refundKey(key);
     if (!result.ok) {
       const why = {
         used: 'This sign-in link has already been used: a link opens one session, once.',
@@ -51,7 +74,31 @@ export class ConsoleController implements OnModuleInit {
     }
     void reply.header('Set-Cookie', this.sessions.setCookie(result.cookie, this.secure));
     void reply.header('Cache-Control', 'no-store');
-    return this.describe(result.cookie, result.session.tenantId);
+    return this.describe(result.cookie, result.session);
+  }
+
+  /**
+   * Failed sign-ins per client address (`request.ip`, which honours TRUST_PROXY; IPv6 per
+   * /64), as POST /oauth/token counts failed client authentications: every sign-in reserves
+   * one attempt of the address's CONSOLE_SIGN_IN_FAILURES_PER_MINUTE before its token is
+   * looked up, and gets it back unless the token opened no session; so however many arrive
+   * at once, at most the budget's worth fail per window. Over it → 429 rate_limit_exceeded
+   * with Retry-After for every sign-in from the address, a right token too (or guessing
+   * could go on), until the window ends. Returns whether an attempt was reserved (false when
+   * the limit is off, or Redis does not answer: it fails open, as every limit does).
+   */
+  private async reserveAttempt(key: string): Promise<boolean> {
+    const limit = this.config.CONSOLE_SIGN_IN_FAILURES_PER_MINUTE;
+    if (limit <= 0) return false;
+    const policy: RateLimitPolicy = { name: 'console_sign_in_failures', limit, windowSeconds: 60 };
+    const decision = await this.limiter.hitKey(key, policy);
+    if (decision === undefined) return false;
+    if (decision.allowed) return true;
+    throw new ConsoleError(
+      'rate_limit_exceeded',
+      `Too many failed console sign-ins from this address (CONSOLE_SIGN_IN_FAILURES_PER_MINUTE is ${limit}). Retry after ${decision.retryAfterSeconds} seconds.`,
+      { headers: { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) } },
+    );
   }
 
   @Get('session')
@@ -62,7 +109,7 @@ export class ConsoleController implements OnModuleInit {
     const cookie = this.cookieOf(request);
     const session = await this.sessions.authenticate(cookie);
     void reply.header('Cache-Control', 'no-store');
-    return this.describe(cookie, session.tenantId);
+    return this.describe(cookie, session);
   }
 
   @Post('sign-out')
@@ -79,12 +126,14 @@ export class ConsoleController implements OnModuleInit {
 
   @Get()
   @ApiExcludeEndpoint()
+  @AnyQuery("a page of the console: the query string is the single-page app's own state (filters, pages)")
   index(@Res() reply: FastifyReply): void {
     this.page(reply);
   }
 
   @Get('assets/:file')
   @ApiExcludeEndpoint()
+  @AnyQuery('a static file of the console: a query string (a cache buster) does not change it')
   asset(@Req() request: FastifyRequest<{ Params: { file: string } }>, @Res() reply: FastifyReply): void {
     const asset = this.assets.get(`assets/${request.params.file}`);
     if (!asset) return this.page(reply, 404);
@@ -98,6 +147,7 @@ export class ConsoleController implements OnModuleInit {
   /** Every other path under /console is a page of the single-page app (its router shows it). */
   @Get('*')
   @ApiExcludeEndpoint()
+  @AnyQuery("a page of the console: the query string is the single-page app's own state (filters, pages)")
   spa(@Res() reply: FastifyReply): void {
     this.page(reply);
   }
@@ -123,8 +173,8 @@ export class ConsoleController implements OnModuleInit {
     return cookie;
   }
 
-  private async describe(cookie: string, tenantId: string): Promise<ConsoleSessionDto> {
-    const tenant = await this.tenants.describe(tenantId);
+  private async describe(cookie: string, session: ConsoleSession): Promise<ConsoleSessionDto> {
+    const tenant = await this.tenants.describe(session.tenantId);
     if (!tenant) throw consoleSessionInvalid('The tenant of this console session no longer exists.', this.service);
     return {
       object: 'console_session',
@@ -132,6 +182,7 @@ export class ConsoleController implements OnModuleInit {
       tenant: { id: tenant.id, name: tenant.name },
       csrf_token: this.sessions.csrfToken(cookie),
       idle_timeout_seconds: CONSOLE_IDLE_MS / 1000,
+      ends_at: session.endsAt.toISOString(),
     };
   }
 }

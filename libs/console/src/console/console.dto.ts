@@ -22,6 +22,11 @@ export class ConsoleSessionDto {
   @ApiProperty({ description: 'Send it as X-CSRF-Token on every state-changing request of this session' }) csrf_token!: string;
   @ApiProperty({ description: 'The session ends after this many seconds without a request', example: 43200 })
   idle_timeout_seconds!: number;
+  @ApiProperty({
+    format: 'date-time',
+    description: 'When the session ends whatever its activity: its sign-in + CONSOLE_SESSION_MAX_AGE_HOURS (default 7 days)',
+  })
+  ends_at!: string;
 }
 
 export class ConsoleSignedOutDto {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Expose, Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
+import { getMetadataStorage, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 import { parseHostPorts, type RedisTopology } from '../queue/redis-topology';
 
 export const DEV_ADMIN_API_KEY = 'dev-admin-key';
@@ -36,13 +36,15 @@ export function parsePublicUrl(value: string): string | undefined {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+const IS_PUBLIC_URL = 'isPublicUrl';
+
 /**
  * Validates a service's `*_PUBLIC_URL` variable (see parsePublicUrl). An app declares the
  * variable under its own name, like its port, and returns it from `publicUrl`.
  */
 export function IsPublicUrl(): PropertyDecorator {
   return ValidateBy({
-    name: 'isPublicUrl',
+    name: IS_PUBLIC_URL,
     validator: {
       validate: (value: unknown) => typeof value === 'string' && parsePublicUrl(value) !== undefined,
       defaultMessage: (args) =>
@@ -75,10 +77,27 @@ export abstract class PlatformConfig {
 
   /**
    * The service's public base URL (the app's own `*_PUBLIC_URL` variable, validated with
-   * `IsPublicUrl`): the OpenAPI document's `servers`. Undefined: the request's origin.
+   * `IsPublicUrl`): the OpenAPI document's `servers` and the base of console sign-in links.
+   * Required in production (crossChecks). Undefined: the request's origin for the document,
+   * `loopbackUrl` for links.
    */
   get publicUrl(): string | undefined {
     return undefined;
+  }
+
+  /** The name of the app's `*_PUBLIC_URL` variable: the property it declared with `@IsPublicUrl()`. */
+  get publicUrlVariable(): string | undefined {
+    const rules = getMetadataStorage().getTargetValidationMetadatas(this.constructor, '', true, false);
+    return rules.find((rule) => rule.name === IS_PUBLIC_URL)?.propertyName;
+  }
+
+  /**
+   * Where this process itself answers on loopback (`http://127.0.0.1:<port>`): the base of
+   * console sign-in links outside production when `*_PUBLIC_URL` is unset. Never the request's
+   * Host header, which the client writes.
+   */
+  get loopbackUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
   }
 
   @Expose()
@@ -188,6 +207,28 @@ export abstract class PlatformConfig {
   @Min(0)
   ADMIN_AUTH_FAILURES_PER_MINUTE: number = 20;
 
+  /**
+   * Failed console sign-ins (`POST /console/sign-in` with a link token that opens no session)
+   * accepted per client address per minute (IPv6 per /64; see TRUST_PROXY); past it every
+   * sign-in from that address is 429 until the minute ends. 0 turns the limit off.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  CONSOLE_SIGN_IN_FAILURES_PER_MINUTE: number = 20;
+
+  /**
+   * A console session ends this many hours after its sign-in, whatever its activity (besides
+   * the 12 h idle expiry). Default 168 (7 days).
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(24 * 365)
+  CONSOLE_SESSION_MAX_AGE_HOURS: number = 168;
+
   @Expose()
   @IsIn(['api', 'worker', 'all'])
   ROLE: ServiceRole = 'all';
@@ -274,6 +315,13 @@ export abstract class PlatformConfig {
     const problems: Array<[string, string]> = [];
     if (this.isProduction && (this.ADMIN_API_KEY === DEV_ADMIN_API_KEY || this.ADMIN_API_KEY.length < 32)) {
       problems.push(['ADMIN_API_KEY', 'must be set to a random value of at least 32 characters in production']);
+    }
+    const publicUrlVariable = this.publicUrlVariable;
+    if (this.isProduction && publicUrlVariable !== undefined && this.publicUrl === undefined) {
+      problems.push([
+        publicUrlVariable,
+        'is required in production: the URL clients reach this service at (e.g. https://api.example.com); console sign-in links are built from it',
+      ]);
     }
     const modes = (['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const).filter((v) => this[v] !== undefined);
     if (modes.length > 1) {

@@ -22,6 +22,7 @@ import {
   MIN,
   MIN_LENGTH,
 } from 'class-validator';
+import { IS_DISPLAY_NAME } from '../http/display-name';
 import { IS_TIMESTAMP, type TimestampOptions } from '../http/timestamp';
 import { type ValidationMetadata, validationMetadataOf } from '../http/validation-metadata';
 import type { DocumentedRoute } from './routes';
@@ -98,6 +99,9 @@ export function keywordsOfRule(m: ValidationMetadata): Schema {
             ],
           }
         : { format: 'date-time' };
+    case IS_DISPLAY_NAME:
+      // no control, bidirectional or invisible formatting character (http/display-name.ts)
+      return { pattern: c[0] as string };
     default:
       return {};
   }

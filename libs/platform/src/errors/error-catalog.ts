@@ -52,7 +52,7 @@ export const invalidRequest = (status: number, docs: ErrorDocs): ErrorSpec => ({
 export const PLATFORM_ERRORS = {
   // request shape
   parameter_invalid: invalidRequest(400, {
-    when: 'A field of the body, the query, the path or a header breaks its rule: wrong type, out of range, not one of the allowed values, a timestamp off the calendar or outside 1970-01-01 – 9999-12-31, a NUL character or a lone UTF-16 surrogate in a value, key or path parameter, nesting deeper than 32 levels, a malformed percent-encoding in the path, an `Idempotency-Key` longer than 255 characters. `param` names the field where there is one (nested fields as `rows[3].embedding`).',
+    when: 'A field of the body, the query, the path or a header breaks its rule: wrong type, out of range, not one of the allowed values, a timestamp off the calendar or outside 1970-01-01 – 9999-12-31, a NUL character or a lone UTF-16 surrogate in a value, key or path parameter, a control, bidirectional or invisible formatting character in a name (`\\u202e`, a newline; the message names its code point), nesting deeper than 32 levels, a malformed percent-encoding in the path, an `Idempotency-Key` longer than 255 characters. `param` names the field where there is one (nested fields as `rows[3].embedding`).',
     fix: 'Correct the field `param` names as the message says and send the request again.',
   }),
   parameter_missing: invalidRequest(400, {
@@ -60,7 +60,7 @@ export const PLATFORM_ERRORS = {
     fix: 'Send the field `param` names.',
   }),
   parameter_unknown: invalidRequest(400, {
-    when: 'The body or query has a field the route does not accept, including `__proto__`, `constructor`, `prototype` and the other `Object.prototype` names (`toString`, ...) anywhere in it; `param` names its path.',
+    when: 'The body or query has a field the route does not accept (every route refuses a query parameter it does not declare, routes without query parameters any), including `__proto__`, `constructor`, `prototype` and the other `Object.prototype` names (`toString`, ...) anywhere in it; `param` names its path.',
     fix: "Remove the field, or correct its spelling against the route's schema (`GET /docs`).",
   }),
   parameter_duplicate: invalidRequest(400, {
@@ -144,7 +144,7 @@ export const PLATFORM_ERRORS = {
   rate_limit_exceeded: {
     status: 429,
     type: 'rate_limit_error',
-    when: "Over a rate limit: the credential's requests per window (the `RateLimit` and `RateLimit-Policy` headers show its budget), or too many wrong admin keys from this address (`ADMIN_AUTH_FAILURES_PER_MINUTE`, 20 a minute; then every admin request from it, the right key too, until the window ends). `Retry-After` says when to retry.",
+    when: "Over a rate limit: the credential's requests per window (the `RateLimit` and `RateLimit-Policy` headers show its budget), or too many wrong admin keys from this address (`ADMIN_AUTH_FAILURES_PER_MINUTE`, 20 a minute; then every admin request from it, the right key too, until the window ends), or too many failed console sign-ins from this address (`CONSOLE_SIGN_IN_FAILURES_PER_MINUTE`, 20 a minute; then every `POST /console/sign-in` from it, a good link too, until the window ends). `Retry-After` says when to retry.",
     fix: 'Wait `Retry-After` seconds, then retry; spread requests over the window.',
   },
   // idempotency (platform contract: Idempotency-Key on every POST)

@@ -1,5 +1,6 @@
 import { applyDecorators, type CanActivate, type ExecutionContext, RequestMethod, SetMetadata, type Type } from '@nestjs/common';
-import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { DiscoveryService, MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -22,6 +23,12 @@ import { DomainError } from '../errors/domain-error';
  *   Content-Type, is 415 `unsupported_media_type` before the body is read (after the
  *   guards: without credentials it is 401 whatever the body). A route marked `@FormBody()`
  *   (the OAuth token endpoint, RFC 6749) checks its content types itself.
+ * - every route refuses query parameters it does not declare (400 `parameter_unknown` naming
+ *   the first), before the body is read: a route whose handler takes the whole query
+ *   (`@Query() dto`) leaves it to the validation pipe (the DTO's fields, `forbidNonWhitelisted`),
+ *   one that takes named ones (`@Query('name')`) accepts those names, one that takes none
+ *   accepts none. `@AnyQuery(reason)` opts a route out (the console's pages and files). Routes
+ *   Nest does not register (Swagger UI at /docs, /openapi.json) are not checked.
  *
  * Nest keeps route metadata on controllers; Fastify knows routes by method and URL. At
  * startup `installRoutePolicies` reads every controller route's metadata once, keyed by
@@ -41,6 +48,18 @@ export type BodyLimitSetting<C extends PlatformConfig = PlatformConfig> = number
  */
 export function BodyLimit<C extends PlatformConfig>(limit: BodyLimitSetting<C>): MethodDecorator {
   return SetMetadata(BODY_LIMIT, limit);
+}
+
+const ANY_QUERY = 'platform:any-query';
+
+/**
+ * The route accepts any query string and ignores what it does not use: only for routes that
+ * are not API (the console's pages, whose query string is the single-page app's own state,
+ * and its static files). `reason` says why, for the reader. Every other route refuses the
+ * query parameters it does not declare.
+ */
+export function AnyQuery(reason: string): MethodDecorator {
+  return SetMetadata(ANY_QUERY, reason);
 }
 
 const FORM_BODY = 'platform:form-body';
@@ -102,13 +121,39 @@ export abstract class BeforeBodyGuard implements CanActivate {
   }
 }
 
+/**
+ * The query parameters a route accepts: any (`@AnyQuery`), those of the DTO its handler
+ * validates the whole query as (the pipe refuses the rest), or exactly these names.
+ */
+type QueryPolicy =
+  { readonly kind: 'any' } | { readonly kind: 'dto' } | { readonly kind: 'names'; readonly names: ReadonlySet<string> };
+
 interface RoutePolicy {
   readonly controller: Type;
   readonly handler: Handler;
   readonly guards: readonly BeforeBodyGuard[];
   readonly bodyLimit: number | undefined;
   readonly formBody: boolean;
+  readonly query: QueryPolicy;
   readonly name: string;
+}
+
+/** Whether a policy must find its Fastify route (the query rule alone is harmless where Nest maps no route). */
+const mustApply = (policy: RoutePolicy): boolean => policy.guards.length > 0 || policy.bodyLimit !== undefined || policy.formBody;
+
+type ArgMetadata = Record<string, { index: number; data?: unknown }>;
+
+/** What the handler declares about its query string (see QueryPolicy). */
+function queryPolicyOf(controller: Type, methodName: string, handler: Handler): QueryPolicy {
+  if (Reflect.getMetadata(ANY_QUERY, handler) !== undefined) return { kind: 'any' };
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) as ArgMetadata | undefined) ?? {};
+  const names = new Set<string>();
+  for (const [key, arg] of Object.entries(args)) {
+    if (!key.startsWith(`${RouteParamtypes.QUERY}:`)) continue;
+    if (typeof arg.data !== 'string') return { kind: 'dto' };
+    names.add(arg.data);
+  }
+  return { kind: 'names', names };
 }
 
 type Metadata = string | string[] | undefined;
@@ -181,8 +226,8 @@ function collectPolicies(app: NestFastifyApplication, config: PlatformConfig): M
         name,
       );
       const formBody = Reflect.getMetadata(FORM_BODY, handler) === true;
-      if (guards.length === 0 && bodyLimit === undefined && !formBody) continue;
-      const policy: RoutePolicy = { controller, handler, guards, bodyLimit, formBody, name };
+      const query = queryPolicyOf(controller, methodName, handler);
+      const policy: RoutePolicy = { controller, handler, guards, bodyLimit, formBody, query, name };
       for (const controllerPath of asArray(Reflect.getMetadata(PATH_METADATA, controller) as Metadata)) {
         for (const methodPath of asArray(Reflect.getMetadata(PATH_METADATA, handler) as Metadata)) {
           policies.set(`${RequestMethod[method]} ${routeUrl(controllerPath, methodPath)}`, policy);
@@ -204,6 +249,20 @@ function beforeBodyHook(policy: RoutePolicy) {
       throw err;
     }
     return payload;
+  };
+}
+
+/** Refuses, before the body is read, a query parameter the route does not declare. */
+function declaredQueryOnly(names: ReadonlySet<string>) {
+  return (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    const query = request.query;
+    const unknown = typeof query === 'object' && query !== null ? Object.keys(query).find((name) => !names.has(name)) : undefined;
+    if (unknown === undefined) return Promise.resolve(payload);
+    if (bodyPending(request)) void reply.header('Connection', 'close');
+    const declared = names.size === 0 ? 'This route takes no query parameters.' : `It takes: ${[...names].join(', ')}.`;
+    return Promise.reject(
+      new DomainError('parameter_unknown', `Received unknown parameter: ${unknown}. ${declared}`, { param: unknown }),
+    );
   };
 }
 
@@ -251,12 +310,13 @@ export function installRoutePolicies(app: NestFastifyApplication, config: Platfo
       route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
     route.preParsing = [
       ...(policy && policy.guards.length > 0 ? [beforeBodyHook(policy)] : []),
+      ...(policy?.query.kind === 'names' ? [declaredQueryOnly(policy.query.names)] : []),
       ...(policy?.formBody ? [] : [jsonOnly]),
       ...existing,
     ];
   });
   return () => {
-    const missing = [...policies.keys()].filter((key) => !applied.has(key));
+    const missing = [...policies.entries()].filter(([key, policy]) => mustApply(policy) && !applied.has(key)).map(([key]) => key);
     if (missing.length > 0) {
       throw new Error(`route policies matched no Fastify route (a global prefix or URI versioning?): ${missing.join(', ')}`);
     }

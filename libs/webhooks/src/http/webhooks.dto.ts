@@ -1,4 +1,4 @@
-import { EmptyBodyAllowed, IsTimestamp, PageLimit } from '@app/platform';
+import { EmptyBodyAllowed, IsDisplayName, IsTimestamp, PageLimit } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from '../webhooks.types';
@@ -35,6 +35,7 @@ export class CreateWebhookEndpointDto {
   @IsOptional()
   @IsString()
   @MaxLength(500)
+  @IsDisplayName()
   description?: string | null;
 
   @ApiPropertyOptional({
@@ -70,6 +71,7 @@ export class UpdateWebhookEndpointDto {
   @IsOptional()
   @IsString()
   @MaxLength(500)
+  @IsDisplayName()
   description?: string | null;
 
   @ApiPropertyOptional({

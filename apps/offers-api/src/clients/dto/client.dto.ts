@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { EmptyBodyAllowed } from '@app/platform';
+import { EmptyBodyAllowed, IsDisplayName } from '@app/platform';
 import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import type { ClientRecord } from '../../partners/partners.repository';
 
@@ -13,6 +13,7 @@ export class OAuthClientCreateDto {
   @ApiProperty({ example: 'reporting-backend', minLength: 1, maxLength: CLIENT_NAME_MAX })
   @IsString()
   @Length(1, CLIENT_NAME_MAX)
+  @IsDisplayName()
   name!: string;
 }
 

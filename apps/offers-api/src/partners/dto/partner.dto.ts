@@ -2,11 +2,13 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsString, Length } from 'class-validator';
 import { TIERS, type Tier } from '../partner-tier';
 import type { ClientRecord, PartnerRecord } from '../partners.repository';
+import { IsDisplayName } from '@app/platform';
 
 export class PartnerCreateDto {
   @ApiProperty({ example: 'Acme Wealth', minLength: 1, maxLength: 200 })
   @IsString()
   @Length(1, 200)
+  @IsDisplayName()
   name!: string;
 
   @ApiProperty({ enum: TIERS, example: 'growth' })

@@ -1,11 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
+import { IsDisplayName } from '@app/platform';
 
 /** The body of POST /admin/v1/accounts. */
 export class NameDto {
   @ApiProperty({ example: 'search-backend', minLength: 1, maxLength: 200 })
   @IsString()
   @Length(1, 200)
+  @IsDisplayName()
   name!: string;
 }
 

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ListQuery } from '../../common/list';
 import type { PaymentsMode, PermissionLevel } from '../../accounts/payments-key.principal';
+import { IsDisplayName } from '@app/platform';
 
 export const MODES: readonly PaymentsMode[] = ['test', 'live'];
 export const LEVELS: readonly PermissionLevel[] = ['none', 'read', 'write'];
@@ -72,6 +73,7 @@ export class ApiKeyCreateDto {
   @ApiProperty({ example: 'reporting', minLength: 1, maxLength: 200 })
   @IsString()
   @Length(1, 200)
+  @IsDisplayName()
   name!: string;
 
   @ApiProperty({ type: ApiKeyPermissionsDto })

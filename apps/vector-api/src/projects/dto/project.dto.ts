@@ -1,12 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import type { ProjectRecord } from '../projects.repository';
+import { IsDisplayName } from '@app/platform';
 
 /** The body of POST /admin/v1/projects. */
 export class CreateProjectDto {
   @ApiProperty({ example: 'search', minLength: 1, maxLength: 200 })
   @IsString()
   @Length(1, 200)
+  @IsDisplayName()
   name!: string;
 }
 

@@ -1,12 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import type { VectorTokenRecord } from '../vector-tokens.repository';
+import { IsDisplayName } from '@app/platform';
 
 /** The body of POST /admin/v1/tokens, POST /admin/v1/projects/{id}/tokens and POST /v1/tokens. */
 export class NameDto {
   @ApiProperty({ example: 'search-backend', minLength: 1, maxLength: 200 })
   @IsString()
   @Length(1, 200)
+  @IsDisplayName()
   name!: string;
 }
 
