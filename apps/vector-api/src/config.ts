@@ -44,6 +44,30 @@ export class VectorConfig extends PlatformConfig {
   @Min(1024)
   VECTOR_QUERY_BODY_LIMIT_BYTES: number = 16 * 1024 * 1024;
 
+  /**
+   * Distinct values of one metadata key the inverted index keeps per table (decision 153).
+   * A key past it (an id-like field such as LangChain's `content`, unique on every row) is
+   * dropped from the index and its conditions read the rows' metadata instead: exact, never
+   * refused, a walk of the table. 10,000 lists cost at most a few MB per key.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VECTOR_INDEX_MAX_DISTINCT_VALUES_PER_KEY: number = 10_000;
+
+  /**
+   * Distinct (key, value) pairs the inverted index keeps per table, over every key (decision
+   * 153): past it the key adding a new value is scanned too, and keys first seen afterwards
+   * are not indexed. Bounds the index of a table at about 100,000 lists (≈ 15–20 MB)
+   * whatever its keys (64 new keys per row would otherwise grow it with every row).
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VECTOR_INDEX_MAX_DISTINCT_VALUES_PER_TABLE: number = 100_000;
+
   /** How often each instance polls the change sequence for other instances' writes. */
   @Expose()
   @Type(() => Number)

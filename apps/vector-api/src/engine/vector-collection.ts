@@ -1,7 +1,7 @@
 import { awaiting, runSliced, type Steps } from './background';
 import { exactSearchLabelsSteps, exactSearchSteps } from './exact';
 import { FlatIndex } from './flat-index';
-import { type Filter, type FilterRows, type Metadata, MetadataIndex } from './filter';
+import { type Filter, type FilterRows, type IndexBudget, type Metadata, MetadataIndex } from './filter';
 import { HnswIndex, type HnswOptions, type HnswSeed } from './hnsw-index';
 import { IvfIndex, type IvfOptions, type IvfSeed } from './ivf-index';
 import { compareHits, type Hit, type IndexKind, type IndexStatus, type Metric, type VectorIndex } from './types';
@@ -37,6 +37,8 @@ export interface CollectionOptions {
   readonly simd?: boolean;
   /** querySliced: longest stretch of a query's work before it yields to the event loop. */
   readonly sliceMs?: number;
+  /** How many distinct metadata values the inverted index keeps before keys are scanned instead. */
+  readonly indexBudget?: IndexBudget;
 }
 
 /** Default of CollectionOptions.sliceMs, as the background index work (ivf, hnsw). */
@@ -86,7 +88,7 @@ export class VectorCollection {
   private readonly labelsById = new Map<string, number>();
   private readonly ids: Array<string | undefined> = [];
   private readonly metadata: Array<Metadata | undefined> = [];
-  private readonly metaIndex = new MetadataIndex();
+  private readonly metaIndex: MetadataIndex;
   private readonly indexes = new Map<IndexKind, VectorIndex>();
   private readonly exactFilterRows: number;
   private readonly exactFilterFraction: number;
@@ -105,6 +107,7 @@ export class VectorCollection {
     this.exactFilterRows = options.exactFilterRows ?? 2000;
     this.exactFilterFraction = options.exactFilterFraction ?? 0.02;
     this.sliceMs = options.sliceMs ?? QUERY_SLICE_MS;
+    this.metaIndex = new MetadataIndex(options.indexBudget);
     const { store, metadata } = this;
     this.rows = {
       get size() {
@@ -272,6 +275,11 @@ export class VectorCollection {
 
   status(kind: IndexKind = this.defaultIndex): IndexStatus {
     return this.index(kind).status();
+  }
+
+  /** What the inverted index holds (keys, distinct values, scanned keys). */
+  metadataIndexStats(): ReturnType<MetadataIndex['stats']> {
+    return this.metaIndex.stats();
   }
 
   /** Matching labels of a filter, ascending (exact, from the inverted index). */
