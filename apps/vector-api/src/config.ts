@@ -45,6 +45,18 @@ export class VectorConfig extends PlatformConfig {
   VECTOR_QUERY_BODY_LIMIT_BYTES: number = 16 * 1024 * 1024;
 
   /**
+   * Largest answer of POST /v1/tables/{table}/query (one query or a batch), estimated from
+   * its hits before it is built (platform contract, third round): over it → 400
+   * `response_too_large`. 32 MiB is 1000 hits of 32 KB each, far past what a search answer
+   * needs, and well under the size at which building one string stalled the process.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  VECTOR_MAX_RESPONSE_BYTES: number = 32 * 1024 * 1024;
+
+  /**
    * Distinct values of one metadata key the inverted index keeps per table (decision 153).
    * A key past it (an id-like field such as LangChain's `content`, unique on every row) is
    * dropped from the index and its conditions read the rows' metadata instead: exact, never

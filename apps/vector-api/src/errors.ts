@@ -18,6 +18,11 @@ export const VECTOR_ERRORS = {
     when: "A route of one table (`GET /v1/tables/{table}`, `…/insert`, `…/query`, `DELETE …/vectors`) reached a vector-api instance started with `VECTOR_PARTITION` whose partition does not hold that table; the message names the table, this instance's partition and the table's (`param: table`). Checked before the table is looked up, so it is also the answer for a table that does not exist. Creating, listing and deleting tables work on every instance.",
     fix: "Send the table's requests through the proxy of docs/scaling.md, whose `split_clients` routes each table to its partition's group; if it answered this, its number of groups or its `split_clients` lines differ from the instances' `VECTOR_PARTITION`: generate them again for the same n.",
   }),
+  /** A query or batch answer whose estimated size passes VECTOR_MAX_RESPONSE_BYTES (issue 31, "Bounded answers"). */
+  response_too_large: invalidRequest(400, {
+    when: '`POST /v1/tables/{table}/query` (one query or a batch) whose answer, estimated from the stored sizes of its actual hits (ids, metadata as JSON, embeddings when `include_values`), would pass `VECTOR_MAX_RESPONSE_BYTES` (default 32 MiB). Checked after the search and before the answer is built; nothing is sent but the error. The message gives the estimate and what to lower; `param` is `include_values` when the embeddings are most of it, `queries` for a batch, else `n`.',
+    fix: 'Lower `n`, leave out `include_values` (or `include_metadata: false` when the metadata is large), or send fewer queries per batch; page through rows with `GET /v1/tables/{table}/vectors` and `POST …/fetch` instead.',
+  }),
   /** A project already has as many working tokens as it may. */
   token_limit_reached: invalidRequest(409, {
     when: '`POST /v1/tokens` by a project that already has 100 tokens that work (not revoked). The rate limit counts per token, so the tokens a project makes itself are bounded (the operator, through `/admin/v1`, is not).',

@@ -30,6 +30,13 @@ export function tablesServiceWithFakes(partition?: string): TablesServiceWithFak
   const live = new FakeLiveTables();
   const config = Object.assign(new VectorConfig(), { VECTOR_PARTITION: partition });
   const tablePartition = new TablePartition(config, fake(repo), fake(live));
-  const service = new TablesService(fake(repo), fake(live), fake(transactions), tablePartition, new QueryLatency(new Clock()));
+  const service = new TablesService(
+    fake(repo),
+    fake(live),
+    fake(transactions),
+    tablePartition,
+    new QueryLatency(new Clock()),
+    config,
+  );
   return { service, repo, live, transactions };
 }

@@ -4,6 +4,7 @@ import { FlatIndex } from './flat-index';
 import { type Filter, type FilterRows, type IndexBudget, type Metadata, MetadataIndex } from './filter';
 import { HnswIndex, type HnswOptions, type HnswSeed } from './hnsw-index';
 import { IvfIndex, type IvfOptions, type IvfSeed } from './ivf-index';
+import { jsonBytes } from './json-size';
 import { compareHits, type Hit, type IndexKind, type IndexStatus, type Metric, type VectorIndex } from './types';
 import { SlotState, toStored, VectorStore } from './vector-store';
 
@@ -19,6 +20,8 @@ export interface CollectionHit {
   readonly id: string;
   readonly score: number;
   readonly metadata: Metadata;
+  /** Bytes of the metadata as JSON (what it adds to an answer), measured when the row was written. */
+  readonly metadataBytes: number;
 }
 
 export interface CollectionOptions {
@@ -88,6 +91,8 @@ export class VectorCollection {
   private readonly labelsById = new Map<string, number>();
   private readonly ids: Array<string | undefined> = [];
   private readonly metadata: Array<Metadata | undefined> = [];
+  /** Bytes of each row's metadata as JSON (`{}` when none): answers are bounded by them before they are built. */
+  private readonly metadataBytes: number[] = [];
   private readonly metaIndex: MetadataIndex;
   private readonly indexes = new Map<IndexKind, VectorIndex>();
   private readonly exactFilterRows: number;
@@ -191,6 +196,12 @@ export class VectorCollection {
     return this.store.alive;
   }
 
+  /** Bytes of the row's metadata as JSON, or undefined when no row has this id. */
+  metadataBytesOf(id: string): number | undefined {
+    const label = this.labelsById.get(id);
+    return label === undefined ? undefined : this.metadataBytes[label];
+  }
+
   has(id: string): boolean {
     return this.labelsById.has(id);
   }
@@ -243,6 +254,7 @@ export class VectorCollection {
       this.labelsById.set(row.id, row.label);
       this.ids[row.label] = row.id;
       this.metadata[row.label] = row.metadata;
+      this.metadataBytes[row.label] = row.metadata === undefined ? 2 : jsonBytes(row.metadata);
       this.metaIndex.add(row.label, row.metadata);
       added.push(row.label);
       this.touched?.add(row.label);
@@ -342,6 +354,7 @@ export class VectorCollection {
       id: this.ids[h.label] as string,
       score: h.score,
       metadata: this.metadata[h.label] ?? {},
+      metadataBytes: this.metadataBytes[h.label] ?? 2,
     }));
   }
 

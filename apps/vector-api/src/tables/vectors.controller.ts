@@ -1,6 +1,6 @@
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import { ApiErrors, BodyLimit } from '@app/platform';
-import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -33,6 +33,7 @@ import {
 import { InsertBodyPipe } from './insert-body.pipe';
 import { filterBodyPipe, QueryBodyPipe } from './query-body.pipe';
 import { KnownFieldsPipe, RawBody } from './raw-body';
+import { SlicedJsonInterceptor } from './sliced-json';
 import { TablesService } from './tables.service';
 
 const ROWS_ERRORS = [
@@ -93,6 +94,7 @@ export class VectorsController {
 
   @Post('fetch')
   @HttpCode(200)
+  @UseInterceptors(SlicedJsonInterceptor)
   @ApiOperation({ summary: 'Rows by id (up to 1000), with their metadata and optionally their embeddings' })
   @ApiBody({ type: FetchVectorsDto })
   @ApiOkResponse({ type: FetchedDto })
@@ -151,6 +153,7 @@ export class VectorsController {
 
   @Post('query')
   @HttpCode(200)
+  @UseInterceptors(SlicedJsonInterceptor)
   @BodyLimit((config: VectorConfig) => config.VECTOR_QUERY_BODY_LIMIT_BYTES)
   @ApiOperation({
     summary:
@@ -166,6 +169,7 @@ export class VectorsController {
     ...FILTER_ERRORS,
     { code: 'parameter_invalid', when: 'a malformed filter, non-finite vector values, or both vector and queries' },
     { code: 'parameter_missing', when: 'neither vector nor queries, or vector without n' },
+    { code: 'response_too_large', when: 'an answer estimated over VECTOR_MAX_RESPONSE_BYTES' },
   )
   query(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
