@@ -12,6 +12,7 @@
  * docs/reliability.md has the measured figures at the defaults.
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { InsertAdmission } from '../../apps/vector-api/src/tables/insert-admission';
 import { LiveTables } from '../../apps/vector-api/src/tables/live-tables';
 import { type Call, client, newToken, rng, startVectorApp, type VectorTestApp, vec } from '../vector-api/support';
 
@@ -44,6 +45,7 @@ describe('vector-api: bounded answers and the distinct-value budget (issue 31)',
       VECTOR_RATE_LIMIT_PER_MINUTE: '100000',
       VECTOR_MAX_RESPONSE_BYTES: String(MAX_RESPONSE),
       VECTOR_INDEX_MAX_DISTINCT_VALUES_PER_KEY: String(MAX_DISTINCT),
+      VECTOR_INSERT_BYTES_IN_FLIGHT: '1024',
     });
     app = t.app;
     token = await newToken(app, 'answers');
@@ -148,5 +150,23 @@ describe('vector-api: bounded answers and the distinct-value budget (issue 31)',
     expect(await count({ $or: [{ chunk: 'c3' }, { page: { $gte: 38 } }] })).toBe(3);
     const hits = await call<{ results: Hit[] }>('POST', '/v1/tables/docs/query', query(5, { filter: { chunk: 'c7' } }));
     expect(hits.body.results.map((h) => h.id)).toEqual(['d8']);
+  });
+
+  it('inserts are admitted by a budget of body bytes in flight: concurrent ones take turns, none is refused, every byte comes back', async () => {
+    const admission = app.get(InsertAdmission);
+    const bodies = [0, 1, 2].map((k) => ({
+      rows: Array.from({ length: 25 }, (_, i) => ({
+        id: `adm${k}-${i}`,
+        embedding: vec(rng(100 + k * 25 + i), DIM),
+        metadata: { content: content(1000 + i) },
+      })),
+    }));
+    const answers = await Promise.all(bodies.map((b) => call('POST', '/v1/tables/docs/insert', b)));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+    const largest = Math.max(...bodies.map((b) => Buffer.byteLength(JSON.stringify(b))));
+    // Over the 1 KB budget, each body was admitted alone: never two in flight at once.
+    expect(admission.budget.maxInFlight).toBeLessThanOrEqual(largest);
+    expect(admission.budget.inFlight).toBe(0);
+    expect(admission.budget.queued).toBe(0);
   });
 });

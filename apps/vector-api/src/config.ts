@@ -35,6 +35,18 @@ export class VectorConfig extends PlatformConfig {
   VECTOR_INSERT_BODY_LIMIT_BYTES: number = 64 * 1024 * 1024;
 
   /**
+   * Bytes of insert and upsert bodies one process reads and applies at once (decision 156):
+   * a request past it waits, its body unread, until earlier ones answered. 64 MiB admits one
+   * insert at the body limit, or several small ones together; a body larger than it (when
+   * VECTOR_INSERT_BODY_LIMIT_BYTES is raised above it) is admitted alone.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  VECTOR_INSERT_BYTES_IN_FLIGHT: number = 64 * 1024 * 1024;
+
+  /**
    * Largest body of POST /v1/tables/{table}/query: a batch of 100 queries of 4096 numbers is
    * about 8 MB of JSON, past the 1 MiB of the other routes.
    */

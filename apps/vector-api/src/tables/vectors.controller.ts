@@ -1,6 +1,6 @@
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import { ApiErrors, BodyLimit } from '@app/platform';
-import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -30,6 +30,7 @@ import {
   UpdateVectorDto,
   UpsertedDto,
 } from './dto/vectors.dto';
+import { InsertAdmission } from './insert-admission';
 import { InsertBodyPipe } from './insert-body.pipe';
 import { filterBodyPipe, QueryBodyPipe } from './query-body.pipe';
 import { KnownFieldsPipe, RawBody } from './raw-body';
@@ -62,6 +63,7 @@ export class VectorsController {
   constructor(private readonly tables: TablesService) {}
 
   @Post('insert')
+  @UseGuards(InsertAdmission)
   @BodyLimit((config: VectorConfig) => config.VECTOR_INSERT_BODY_LIMIT_BYTES)
   @ApiOperation({ summary: 'Insert up to 1000 vectors, all or nothing; acknowledged after commit' })
   @ApiBody({ type: InsertVectorsDto })
@@ -76,6 +78,7 @@ export class VectorsController {
   }
 
   @Post('upsert')
+  @UseGuards(InsertAdmission)
   @HttpCode(200)
   @BodyLimit((config: VectorConfig) => config.VECTOR_INSERT_BODY_LIMIT_BYTES)
   @ApiOperation({
