@@ -339,7 +339,8 @@ export const DEFAULT_INDEX_BUDGET: IndexBudget = { distinctValuesPerKey: 10_000,
  * `"1"` differ, `-0` is `0`, the filter's equality), so a string value is shared with the
  * row's metadata, never copied. The index is bounded by IndexBudget: a key whose distinct
  * values would pass `distinctValuesPerKey`, or whose new value would pass the table's
- * `distinctValuesPerTable`, is dropped from the index and becomes *scanned*, and once the
+ * `distinctValuesPerTable`, or which holds a string longer than any a filter may name, is
+ * dropped from the index and becomes *scanned*, and once the
  * table's budget was reached no new key is indexed. A scanned key stays scanned while the
  * table is in memory (until the service reloads it); an insert is never refused for it.
  * Invariant: a key that is neither scanned nor (after the table budget was reached) absent
@@ -381,7 +382,9 @@ export class MetadataIndex {
   add(label: number, metadata: Metadata | undefined): void {
     if (!metadata) return;
     for (const [key, field] of Object.entries(metadata)) {
-      if (!this.isIndexed(key)) continue;
+      // A filter names keys and strings of at most MAX_FILTER.stringLength characters: a
+      // longer key is never asked for, a longer string never equals a filter's value.
+      if (key.length > MAX_FILTER.stringLength || !this.isIndexed(key)) continue;
       if (Array.isArray(field) && field.length === 0) {
         let empty = this.emptyArrays.get(key);
         if (!empty) this.emptyArrays.set(key, (empty = new Set()));
@@ -391,6 +394,12 @@ export class MetadataIndex {
       let byValue = this.postings.get(key);
       if (!byValue) this.postings.set(key, (byValue = new Map<Scalar, Set<number>>()));
       for (const v of Array.isArray(field) ? field : [field]) {
+        // V8 hashes a string past 16,383 characters by its length alone, so long unique values
+        // (LangChain's `content`) collide in a Map: a key holding one is scanned instead.
+        if (typeof v === 'string' && v.length > MAX_FILTER.stringLength) {
+          this.scan(key);
+          break;
+        }
         let labels = byValue.get(v);
         if (!labels) {
           if (byValue.size >= this.budget.distinctValuesPerKey || this.distinct >= this.budget.distinctValuesPerTable) {

@@ -227,16 +227,22 @@ export class TablesRepository {
   }
 
   /** Stores rows under the labels taken by nextChange (row i gets labels[i]). */
+  /**
+   * One statement over arrays, metadata passed as JSON text (issue 31): Prisma's createMany
+   * walked every value of every row's metadata on the event loop to build its query (10 s
+   * for 500 rows of 2,400 tags each, measured), where JSON.stringify of a row is native and
+   * PostgreSQL parses the jsonb.
+   */
   async createRows(tx: PrismaTx, tableId: string, rows: readonly NewRow[], labels: readonly number[]): Promise<void> {
-    await tx.vectorRow.createMany({
-      data: rows.map((r, i) => ({
-        tableId,
-        id: r.id,
-        label: labels[i],
-        embedding: encodeEmbedding(r.embedding),
-        ...(r.metadata === undefined ? {} : { metadata: r.metadata }),
-      })),
-    });
+    if (rows.length === 0) return;
+    const ids = rows.map((r) => r.id);
+    const embeddings = rows.map((r) => Buffer.from(encodeEmbedding(r.embedding)).toString('base64'));
+    const metadata = rows.map((r) => (r.metadata === undefined || r.metadata === null ? null : JSON.stringify(r.metadata)));
+    await tx.$executeRaw`
+      INSERT INTO vector_rows (table_id, id, label, embedding, metadata)
+      SELECT ${tableId}::uuid, t.id, t.label, decode(t.embedding, 'base64'), t.metadata::jsonb
+      FROM unnest(${ids}::text[], ${[...labels]}::int[], ${embeddings}::text[], ${metadata}::text[])
+        AS t(id, label, embedding, metadata)`;
   }
 
   /** Rows by id as committed, with their embeddings as stored (fetch, `include_values`). */
