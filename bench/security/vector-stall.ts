@@ -103,7 +103,7 @@ const stats = (xs: readonly number[]): string =>
 
 async function heapMb(base: string): Promise<number> {
   const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
-  const m = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(await res.text());
+  const m = /^\w*nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(await res.text());
   return m ? Number(m[1]) / 2 ** 20 : NaN;
 }
 
