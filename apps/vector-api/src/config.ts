@@ -35,6 +35,18 @@ export class VectorConfig extends PlatformConfig {
   VECTOR_INSERT_BODY_LIMIT_BYTES: number = 64 * 1024 * 1024;
 
   /**
+   * Bytes of insert and upsert bodies one process reads and applies at once (decision 156):
+   * a request past it waits, its body unread, until earlier ones answered. 64 MiB admits one
+   * insert at the body limit, or several small ones together; a body larger than it (when
+   * VECTOR_INSERT_BODY_LIMIT_BYTES is raised above it) is admitted alone.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  VECTOR_INSERT_BYTES_IN_FLIGHT: number = 64 * 1024 * 1024;
+
+  /**
    * Largest body of POST /v1/tables/{table}/query: a batch of 100 queries of 4096 numbers is
    * about 8 MB of JSON, past the 1 MiB of the other routes.
    */
@@ -43,6 +55,42 @@ export class VectorConfig extends PlatformConfig {
   @IsInt()
   @Min(1024)
   VECTOR_QUERY_BODY_LIMIT_BYTES: number = 16 * 1024 * 1024;
+
+  /**
+   * Largest answer of POST /v1/tables/{table}/query (one query or a batch), estimated from
+   * its hits before it is built (platform contract, third round): over it → 400
+   * `response_too_large`. 32 MiB is 1000 hits of 32 KB each, far past what a search answer
+   * needs, and well under the size at which building one string stalled the process.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  VECTOR_MAX_RESPONSE_BYTES: number = 32 * 1024 * 1024;
+
+  /**
+   * Distinct values of one metadata key the inverted index keeps per table (decision 153).
+   * A key past it (an id-like field such as LangChain's `content`, unique on every row) is
+   * dropped from the index and its conditions read the rows' metadata instead: exact, never
+   * refused, a walk of the table. 10,000 lists cost at most a few MB per key.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VECTOR_INDEX_MAX_DISTINCT_VALUES_PER_KEY: number = 10_000;
+
+  /**
+   * Distinct (key, value) pairs the inverted index keeps per table, over every key (decision
+   * 153): past it the key adding a new value is scanned too, and keys first seen afterwards
+   * are not indexed. Bounds the index of a table at about 100,000 lists (≈ 15–20 MB)
+   * whatever its keys (64 new keys per row would otherwise grow it with every row).
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VECTOR_INDEX_MAX_DISTINCT_VALUES_PER_TABLE: number = 100_000;
 
   /** How often each instance polls the change sequence for other instances' writes. */
   @Expose()

@@ -39,6 +39,11 @@ export const VECTOR_ERRORS = {
     when: '`POST /v1/tables/{table}/insert` or `…/upsert` whose new rows would take the project past `VECTOR_MAX_FLOATS_PER_PROJECT` stored floats (rows × dimension over all its tables, default 256,000,000: 1 GiB of float32); an upsert counts only the rows it adds, not those it replaces. The message names the limit, what the project stores and what the write adds; nothing is written.',
     fix: 'Delete rows or tables the project no longer needs (deletes free their floats at once), or ask the operator to raise `VECTOR_MAX_FLOATS_PER_PROJECT`.',
   }),
+  /** A query or batch answer whose estimated size passes VECTOR_MAX_RESPONSE_BYTES (issue 31, "Bounded answers"). */
+  response_too_large: invalidRequest(400, {
+    when: '`POST /v1/tables/{table}/query` (one query or a batch) whose answer, estimated from the stored sizes of its actual hits (ids, metadata as JSON, embeddings when `include_values`), would pass `VECTOR_MAX_RESPONSE_BYTES` (default 32 MiB). Checked after the search and before the answer is built; nothing is sent but the error. The message gives the estimate and what to lower; `param` is `include_values` when the embeddings are most of it, `queries` for a batch, else `n`.',
+    fix: 'Lower `n`, leave out `include_values` (or `include_metadata: false` when the metadata is large), or send fewer queries per batch; page through rows with `GET /v1/tables/{table}/vectors` and `POST …/fetch` instead.',
+  }),
   /** A project already has as many working tokens as it may. */
   token_limit_reached: invalidRequest(409, {
     when: '`POST /v1/tokens` by a project that already has 100 tokens that work (not revoked). The rate limit counts per token, so the tokens a project makes itself are bounded (the operator, through `/admin/v1`, is not). Counted under a lock of the project, so concurrent creates never overshoot it.',

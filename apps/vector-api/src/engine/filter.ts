@@ -199,12 +199,6 @@ function inRange(v: Scalar, range: ReadonlyArray<readonly [RangeOp, number]>): b
   return true;
 }
 
-/**
- * The same value for the filter language: same type and equal (`1` and `"1"` differ; `-0`
- * is `0`), i.e. what `valueKey` identifies and what a Set's SameValueZero compares.
- */
-const valueKey = (v: Scalar): string => `${typeof v}:${String(v)}`;
-
 /** A row's field as the filter sees it: a scalar, an array of scalars, or undefined (missing). */
 function fieldOf(metadata: Metadata | undefined, key: string): MetadataValue | undefined {
   const field = metadata?.[key];
@@ -223,7 +217,7 @@ function containsMatch(field: MetadataValue, test: (v: Scalar) => boolean): bool
  * equality and `$in` hold when the field (an element of an array field) is the value;
  * `$ne` and `$nin` when no element is; a range when one element satisfies every bound;
  * `$exists` on whether the field is there. Values are the same when of the same type and
- * equal (`1` and `"1"` differ), as `valueKey` identifies them.
+ * equal (`1` and `"1"` differ), as a Set's SameValueZero compares them.
  */
 function compileCondition(c: Condition): (field: MetadataValue | undefined) => boolean {
   const eq = c.eq;
@@ -291,11 +285,6 @@ export interface FilterRows {
  */
 const TESTS_PER_STEP = 8192;
 
-interface Posting {
-  readonly value: Scalar;
-  readonly labels: Set<number>;
-}
-
 /** One part of a condition as the inverted index answers it: the posting lists of the rows it holds for. */
 interface Atom {
   readonly sets: ReadonlyArray<Iterable<number>>;
@@ -328,18 +317,74 @@ const EVERY_ROW: LabelSet = { negated: true, labels: [] };
 const NO_ROW: LabelSet = { negated: false, labels: [] };
 
 /**
+ * How many distinct values the inverted index keeps (docs/vector.md, "Filters: indexed and
+ * scanned keys"; decision 153). Past either budget a key is no longer indexed: conditions on
+ * it are answered by reading the rows' metadata instead (exact, slower: a walk of the table).
+ */
+export interface IndexBudget {
+  /** Distinct values of one key (VECTOR_INDEX_MAX_DISTINCT_VALUES_PER_KEY). */
+  readonly distinctValuesPerKey: number;
+  /** Distinct (key, value) pairs of the whole table (VECTOR_INDEX_MAX_DISTINCT_VALUES_PER_TABLE). */
+  readonly distinctValuesPerTable: number;
+}
+
+export const DEFAULT_INDEX_BUDGET: IndexBudget = { distinctValuesPerKey: 10_000, distinctValuesPerTable: 100_000 };
+
+/**
  * Inverted index of metadata values: key → value → labels, answering a filter with the
  * exact set of matching rows (evaluateSteps). Evaluation is a generator that yields at
  * checkpoints, so a caller can slice it between event-loop turns (see background.ts).
+ *
+ * Values are the posting maps' keys themselves (a Map compares by SameValueZero: `1` and
+ * `"1"` differ, `-0` is `0`, the filter's equality), so a string value is shared with the
+ * row's metadata, never copied. The index is bounded by IndexBudget: a key whose distinct
+ * values would pass `distinctValuesPerKey`, or whose new value would pass the table's
+ * `distinctValuesPerTable`, or which holds a string longer than any a filter may name, is
+ * dropped from the index and becomes *scanned*, and once the
+ * table's budget was reached no new key is indexed. A scanned key stays scanned while the
+ * table is in memory (until the service reloads it); an insert is never refused for it.
+ * Invariant: a key that is neither scanned nor (after the table budget was reached) absent
+ * from the index has every live row holding it in its posting lists or empty arrays.
  */
 export class MetadataIndex {
-  private readonly postings = new Map<string, Map<string, Posting>>();
+  private readonly postings = new Map<string, Map<Scalar, Set<number>>>();
   /** key → the rows whose field is an empty array (present, but in no posting list). */
   private readonly emptyArrays = new Map<string, Set<number>>();
+  /** Keys dropped from the index for passing a budget. */
+  private readonly scanned = new Set<string>();
+  /** The table's budget was reached: keys not in the index now are scanned. */
+  private full = false;
+  /** Distinct (key, value) pairs held, over every key. */
+  private distinct = 0;
+
+  constructor(private readonly budget: IndexBudget = DEFAULT_INDEX_BUDGET) {}
+
+  /** Whether conditions on `key` are answered from the index (else by reading each row's metadata). */
+  isIndexed(key: string): boolean {
+    if (this.scanned.has(key)) return false;
+    return !this.full || this.postings.has(key) || this.emptyArrays.has(key);
+  }
+
+  /** What the index holds (metrics, tests). */
+  stats(): { readonly keys: number; readonly distinctValues: number; readonly scannedKeys: number; readonly full: boolean } {
+    return { keys: this.postings.size, distinctValues: this.distinct, scannedKeys: this.scanned.size, full: this.full };
+  }
+
+  /** Drops a key from the index: from now on its conditions read the rows. */
+  private scan(key: string): void {
+    const byValue = this.postings.get(key);
+    if (byValue) this.distinct -= byValue.size;
+    this.postings.delete(key);
+    this.emptyArrays.delete(key);
+    this.scanned.add(key);
+  }
 
   add(label: number, metadata: Metadata | undefined): void {
     if (!metadata) return;
     for (const [key, field] of Object.entries(metadata)) {
+      // A filter names keys and strings of at most MAX_FILTER.stringLength characters: a
+      // longer key is never asked for, a longer string never equals a filter's value.
+      if (key.length > MAX_FILTER.stringLength || !this.isIndexed(key)) continue;
       if (Array.isArray(field) && field.length === 0) {
         let empty = this.emptyArrays.get(key);
         if (!empty) this.emptyArrays.set(key, (empty = new Set()));
@@ -347,12 +392,25 @@ export class MetadataIndex {
         continue;
       }
       let byValue = this.postings.get(key);
-      if (!byValue) this.postings.set(key, (byValue = new Map<string, Posting>()));
+      if (!byValue) this.postings.set(key, (byValue = new Map<Scalar, Set<number>>()));
       for (const v of Array.isArray(field) ? field : [field]) {
-        const vk = valueKey(v);
-        let posting = byValue.get(vk);
-        if (!posting) byValue.set(vk, (posting = { value: v, labels: new Set() }));
-        posting.labels.add(label);
+        // V8 hashes a string past 16,383 characters by its length alone, so long unique values
+        // (LangChain's `content`) collide in a Map: a key holding one is scanned instead.
+        if (typeof v === 'string' && v.length > MAX_FILTER.stringLength) {
+          this.scan(key);
+          break;
+        }
+        let labels = byValue.get(v);
+        if (!labels) {
+          if (byValue.size >= this.budget.distinctValuesPerKey || this.distinct >= this.budget.distinctValuesPerTable) {
+            if (this.distinct >= this.budget.distinctValuesPerTable) this.full = true;
+            this.scan(key); // the rows already added under this key leave with it
+            break;
+          }
+          byValue.set(v, (labels = new Set()));
+          this.distinct++;
+        }
+        labels.add(label);
       }
     }
   }
@@ -369,51 +427,73 @@ export class MetadataIndex {
       const byValue = this.postings.get(key);
       if (!byValue) continue;
       for (const v of Array.isArray(field) ? field : [field]) {
-        const vk = valueKey(v);
-        const posting = byValue.get(vk);
-        if (!posting) continue;
-        posting.labels.delete(label);
-        if (posting.labels.size === 0) byValue.delete(vk);
+        const labels = byValue.get(v);
+        if (!labels) continue;
+        labels.delete(label);
+        if (labels.size === 0) {
+          byValue.delete(v);
+          this.distinct--;
+        }
       }
       if (byValue.size === 0) this.postings.delete(key);
     }
   }
 
-  private posting(key: string, v: Scalar): Posting | undefined {
-    return this.postings.get(key)?.get(valueKey(v));
+  /**
+   * The live rows whose `key` field passes `test`, read from their metadata: how a scanned
+   * key answers (one walk of the table, yielding at checkpoints).
+   */
+  private *scanAtom(key: string, rows: FilterRows, test: (field: MetadataValue) => boolean): Steps<Atom> {
+    const labels: number[] = [];
+    const size = rows.size;
+    for (let label = 0; label < size; label++) {
+      if (rows.isAlive(label)) {
+        const field = fieldOf(rows.metadata(label), key);
+        if (field !== undefined && test(field)) labels.push(label);
+      }
+      if ((label + 1) % TESTS_PER_STEP === 0) yield;
+    }
+    return { sets: [labels], size: labels.length };
   }
 
-  private equalAtom(key: string, v: Scalar): Atom {
-    const posting = this.posting(key, v);
-    return posting ? { sets: [posting.labels], size: posting.labels.size } : { sets: [], size: 0 };
+  private *equalAtom(key: string, v: Scalar, rows: FilterRows): Steps<Atom> {
+    if (!this.isIndexed(key)) return yield* this.scanAtom(key, rows, (field) => containsMatch(field, (x) => x === v));
+    const labels = this.postings.get(key)?.get(v);
+    return labels ? { sets: [labels], size: labels.size } : { sets: [], size: 0 };
   }
 
   /** `$in` (and `$nin`): the lists of the distinct values. */
-  private inAtom(key: string, values: readonly Scalar[]): Atom {
+  private *inAtom(key: string, values: readonly Scalar[], rows: FilterRows): Steps<Atom> {
+    if (!this.isIndexed(key)) {
+      const wanted = new Set<Scalar>(values);
+      return yield* this.scanAtom(key, rows, (field) => containsMatch(field, (x) => wanted.has(x)));
+    }
     const sets: Array<ReadonlySet<number>> = [];
     const seen = new Set<Scalar>();
+    const byValue = this.postings.get(key);
     let size = 0;
     for (const v of values) {
       if (seen.has(v)) continue;
       seen.add(v);
-      const posting = this.posting(key, v);
-      if (posting) {
-        sets.push(posting.labels);
-        size += posting.labels.size;
+      const labels = byValue?.get(v);
+      if (labels) {
+        sets.push(labels);
+        size += labels.size;
       }
     }
     return { sets, size };
   }
 
   /** A range walks its key's distinct values (not its rows). */
-  private *rangeAtom(key: string, range: ReadonlyArray<readonly [RangeOp, number]>): Steps<Atom> {
+  private *rangeAtom(key: string, range: ReadonlyArray<readonly [RangeOp, number]>, rows: FilterRows): Steps<Atom> {
+    if (!this.isIndexed(key)) return yield* this.scanAtom(key, rows, (field) => containsMatch(field, (x) => inRange(x, range)));
     const sets: Array<ReadonlySet<number>> = [];
     let size = 0;
     let examined = 0;
-    for (const posting of this.postings.get(key)?.values() ?? []) {
-      if (inRange(posting.value, range)) {
-        sets.push(posting.labels);
-        size += posting.labels.size;
+    for (const [value, labels] of this.postings.get(key) ?? []) {
+      if (inRange(value, range)) {
+        sets.push(labels);
+        size += labels.size;
       }
       if (++examined % TESTS_PER_STEP === 0) yield;
     }
@@ -422,19 +502,13 @@ export class MetadataIndex {
 
   /**
    * The rows having the field (`$exists`): every list of its key's values, and its empty
-   * arrays; or, when the key has so many distinct values that walking their lists costs
-   * more (one list per row, an id-like field), a scan of the table's metadata.
+   * arrays; or, when the key is scanned or has so many distinct values that walking their
+   * lists costs more (one list per row, an id-like field), a scan of the table's metadata.
    */
   private *existsAtom(key: string, rows: FilterRows): Steps<Atom> {
     const byValue = this.postings.get(key);
-    const tableSize = rows.size;
-    if (byValue !== undefined && byValue.size * 4 > tableSize) {
-      const labels: number[] = [];
-      for (let label = 0; label < tableSize; label++) {
-        if (rows.isAlive(label) && fieldOf(rows.metadata(label), key) !== undefined) labels.push(label);
-        if ((label + 1) % TESTS_PER_STEP === 0) yield;
-      }
-      return { sets: [labels], size: labels.length };
+    if (!this.isIndexed(key) || (byValue !== undefined && byValue.size * 4 > rows.size)) {
+      return yield* this.scanAtom(key, rows, () => true);
     }
     const sets: Array<Iterable<number>> = [];
     let size = 0;
@@ -444,9 +518,9 @@ export class MetadataIndex {
       sets.push(empty);
       size += empty.size;
     }
-    for (const posting of byValue?.values() ?? []) {
-      sets.push(posting.labels);
-      size += posting.labels.size;
+    for (const labels of byValue?.values() ?? []) {
+      sets.push(labels);
+      size += labels.size;
       if (++examined % TESTS_PER_STEP === 0) yield;
     }
     return { sets, size };
@@ -486,11 +560,8 @@ export class MetadataIndex {
     let excluded: Uint8Array | undefined;
     for (const c of filter) {
       const sets: Array<Iterable<number>> = [];
-      if (c.ne !== undefined) {
-        const posting = this.posting(c.key, c.ne);
-        if (posting) sets.push(posting.labels);
-      }
-      if (c.nin !== undefined) sets.push(...this.inAtom(c.key, c.nin).sets);
+      if (c.ne !== undefined) sets.push(...(yield* this.equalAtom(c.key, c.ne, rows)).sets);
+      if (c.nin !== undefined) sets.push(...(yield* this.inAtom(c.key, c.nin, rows)).sets);
       if (c.exists === false) sets.push(...(yield* this.existsAtom(c.key, rows)).sets);
       for (const set of sets) {
         excluded ??= new Uint8Array(size);
@@ -504,8 +575,8 @@ export class MetadataIndex {
 
     const positives: Atom[] = [];
     for (const c of filter) {
-      if (c.eq !== undefined) positives.push(this.equalAtom(c.key, c.eq));
-      if (c.in !== undefined) positives.push(this.inAtom(c.key, c.in));
+      if (c.eq !== undefined) positives.push(yield* this.equalAtom(c.key, c.eq, rows));
+      if (c.in !== undefined) positives.push(yield* this.inAtom(c.key, c.in, rows));
     }
     positives.sort((a, b) => a.size - b.size);
     const smallest = positives[0];
@@ -536,7 +607,7 @@ export class MetadataIndex {
     }
 
     for (const c of filter) {
-      if (c.range !== undefined) positives.push(yield* this.rangeAtom(c.key, c.range));
+      if (c.range !== undefined) positives.push(yield* this.rangeAtom(c.key, c.range, rows));
       if (c.exists === true) positives.push(yield* this.existsAtom(c.key, rows));
     }
     positives.sort((a, b) => a.size - b.size);
@@ -619,8 +690,17 @@ export class MetadataIndex {
     const conditions = filter.filter((c): c is Condition => !isAnyOf(c));
     // A selective `=` or `$in` part: check its rows against the whole list.
     let smallest: Atom | undefined;
+    // Computed once per condition (a scanned key's atom is a walk of the table).
+    const equalAtoms = new Map<Condition, Atom>();
+    const inAtoms = new Map<Condition, Atom>();
     for (const c of conditions) {
-      const atom = c.eq !== undefined ? this.equalAtom(c.key, c.eq) : c.in !== undefined ? this.inAtom(c.key, c.in) : undefined;
+      let atom: Atom | undefined;
+      if (c.eq !== undefined) equalAtoms.set(c, (atom = yield* this.equalAtom(c.key, c.eq, ctx.rows)));
+      if (c.in !== undefined) {
+        const inAtom = yield* this.inAtom(c.key, c.in, ctx.rows);
+        inAtoms.set(c, inAtom);
+        atom ??= inAtom;
+      }
       if (atom !== undefined && (smallest === undefined || atom.size < smallest.size)) smallest = atom;
     }
     if (smallest !== undefined && smallest.size === 0) return NO_ROW;
@@ -658,12 +738,14 @@ export class MetadataIndex {
     }
     for (const c of conditions) {
       const parts: Array<[Atom, boolean]> = [];
-      if (c.eq !== undefined) parts.push([this.equalAtom(c.key, c.eq), true]);
-      if (c.in !== undefined) parts.push([this.inAtom(c.key, c.in), true]);
-      if (c.range !== undefined) parts.push([yield* this.rangeAtom(c.key, c.range), true]);
+      const eqAtom = equalAtoms.get(c);
+      const inAtom = inAtoms.get(c);
+      if (eqAtom !== undefined) parts.push([eqAtom, true]);
+      if (inAtom !== undefined) parts.push([inAtom, true]);
+      if (c.range !== undefined) parts.push([yield* this.rangeAtom(c.key, c.range, ctx.rows), true]);
       if (c.exists !== undefined) parts.push([yield* this.existsAtom(c.key, ctx.rows), c.exists]);
-      if (c.ne !== undefined) parts.push([this.equalAtom(c.key, c.ne), false]);
-      if (c.nin !== undefined) parts.push([this.inAtom(c.key, c.nin), false]);
+      if (c.ne !== undefined) parts.push([yield* this.equalAtom(c.key, c.ne, ctx.rows), false]);
+      if (c.nin !== undefined) parts.push([yield* this.inAtom(c.key, c.nin, ctx.rows), false]);
       for (const [atom, holds] of parts) {
         if (holds && atom.size === 0) return NO_ROW;
         if (atom.size > 0) (holds ? included : excluded).push(yield* this.collect(atom, ctx));

@@ -122,7 +122,7 @@ describe('VectorCollection planner', () => {
     c.insert([{ id: 'a', label: 0, embedding: [1, 0] }]);
     c.insert([{ id: 'a', label: 5, embedding: [0, 1] }]);
     expect(c.size).toBe(1);
-    expect((await c.query([0, 1], 5)).hits).toEqual([{ id: 'a', score: 1, metadata: {} }]);
+    expect((await c.query([0, 1], 5)).hits).toEqual([{ id: 'a', score: 1, metadata: {}, metadataBytes: 2 }]);
     c.insert([{ id: 'a', label: 3, embedding: [1, 1] }]); // stale: ignored
     expect((await c.query([0, 1], 5)).hits.map((h) => h.id)).toEqual(['a']);
   });

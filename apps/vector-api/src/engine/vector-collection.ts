@@ -1,9 +1,10 @@
 import { awaiting, runSliced, type Steps } from './background';
 import { exactSearchLabelsSteps, exactSearchSteps } from './exact';
 import { FlatIndex } from './flat-index';
-import { type Filter, type FilterRows, type Metadata, MetadataIndex } from './filter';
+import { type Filter, type FilterRows, type IndexBudget, type Metadata, MetadataIndex } from './filter';
 import { emptyHnswStatus, HnswIndex, type HnswOptions, type HnswSeed } from './hnsw-index';
 import { emptyIvfStatus, IvfIndex, type IvfOptions, type IvfSeed } from './ivf-index';
+import { jsonBytes } from './json-size';
 import { compareHits, type Hit, type IndexKind, type IndexStatus, type Metric, type VectorIndex } from './types';
 import { SlotState, toStored, VectorStore } from './vector-store';
 
@@ -19,6 +20,8 @@ export interface CollectionHit {
   readonly id: string;
   readonly score: number;
   readonly metadata: Metadata;
+  /** Bytes of the metadata as JSON (what it adds to an answer), measured when the row was written. */
+  readonly metadataBytes: number;
 }
 
 export interface CollectionOptions {
@@ -37,6 +40,8 @@ export interface CollectionOptions {
   readonly simd?: boolean;
   /** querySliced: longest stretch of a query's work before it yields to the event loop. */
   readonly sliceMs?: number;
+  /** How many distinct metadata values the inverted index keeps before keys are scanned instead. */
+  readonly indexBudget?: IndexBudget;
 }
 
 /** Default of CollectionOptions.sliceMs, as the background index work (ivf, hnsw). */
@@ -86,7 +91,9 @@ export class VectorCollection {
   private readonly labelsById = new Map<string, number>();
   private readonly ids: Array<string | undefined> = [];
   private readonly metadata: Array<Metadata | undefined> = [];
-  private readonly metaIndex = new MetadataIndex();
+  /** Bytes of each row's metadata as JSON (`{}` when none): answers are bounded by them before they are built. */
+  private readonly metadataBytes: number[] = [];
+  private readonly metaIndex: MetadataIndex;
   private readonly indexes = new Map<IndexKind, VectorIndex>();
   private readonly exactFilterRows: number;
   private readonly exactFilterFraction: number;
@@ -105,6 +112,7 @@ export class VectorCollection {
     this.exactFilterRows = options.exactFilterRows ?? 2000;
     this.exactFilterFraction = options.exactFilterFraction ?? 0.02;
     this.sliceMs = options.sliceMs ?? QUERY_SLICE_MS;
+    this.metaIndex = new MetadataIndex(options.indexBudget);
     const { store, metadata } = this;
     this.rows = {
       get size() {
@@ -196,6 +204,12 @@ export class VectorCollection {
     return this.store.alive;
   }
 
+  /** Bytes of the row's metadata as JSON, or undefined when no row has this id. */
+  metadataBytesOf(id: string): number | undefined {
+    const label = this.labelsById.get(id);
+    return label === undefined ? undefined : this.metadataBytes[label];
+  }
+
   has(id: string): boolean {
     return this.labelsById.has(id);
   }
@@ -248,6 +262,7 @@ export class VectorCollection {
       this.labelsById.set(row.id, row.label);
       this.ids[row.label] = row.id;
       this.metadata[row.label] = row.metadata;
+      this.metadataBytes[row.label] = row.metadata === undefined ? 2 : jsonBytes(row.metadata);
       this.metaIndex.add(row.label, row.metadata);
       added.push(row.label);
       this.touched?.add(row.label);
@@ -286,6 +301,11 @@ export class VectorCollection {
     // Not created yet (no row so far): the status an empty index of this kind reports.
     if (this.store.size === 0) return kind === 'hnsw' ? emptyHnswStatus(this.options.hnsw) : emptyIvfStatus();
     return this.index(kind).status();
+  }
+
+  /** What the inverted index holds (keys, distinct values, scanned keys). */
+  metadataIndexStats(): ReturnType<MetadataIndex['stats']> {
+    return this.metaIndex.stats();
   }
 
   /** Matching labels of a filter, ascending (exact, from the inverted index). */
@@ -348,6 +368,7 @@ export class VectorCollection {
       id: this.ids[h.label] as string,
       score: h.score,
       metadata: this.metadata[h.label] ?? {},
+      metadataBytes: this.metadataBytes[h.label] ?? 2,
     }));
   }
 

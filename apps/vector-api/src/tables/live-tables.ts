@@ -267,6 +267,10 @@ export class LiveTables implements OnApplicationBootstrap, OnApplicationShutdown
     return new VectorCollection(head.dimension, head.indexKind, {
       metric: head.metric,
       deferIndex,
+      indexBudget: {
+        distinctValuesPerKey: this.config.VECTOR_INDEX_MAX_DISTINCT_VALUES_PER_KEY,
+        distinctValuesPerTable: this.config.VECTOR_INDEX_MAX_DISTINCT_VALUES_PER_TABLE,
+      },
       onError: (err) => this.logger.error({ err, table: head.name }, 'background index build failed'),
     });
   }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { SnapshotsModule } from '../snapshots/snapshots.module';
+import { InsertAdmission } from './insert-admission';
 import { LiveTables } from './live-tables';
 import { QueryLatency } from './query-latency';
 import { TablePartition } from './table-partition';
@@ -13,6 +14,15 @@ import { VectorsController } from './vectors.controller';
 @Module({
   imports: [SnapshotsModule],
   controllers: [TablesController, VectorsController],
-  providers: [TablesRepository, TablesService, LiveTables, TableSnapshots, TablePartition, TablesMetrics, QueryLatency],
+  providers: [
+    InsertAdmission,
+    TablesRepository,
+    TablesService,
+    LiveTables,
+    TableSnapshots,
+    TablePartition,
+    TablesMetrics,
+    QueryLatency,
+  ],
 })
 export class TablesModule {}

@@ -287,17 +287,24 @@ export class TablesRepository {
     return tx.vectorRow.findMany({ where: { tableId, id: { in: [...ids] } }, select: { id: true, label: true } });
   }
 
-  /** Stores rows under the labels taken by nextChange (row i gets labels[i]). */
+  /**
+   * Stores rows under the labels taken by nextChange (row i gets labels[i]), in one statement
+   * over arrays with every row's metadata as one JSON text (issue 31): Prisma's createMany
+   * walked every value of every row's metadata on the event loop to build its query (≈ 10 s
+   * for 500 rows of 2,400 tags each, measured), where JSON.stringify is native and
+   * PostgreSQL parses the jsonb; node-postgres escapes a text[] element by element in
+   * JavaScript, so the metadata is one JSON array, not a text[].
+   */
   async createRows(tx: PrismaTx, tableId: string, rows: readonly NewRow[], labels: readonly number[]): Promise<void> {
-    await tx.vectorRow.createMany({
-      data: rows.map((r, i) => ({
-        tableId,
-        id: r.id,
-        label: labels[i],
-        embedding: encodeEmbedding(r.embedding),
-        ...(r.metadata === undefined ? {} : { metadata: r.metadata }),
-      })),
-    });
+    if (rows.length === 0) return;
+    const ids = rows.map((r) => r.id);
+    const embeddings = rows.map((r) => Buffer.from(encodeEmbedding(r.embedding)).toString('base64'));
+    const metadata = JSON.stringify(rows.map((r) => r.metadata ?? null));
+    await tx.$executeRaw`
+      INSERT INTO vector_rows (table_id, id, label, embedding, metadata)
+      SELECT ${tableId}::uuid, t.id, t.label, decode(t.embedding, 'base64'), NULLIF(m.value, 'null'::jsonb)
+      FROM unnest(${ids}::text[], ${[...labels]}::int[], ${embeddings}::text[]) WITH ORDINALITY AS t(id, label, embedding, ord)
+      JOIN jsonb_array_elements(${metadata}::jsonb) WITH ORDINALITY AS m(value, ord) ON m.ord = t.ord`;
   }
 
   /** Rows by id as committed, with their embeddings as stored (fetch, `include_values`). */

@@ -41,6 +41,8 @@ import { checkRows, checkVector, idsDetail, listIds, mergeMetadata, toFilter } f
 import { TablePartition } from './table-partition';
 import { type NewRow, type StoredRow, TablesRepository } from './tables.repository';
 import { VectorError } from '../errors';
+import { checkAnswerSize, EMBEDDING_VALUE_BYTES, estimateAnswer } from './answer-size';
+import { withAnswerSize } from './sliced-json';
 
 /** Whose tables a call reaches: the caller's project (a token's, or a console session's). */
 export interface ProjectScope {
@@ -277,12 +279,16 @@ export class TablesService {
     const t = await this.table(scope, name);
     const ids = [...new Set(dto.ids)];
     const found = new Map((await this.repo.rowsByIds(t.id, ids)).map((r) => [r.id, r]));
+    let bytes = 0;
     const rows = ids.flatMap((id) => {
       const row = found.get(id);
       if (!row) return [];
+      bytes +=
+        id.length + (t.collection.metadataBytesOf(id) ?? 2) + (dto.include_values ? t.dimension * EMBEDDING_VALUE_BYTES : 0);
       return [{ id, metadata: row.metadata ?? {}, ...(dto.include_values ? { embedding: valuesOf(row) } : {}) }];
     });
-    return { rows, not_found: ids.filter((id) => !found.has(id)) };
+    // Large answers (1000 rows of 40 KB metadata, or their embeddings) are sent in slices.
+    return withAnswerSize({ rows, not_found: ids.filter((id) => !found.has(id)) }, bytes);
   }
 
   /** Merges metadata and/or replaces the embedding of one row, keeping its label (one change). */
@@ -341,8 +347,8 @@ export class TablesService {
     }
     if (dto.n == null) throw new VectorError('parameter_missing', 'Missing required parameter: n.', { param: 'n' });
     const one = { vector: dto.vector, n: dto.n, filter: dto.filter ?? undefined };
-    const { results, latency_ms } = await this.search(t, [one], dto, '');
-    return { results: results[0] ?? [], latency_ms };
+    const answer = await this.search(t, [one], dto, '');
+    return withAnswerSize({ results: answer.results[0] ?? [], latency_ms: answer.latency_ms }, answer.bytes);
   }
 
   /** A batch (`queries`): every query is checked before any runs, so it answers in full or not at all. */
@@ -354,7 +360,8 @@ export class TablesService {
         param: mixed,
       });
     }
-    return this.search(t, dto.queries ?? [], dto, 'queries');
+    const { results, latency_ms, bytes } = await this.search(t, dto.queries ?? [], dto, 'queries');
+    return withAnswerSize({ results, latency_ms }, bytes);
   }
 
   private async search(
@@ -362,7 +369,7 @@ export class TablesService {
     items: ReadonlyArray<{ vector: unknown[]; n: number; filter?: Record<string, unknown> | undefined }>,
     options: Pick<QueryDto, 'index' | 'include_values' | 'include_metadata'>,
     path: string,
-  ): Promise<BatchQueryResponseDto> {
+  ): Promise<BatchQueryResponseDto & { bytes: number }> {
     const at = (i: number, field: string): string => (path === '' ? field : `${path}[${i}].${field}`);
     const wanted = items.reduce((sum, q) => sum + (typeof q.n === 'number' ? q.n : 0), 0);
     if (options.include_values && wanted > MAX_VALUES_PER_REQUEST) {
@@ -387,8 +394,13 @@ export class TablesService {
       results.push(hits);
     }
     const latency = Math.round(performance.now() - started);
-    const shaped = await this.shapeResults(t, results, options.include_metadata ?? true, options.include_values ?? false);
-    return { results: shaped, latency_ms: latency };
+    const withMetadata = options.include_metadata ?? true;
+    const withValues = options.include_values ?? false;
+    // Bounded answers: measured from the hits before the embeddings are read or anything is built.
+    const size = estimateAnswer(results, withMetadata, withValues, t.dimension);
+    checkAnswerSize(size, this.config.VECTOR_MAX_RESPONSE_BYTES, path === '' ? undefined : results.length);
+    const shaped = await this.shapeResults(t, results, withMetadata, withValues);
+    return { results: shaped, latency_ms: latency, bytes: size.total };
   }
 
   /** Hits as the API shows them: metadata unless excluded, embeddings (as stored) when asked. */

@@ -1,6 +1,6 @@
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import { ApiErrors, BodyLimit } from '@app/platform';
-import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -30,9 +30,11 @@ import {
   UpdateVectorDto,
   UpsertedDto,
 } from './dto/vectors.dto';
+import { InsertAdmission } from './insert-admission';
 import { InsertBodyPipe } from './insert-body.pipe';
 import { filterBodyPipe, QueryBodyPipe } from './query-body.pipe';
 import { KnownFieldsPipe, RawBody } from './raw-body';
+import { SlicedJsonInterceptor } from './sliced-json';
 import { TablesService } from './tables.service';
 
 const ROWS_ERRORS = [
@@ -66,6 +68,7 @@ export class VectorsController {
   constructor(private readonly tables: TablesService) {}
 
   @Post('insert')
+  @UseGuards(InsertAdmission)
   @BodyLimit((config: VectorConfig) => config.VECTOR_INSERT_BODY_LIMIT_BYTES)
   @ApiOperation({ summary: 'Insert up to 1000 vectors, all or nothing; acknowledged after commit' })
   @ApiBody({ type: InsertVectorsDto })
@@ -80,6 +83,7 @@ export class VectorsController {
   }
 
   @Post('upsert')
+  @UseGuards(InsertAdmission)
   @HttpCode(200)
   @BodyLimit((config: VectorConfig) => config.VECTOR_INSERT_BODY_LIMIT_BYTES)
   @ApiOperation({
@@ -98,6 +102,7 @@ export class VectorsController {
 
   @Post('fetch')
   @HttpCode(200)
+  @UseInterceptors(SlicedJsonInterceptor)
   @ApiOperation({ summary: 'Rows by id (up to 1000), with their metadata and optionally their embeddings' })
   @ApiBody({ type: FetchVectorsDto })
   @ApiOkResponse({ type: FetchedDto })
@@ -157,6 +162,7 @@ export class VectorsController {
 
   @Post('query')
   @HttpCode(200)
+  @UseInterceptors(SlicedJsonInterceptor)
   @BodyLimit((config: VectorConfig) => config.VECTOR_QUERY_BODY_LIMIT_BYTES)
   @ApiOperation({
     summary:
@@ -175,6 +181,7 @@ export class VectorsController {
       when: 'a malformed filter, vector values that are not finite float32, or both vector and queries',
     },
     { code: 'parameter_missing', when: 'neither vector nor queries, or vector without n' },
+    { code: 'response_too_large', when: 'an answer estimated over VECTOR_MAX_RESPONSE_BYTES' },
   )
   query(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
