@@ -2764,7 +2764,7 @@ export interface operations {
           'application/json': components['schemas']['QueryResponseDto'] | components['schemas']['BatchQueryResponseDto'];
         };
       };
-      /** @description Codes: `body_invalid`, `dimension_mismatch` (a vector whose length is not the table dimension), `filter_too_complex` (a filter over its size limits), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; a malformed filter; a malformed filter, vector values that are not finite float32, or both vector and queries), `parameter_missing` (neither vector nor queries, or vector without n), `parameter_unknown`. */
+      /** @description Codes: `body_invalid`, `dimension_mismatch` (a vector whose length is not the table dimension), `filter_too_complex` (a filter over its size limits), `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a path parameter with a malformed percent-encoding; a malformed filter; a malformed filter, vector values that are not finite float32, or both vector and queries), `parameter_missing` (neither vector nor queries, or vector without n), `parameter_unknown`, `response_too_large` (an answer estimated over VECTOR_MAX_RESPONSE_BYTES). */
       400: {
         headers: {
           [name: string]: unknown;
