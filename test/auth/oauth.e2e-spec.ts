@@ -206,7 +206,13 @@ describe('POST /oauth/token (RFC 6749 §4.4) and the partner bearer guard (RFC 6
       const token = await tokenFor(t, client);
       const res = await t.app.inject({ method: 'GET', url: '/api/v1/whoami', headers: { authorization: `Bearer ${token}` } });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ kind: 'partner', partnerId: client.partner_id, clientId: client.client_id, tier: 'growth' });
+      expect(res.json()).toEqual({
+        kind: 'partner',
+        partnerId: client.partner_id,
+        clientId: client.client_id,
+        tier: 'growth',
+        secretVersion: 1,
+      });
     });
 
     it('answers no token with 401 and a bare Bearer challenge', async () => {

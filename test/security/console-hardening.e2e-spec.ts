@@ -57,6 +57,8 @@ describe('production requires *_PUBLIC_URL (boot refuses, naming the variable)',
     DATABASE_URL: 'postgresql://x@127.0.0.1:1/x',
     ADMIN_API_KEY: 'a'.repeat(40),
     OAUTH_JWT_KEYS: `k1:${'s'.repeat(40)}`,
+    // payments-api's other production requirement (issue 31: sealed key idempotency)
+    PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY: 'e'.repeat(40),
   };
   const configs: Array<[string, new () => PlatformConfig]> = [
     ['OFFERS_PUBLIC_URL', OffersConfig],

@@ -12,7 +12,12 @@ describe('OffersConfig', () => {
   });
 
   it('validates OAUTH_JWT_KEYS and requires real keys in production', () => {
-    const prod = { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'k'.repeat(40) };
+    const prod = {
+      ...base,
+      NODE_ENV: 'production',
+      ADMIN_API_KEY: 'k'.repeat(40),
+      OFFERS_PUBLIC_URL: 'https://offers.example.com',
+    };
     expect(problemsOf(() => loadConfig(OffersConfig, prod))).toEqual(['OAUTH_JWT_KEYS']);
     expect(() => loadConfig(OffersConfig, { ...prod, OAUTH_JWT_KEYS: 'k1:short' })).toThrow(
       /OAUTH_JWT_KEYS .*at least 32 characters/,

@@ -1,4 +1,6 @@
+import type { Server } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { CONSOLE_LINK_DEFAULT_TTL_SECONDS, ConsoleSessions } from '@app/auth';
 import { DomainError, parsePublicUrl, PlatformConfig } from '@app/platform';
 import { CONSOLE_TENANTS, type ConsoleTenant, type ConsoleTenants } from '../console-tenants';
@@ -11,8 +13,9 @@ import type { ConsoleLinkDto, ConsoleSessionsRevokedDto } from './console.dto';
  * URL does not use it up (the page posts it to POST /console/sign-in).
  *
  * The link's origin is the service's `*_PUBLIC_URL` (required in production), else its own
- * loopback address: never the request's Host header, which whoever calls the admin route (or a
- * proxy in front of it) writes, so a link could otherwise send the token to another host.
+ * loopback address (the port it listens on, else its configured port): never the request's
+ * Host header, which whoever calls the admin route (or a proxy in front of it) writes, so a link
+ * could otherwise send the token to another host.
  */
 @Injectable()
 export class ConsoleLinks {
@@ -20,6 +23,7 @@ export class ConsoleLinks {
     private readonly sessions: ConsoleSessions,
     private readonly config: PlatformConfig,
     @Inject(CONSOLE_TENANTS) private readonly tenants: ConsoleTenants,
+    private readonly adapterHost: HttpAdapterHost,
   ) {}
 
   /** Revokes the tenant's console sessions (400 resource_missing for an unknown tenant). */
@@ -32,8 +36,16 @@ export class ConsoleLinks {
     const tenant = await this.existing(tenantId);
     const link = await this.sessions.issueLink(tenant.id, ttlSeconds ?? CONSOLE_LINK_DEFAULT_TTL_SECONDS);
     const configured = this.config.publicUrl === undefined ? undefined : parsePublicUrl(this.config.publicUrl);
-    const base = configured ?? this.config.loopbackUrl;
+    const base = configured ?? this.loopbackUrl();
     return { url: `${base}/console/sign-in#token=${link.token}`, expires_at: link.expiresAt.toISOString() };
+  }
+
+  /** `http://127.0.0.1:<port>` of the server this process listens with (a test's ephemeral port too), else of its configured port. */
+  private loopbackUrl(): string {
+    const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
+    const address = server?.address();
+    const port = typeof address === 'object' && address !== null ? address.port : undefined;
+    return port === undefined ? this.config.loopbackUrl : `http://127.0.0.1:${port}`;
   }
 
   /** The tenant the admin route's body names, or 400 resource_missing naming its field. */
