@@ -2,7 +2,8 @@ import { type Filter, FilterError, type Metadata, type MetadataValue, parseFilte
 import { FilterLimitError } from '../engine/filter-limits';
 import { VectorError } from '../errors';
 import type { InsertVectorsDto } from './dto/vectors.dto';
-import { describeOverLimit, type MetadataLimits, metadataSize } from './metadata-size';
+import { measureJson } from '../engine/json-size';
+import { describeOverLimit, type MetadataLimits } from './metadata-size';
 import type { NewRow } from './tables.repository';
 
 /**
@@ -63,7 +64,7 @@ export function checkRows(t: TableShape, dto: InsertVectorsDto, limits: Metadata
       firstMalformed ??= i;
     }
     if (r.metadata !== undefined) {
-      const size = metadataSize(r.metadata, limits);
+      const size = measureJson(r.metadata, limits);
       if (size.over) {
         tooLarge.push(r.id);
         firstTooLarge ??= { index: i, problem: describeOverLimit(size, limits) };
@@ -170,7 +171,7 @@ export function mergeMetadata(stored: Metadata | undefined, patch: Record<string
   const merged: Record<string, MetadataValue> = {};
   for (const [key, value] of Object.entries(stored ?? {})) if (!removed.has(key)) merged[key] = value;
   for (const [key, value] of Object.entries(checked)) merged[key] = value;
-  const size = metadataSize(merged, limits);
+  const size = measureJson(merged, limits);
   if (size.over) {
     throw new VectorError('metadata_too_large', `The merged metadata ${describeOverLimit(size, limits)}.`, { param: 'metadata' });
   }

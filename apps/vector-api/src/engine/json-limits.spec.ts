@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { jsonStringBytes, metadataSize } from './metadata-size';
+import { jsonStringBytes, measureJson as metadataSize } from './json-size';
 
 const NO_LIMIT = { maxBytes: Number.MAX_SAFE_INTEGER, maxKeys: Number.MAX_SAFE_INTEGER };
 const utf8 = (v: unknown): number => Buffer.byteLength(JSON.stringify(v), 'utf8');
@@ -11,7 +11,7 @@ function keysOf(v: unknown): number {
   return 0;
 }
 
-describe('metadataSize (VECTOR_METADATA_MAX_BYTES / _MAX_KEYS)', () => {
+describe('measureJson with limits (VECTOR_METADATA_MAX_BYTES / _MAX_KEYS)', () => {
   it('counts the UTF-8 bytes of JSON.stringify and the keys over the whole tree (property)', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {
