@@ -19,44 +19,32 @@
  * (DATABASE_URL or postgresql://postgres@127.0.0.1:5432/postgres) and Redis (REDIS_URL or
  * redis://127.0.0.1:6379); it creates and drops its own database and uses its own prefix.
  */
-import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
-import { migrate } from '../../libs/platform/src/database/migrator';
-import { freePort } from '../../scripts/local-infra';
-import { queryAt } from '../../test/support/database';
+import {
+  adminCaller,
+  benchRoot,
+  cpuMs,
+  createDatabase,
+  logCodeUnderTest,
+  logger,
+  quantile,
+  type Service,
+  sleep,
+  startService,
+} from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 24);
 const MAX_PER_LOOP = Number(process.env.BENCH_MAX_PER_LOOP ?? 400);
 /** Which ids B's loops rotate: `mixed` (half its own client, half a missing id), `own` or `missing`. */
 const TARGETS = process.env.BENCH_TARGETS ?? 'mixed';
-const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const rootArg = process.argv.indexOf('--root');
-const ROOT = resolve(rootArg > 0 ? (process.argv[rootArg + 1] ?? '.') : join(__dirname, '..', '..'));
+const ROOT = benchRoot();
 const ADMIN_KEY = randomBytes(24).toString('hex');
 const A_ADDRESS = '203.0.113.10';
 const B_ADDRESS = '198.51.100.7';
 
-const log = (line: string): void => {
-  process.stdout.write(`[rotation-flood] ${line}\n`);
-};
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** utime + stime of `pid` in milliseconds (Linux). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ = 100
-}
-
-const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
-};
+const log = logger('rotation-flood');
 
 interface Answer {
   readonly status: number;
@@ -114,57 +102,26 @@ function summary(answers: readonly Answer[]): string {
 }
 
 async function main(): Promise<void> {
-  const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
-  log(`code under test: ${ROOT} at ${commit}`);
-  const dbName = `rotation_flood_${randomBytes(4).toString('hex')}`;
-  await queryAt(adminUrl, `CREATE DATABASE "${dbName}"`);
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
-  await migrate(dbUrl.toString(), { dir: join(ROOT, 'prisma', 'migrations') });
-
-  const port = await freePort(0);
-  const base = `http://127.0.0.1:${port}`;
-  let child: ChildProcess | undefined;
+  logCodeUnderTest(ROOT, log);
+  const db = await createDatabase('rotation_flood', ROOT);
+  let service: Service | undefined;
   try {
-    child = spawn(process.execPath, [join(ROOT, 'bench', 'ts-run.mjs'), join(ROOT, 'apps', 'offers-api', 'src', 'main.ts')], {
-      cwd: ROOT,
+    service = await startService({
+      root: ROOT,
+      service: 'offers-api',
+      nodeEnv: 'production',
+      databaseUrl: db.url,
       env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'production',
         ROLE: 'api',
-        HOST: '127.0.0.1',
-        OFFERS_PORT: String(port),
-        DATABASE_URL: dbUrl.toString(),
-        REDIS_URL: redisUrl,
         QUEUE_PREFIX: `rotation-flood-${randomBytes(4).toString('hex')}`,
         ADMIN_API_KEY: ADMIN_KEY,
         OAUTH_JWT_KEYS: `bench:${randomBytes(32).toString('base64url')}`,
         TRUST_PROXY: '127.0.0.1',
         LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'inherit', 'inherit'],
     });
-    const pid = child.pid ?? 0;
-    for (let i = 0; ; i++) {
-      if (child.exitCode !== null) throw new Error(`offers-api exited (${child.exitCode})`);
-      if (i > 600) throw new Error('offers-api did not come up within 60 s');
-      try {
-        if ((await fetch(`${base}/health/live`)).ok) break;
-      } catch {
-        // not listening yet
-      }
-      await sleep(100);
-    }
-
-    const adminCall = async <T>(path: string, body?: unknown): Promise<T> => {
-      const res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as T;
-    };
+    const { base, pid } = service;
+    const adminCall = adminCaller(base, ADMIN_KEY);
     const a = await adminCall<{ id: string }>('/admin/v1/partners', { name: 'Partner A', tier: 'enterprise' });
     const aClient = await adminCall<{ client_id: string; client_secret: string }>(`/admin/v1/partners/${a.id}/clients`);
     const b = await adminCall<{ id: string }>('/admin/v1/partners', { name: 'Partner B', tier: 'enterprise' });
@@ -216,12 +173,8 @@ async function main(): Promise<void> {
           .join(' ')}; ${new Date().toISOString()}`,
     );
   } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child?.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    await queryAt(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await service?.stop();
+    await db.drop();
   }
 }
 

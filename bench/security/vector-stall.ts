@@ -24,14 +24,9 @@
  * default limits. Needs PostgreSQL (DATABASE_URL or postgresql://postgres@127.0.0.1:5432/postgres)
  * and Redis (REDIS_URL or redis://127.0.0.1:6379); it creates and drops its own database.
  */
-import { type ChildProcess, execSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
-import { migrate } from '../../libs/platform/src/database/migrator';
-import { freePort } from '../../scripts/local-infra';
-import { queryAt } from '../../test/support/database';
+import { benchRoot, createDatabase, logCodeUnderTest, logger, quantile, type Service, sleep, startService } from './support';
 
 const LOAD_INSERTS = Number(process.env.BENCH_LOAD_INSERTS ?? 2);
 const TAGS = Number(process.env.BENCH_TAGS ?? 2400);
@@ -39,21 +34,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const IDLE_QUERIES = 300;
 const DIM = 64;
 const METADATA_BYTES = 40_000;
-const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const rootArg = process.argv.indexOf('--root');
-const ROOT = resolve(rootArg > 0 ? (process.argv[rootArg + 1] ?? '.') : join(__dirname, '..', '..'));
+const ROOT = benchRoot();
 const ADMIN = 'dev-admin-key';
 
-const log = (line: string): void => {
-  process.stdout.write(`[vector-stall] ${line}\n`);
-};
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-const quantile = (xs: readonly number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
-};
+const log = logger('vector-stall');
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -124,49 +108,27 @@ function insertBody(prefix: string, count: number, kind: 'tags' | 'content', ran
 }
 
 async function main(): Promise<void> {
-  const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
-  log(`code under test: ${ROOT} at ${commit}`);
+  logCodeUnderTest(ROOT, log);
   log(
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB, load ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}; ${new Date().toISOString()}`,
   );
-  const dbName = `vector_stall_${randomBytes(4).toString('hex')}`;
-  await queryAt(adminUrl, `CREATE DATABASE "${dbName}"`);
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
-  await migrate(dbUrl.toString(), { dir: join(ROOT, 'prisma', 'migrations') });
-
-  const port = await freePort(0);
-  const base = `http://127.0.0.1:${port}`;
-  let child: ChildProcess | undefined;
+  const db = await createDatabase('vector_stall', ROOT);
+  let service: Service | undefined;
   try {
-    child = spawn(process.execPath, [join(ROOT, 'bench', 'ts-run.mjs'), join(ROOT, 'apps', 'vector-api', 'src', 'main.ts')], {
-      cwd: ROOT,
+    service = await startService({
+      root: ROOT,
+      service: 'vector-api',
+      nodeEnv: 'development',
+      databaseUrl: db.url,
       env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'development',
-        HOST: '127.0.0.1',
-        VECTOR_PORT: String(port),
-        DATABASE_URL: dbUrl.toString(),
-        REDIS_URL: redisUrl,
         VECTOR_RATE_LIMIT_PER_MINUTE: '100000000',
         VECTOR_SNAPSHOTS: 'false',
         LOG_LEVEL: 'error',
       },
-      stdio: ['ignore', 'inherit', 'inherit'],
     });
-    const pid = child.pid ?? 0;
-    for (let i = 0; ; i++) {
-      if (child.exitCode !== null) throw new Error(`vector-api exited (${child.exitCode})`);
-      if (i > 600) throw new Error('vector-api did not come up within 60 s');
-      try {
-        if ((await fetch(`${base}/health/live`)).ok) break;
-      } catch {
-        // not listening yet
-      }
-      await sleep(100);
-    }
+    const { base, pid } = service;
     const token = async (name: string): Promise<string> => {
       const project = await call(base, ADMIN, 'POST', '/admin/v1/projects', JSON.stringify({ name }));
       if (project.status !== 201) throw new Error(`project: ${project.status}`);
@@ -288,11 +250,8 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child?.once('exit', r));
-    }
-    await queryAt(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await service?.stop();
+    await db.drop();
   }
 }
 
