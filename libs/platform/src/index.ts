@@ -3,6 +3,7 @@ export * from './bootstrap';
 export * from './clock';
 export * from './config/load-config';
 export * from './config/platform-config';
+export * from './config/installation-secret';
 export * from './database/migrator';
 export * from './database/prisma.service';
 export { Prisma } from './database/generated/client';

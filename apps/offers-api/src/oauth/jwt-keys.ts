@@ -1,5 +1,5 @@
+import { installationSecret, type InstallationSecretHooks } from '@app/platform';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** An HMAC key for access tokens; the first key of the list signs, all of them verify. */
@@ -37,9 +37,7 @@ export function parseJwtKeys(value: string): JwtKey[] | string {
 export const DEVELOPMENT_KEY_FILE = 'offers-api-oauth-jwt.key';
 
 /** Test hook: runs between writing the temporary file and linking it into place. */
-export interface DevelopmentKeyHooks {
-  readonly beforeLink?: () => void;
-}
+export type DevelopmentKeyHooks = InstallationSecretHooks;
 
 /**
  * The signing key of a development or test installation (OAUTH_JWT_KEYS unset, NODE_ENV not
@@ -52,48 +50,18 @@ export interface DevelopmentKeyHooks {
  * one. Nothing of the key is in the source.
  */
 export function developmentJwtKeys(dataDir: string, hooks: DevelopmentKeyHooks = {}): JwtKey[] {
-  const file = join(dataDir, DEVELOPMENT_KEY_FILE);
-  const existing = readKeyFile(file);
-  if (existing) return existing;
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const kid = `dev-${randomBytes(6).toString('hex')}`;
-  const content = `${kid}:${randomBytes(32).toString('base64url')}\n`;
-  const temp = join(dataDir, `.${DEVELOPMENT_KEY_FILE}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    chmodSync(temp, 0o600); // whatever the umask
-    hooks.beforeLink?.();
-    try {
-      linkSync(temp, file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  } finally {
-    unlinkSync(temp);
-  }
-  const keys = readKeyFile(file);
-  if (!keys) throw new Error(`the development signing key ${file} vanished while it was being created`);
-  return keys;
-}
-
-function readKeyFile(file: string): JwtKey[] | undefined {
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  const keys = parseJwtKeys(content.trim());
+  const content = installationSecret(
+    dataDir,
+    DEVELOPMENT_KEY_FILE,
+    () => `dev-${randomBytes(6).toString('hex')}:${randomBytes(32).toString('base64url')}`,
+    hooks,
+  );
+  const keys = parseJwtKeys(content);
   // Never echo the content: it is a key.
   if (typeof keys === 'string') {
-    throw new Error(`the development signing key ${file} is not valid (${keys}); delete it to generate a new one`);
+    throw new Error(
+      `the development signing key ${join(dataDir, DEVELOPMENT_KEY_FILE)} is not valid (${keys}); delete it to generate a new one`,
+    );
   }
   return keys;
 }

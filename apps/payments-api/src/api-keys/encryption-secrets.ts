@@ -1,5 +1,5 @@
+import { installationSecret } from '@app/platform';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Shortest secret PAYMENTS_IDEMPOTENCY_ENCRYPTION_KEY takes (the key itself is derived from it with HKDF). */
@@ -31,44 +31,11 @@ export const DEVELOPMENT_SECRET_FILE = 'payments-api-idempotency.key';
  * offers-api's development signing key. Every process of one installation shares it.
  */
 export function developmentEncryptionSecret(dataDir: string): string {
-  const file = join(dataDir, DEVELOPMENT_SECRET_FILE);
-  const existing = readSecretFile(file);
-  if (existing) return existing;
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const temp = join(dataDir, `.${DEVELOPMENT_SECRET_FILE}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, `${randomBytes(32).toString('base64url')}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    chmodSync(temp, 0o600);
-    try {
-      linkSync(temp, file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  } finally {
-    unlinkSync(temp);
-  }
-  const secret = readSecretFile(file);
-  if (!secret) throw new Error(`the development encryption secret ${file} vanished while it was being created`);
-  return secret;
-}
-
-function readSecretFile(file: string): string | undefined {
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  const secret = content.trim();
+  const secret = installationSecret(dataDir, DEVELOPMENT_SECRET_FILE, () => randomBytes(32).toString('base64url'));
   if (secret.length < MIN_SECRET_LENGTH) {
-    throw new Error(`the development encryption secret ${file} is not valid; delete it to generate a new one`);
+    throw new Error(
+      `the development encryption secret ${join(dataDir, DEVELOPMENT_SECRET_FILE)} is not valid; delete it to generate a new one`,
+    );
   }
   return secret;
 }
