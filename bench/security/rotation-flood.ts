@@ -20,7 +20,6 @@
  * redis://127.0.0.1:6379); it creates and drops its own database and uses its own prefix.
  */
 import { randomBytes } from 'node:crypto';
-import { cpus, loadavg, totalmem } from 'node:os';
 import {
   adminCaller,
   benchRoot,
@@ -31,7 +30,10 @@ import {
   quantile,
   type Service,
   sleep,
-  startService,
+  logOauthMetrics,
+  machineLine,
+  startOffersApi,
+  tokenRequest as sharedTokenRequest,
 } from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -52,15 +54,10 @@ interface Answer {
   readonly ms: number;
 }
 
+/** Partner A's token request (from A's address), as an Answer. */
 async function tokenRequest(base: string, clientId: string, secret: string): Promise<Answer> {
-  const started = performance.now();
-  const res = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': A_ADDRESS },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
-  });
-  const body = (await res.json()) as { error?: string };
-  return { status: res.status, code: body.error, ms: performance.now() - started };
+  const { status, error, ms } = await sharedTokenRequest(base, A_ADDRESS, clientId, secret);
+  return { status, code: error, ms };
 }
 
 async function rotation(base: string, token: string, clientId: string): Promise<Answer> {
@@ -106,20 +103,7 @@ async function main(): Promise<void> {
   const db = await createDatabase('rotation_flood', ROOT);
   let service: Service | undefined;
   try {
-    service = await startService({
-      root: ROOT,
-      service: 'offers-api',
-      nodeEnv: 'production',
-      databaseUrl: db.url,
-      env: {
-        ROLE: 'api',
-        QUEUE_PREFIX: `rotation-flood-${randomBytes(4).toString('hex')}`,
-        ADMIN_API_KEY: ADMIN_KEY,
-        OAUTH_JWT_KEYS: `bench:${randomBytes(32).toString('base64url')}`,
-        TRUST_PROXY: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-      },
-    });
+    service = await startOffersApi(ROOT, db.url, 'rotation-flood', ADMIN_KEY);
     const { base, pid } = service;
     const adminCall = adminCaller(base, ADMIN_KEY);
     const a = await adminCall<{ id: string }>('/admin/v1/partners', { name: 'Partner A', tier: 'enterprise' });
@@ -164,14 +148,8 @@ async function main(): Promise<void> {
     log(
       `partner B: ${bAnswers.length} rotations (${summary(bAnswers)}); p50 ${quantile(bMs, 0.5).toFixed(1)} ms, max ${Math.max(...bMs).toFixed(1)} ms`,
     );
-    const metrics = (await (await fetch(`${base}/metrics`)).text()).split('\n').filter((l) => l.startsWith('oauth_'));
-    if (metrics.length > 0) log(`metrics:\n  ${metrics.join('\n  ')}`);
-    log(
-      `machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ` +
-        `load average ${loadavg()
-          .map((x) => x.toFixed(2))
-          .join(' ')}; ${new Date().toISOString()}`,
-    );
+    await logOauthMetrics(base, log);
+    log(machineLine());
   } finally {
     await service?.stop();
     await db.drop();

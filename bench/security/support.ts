@@ -10,6 +10,7 @@
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { migrate } from '../../libs/platform/src/database/migrator';
 import { freePort } from '../../scripts/local-infra';
@@ -180,3 +181,59 @@ export const quantile = (xs: readonly number[], q: number): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
 };
+
+/**
+ * offers-api as the OAuth benchmarks run it: production mode, API role, a fresh signing key,
+ * `TRUST_PROXY=127.0.0.1` (so each simulated client address arrives as `X-Forwarded-For`).
+ */
+export function startOffersApi(root: string, databaseUrl: string, queuePrefix: string, adminKey: string): Promise<Service> {
+  return startService({
+    root,
+    service: 'offers-api',
+    nodeEnv: 'production',
+    databaseUrl,
+    env: {
+      ROLE: 'api',
+      QUEUE_PREFIX: `${queuePrefix}-${randomBytes(4).toString('hex')}`,
+      ADMIN_API_KEY: adminKey,
+      OAUTH_JWT_KEYS: `bench:${randomBytes(32).toString('base64url')}`,
+      TRUST_PROXY: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    },
+  });
+}
+
+/** A token request's status, OAuth `error` and duration. */
+export interface TokenAnswer {
+  readonly status: number;
+  readonly error: string | undefined;
+  readonly ms: number;
+}
+
+/** One client-credentials request from `address` (X-Forwarded-For). */
+export async function tokenRequest(base: string, address: string, clientId: string, secret: string): Promise<TokenAnswer> {
+  const started = performance.now();
+  const res = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
+  });
+  const body = (await res.json()) as { error?: string };
+  return { status: res.status, error: body.error, ms: performance.now() - started };
+}
+
+/** The service's `oauth_*` metric lines, logged when there are any. */
+export async function logOauthMetrics(base: string, log: (line: string) => void): Promise<void> {
+  const lines = (await (await fetch(`${base}/metrics`)).text()).split('\n').filter((l) => l.startsWith('oauth_'));
+  if (lines.length > 0) log(`metrics:\n  ${lines.join('\n  ')}`);
+}
+
+/** The machine the figures come from: CPUs, memory, Node, load average and the time. */
+export function machineLine(): string {
+  return (
+    `machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ` +
+    `load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; ${new Date().toISOString()}`
+  );
+}

@@ -14,7 +14,6 @@
  * redis://127.0.0.1:6379); it creates and drops its own database and uses its own prefix.
  */
 import { randomBytes } from 'node:crypto';
-import { cpus, loadavg, totalmem } from 'node:os';
 import {
   adminCaller,
   benchRoot,
@@ -25,7 +24,11 @@ import {
   quantile,
   type Service,
   sleep,
-  startService,
+  logOauthMetrics,
+  machineLine,
+  startOffersApi,
+  type TokenAnswer,
+  tokenRequest,
 } from './support';
 
 const FLOOD = Number(process.env.BENCH_FLOOD ?? 300);
@@ -36,42 +39,12 @@ const ADMIN_KEY = randomBytes(24).toString('hex');
 
 const log = logger('token-flood');
 
-interface Answer {
-  readonly status: number;
-  readonly error: string | undefined;
-  readonly ms: number;
-}
-
-async function tokenRequest(base: string, address: string, clientId: string, secret: string): Promise<Answer> {
-  const started = performance.now();
-  const res = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
-  });
-  const body = (await res.json()) as { error?: string };
-  return { status: res.status, error: body.error, ms: performance.now() - started };
-}
-
 async function main(): Promise<void> {
   logCodeUnderTest(ROOT, log);
   const db = await createDatabase('token_flood', ROOT);
   let service: Service | undefined;
   try {
-    service = await startService({
-      root: ROOT,
-      service: 'offers-api',
-      nodeEnv: 'production',
-      databaseUrl: db.url,
-      env: {
-        ROLE: 'api',
-        QUEUE_PREFIX: `token-flood-${randomBytes(4).toString('hex')}`,
-        ADMIN_API_KEY: ADMIN_KEY,
-        OAUTH_JWT_KEYS: `bench:${randomBytes(32).toString('base64url')}`,
-        TRUST_PROXY: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-      },
-    });
+    service = await startOffersApi(ROOT, db.url, 'token-flood', ADMIN_KEY);
     const { base, pid } = service;
     const adminCall = adminCaller(base, ADMIN_KEY);
     const partner = await adminCall<{ id: string }>('/admin/v1/partners', { name: 'Bench', tier: 'enterprise' });
@@ -103,7 +76,7 @@ async function main(): Promise<void> {
         ),
       );
       // Valid requests from another address, one after the other, while the flood is in flight.
-      const during: Answer[] = [];
+      const during: TokenAnswer[] = [];
       await sleep(20);
       while (inFlight > 0) {
         const a = await tokenRequest(base, '203.0.113.3', client.client_id, client.client_secret);
@@ -127,15 +100,8 @@ async function main(): Promise<void> {
       rows.push(row);
       await sleep(500);
     }
-    const metrics = await (await fetch(`${base}/metrics`)).text();
-    const verifications = metrics.split('\n').filter((l) => l.startsWith('oauth_'));
-    if (verifications.length > 0) log(`metrics:\n  ${verifications.join('\n  ')}`);
-    log(
-      `machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ` +
-        `load average ${loadavg()
-          .map((x) => x.toFixed(2))
-          .join(' ')}; ${new Date().toISOString()}`,
-    );
+    await logOauthMetrics(base, log);
+    log(machineLine());
   } finally {
     await service?.stop();
     await db.drop();
