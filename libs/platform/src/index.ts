@@ -42,3 +42,4 @@ export * from './queue/redis.service';
 export * from './queue/redis-topology';
 export * from './rate-limit/fixed-window-counter';
 export * from './timeout';
+export * from './workers/worker-file';
