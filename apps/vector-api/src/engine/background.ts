@@ -57,17 +57,12 @@ export function yieldToEventLoop(): Promise<void> {
 
 /**
  * Long work written as a generator that yields at checkpoints (each well under a
- * millisecond apart), or yields a promise to wait for (an index worker's answer: its value
- * is sent back into the generator, see `awaiting`). `runSliced` gives the event loop a
+ * millisecond apart), or yields a promise to wait for (its value is sent back into the
+ * generator). `runSliced` gives the event loop a
  * turn whenever `sliceMs` of work has run since the last one, so requests of other callers
  * are answered meanwhile instead of waiting for the whole of it.
  */
 export type Steps<T> = Generator<void | Promise<unknown>, T, unknown>;
-
-/** Inside Steps: `const value = yield* awaiting(promise)`. */
-export function* awaiting<T>(promise: Promise<T>): Steps<T> {
-  return (yield promise) as T;
-}
 
 /** Runs steps that never wait (yielding a promise there is a programming error). */
 export function runToEnd<T>(steps: Steps<T>): T {

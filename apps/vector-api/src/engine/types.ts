@@ -45,23 +45,16 @@ export interface IndexStatus {
 
 /**
  * One interface for flat, ivf and hnsw. Vectors live in the shared VectorStore; an index
- * only keeps its own structure over labels. `search` returns `null` when the index cannot
- * answer (still building, or the table is below its size threshold): the planner then
- * answers exactly; hnsw answers asynchronously (its graph lives in a worker thread). `effort` ≥ 1 widens the search (more lists, larger ef) when a filter
- * leaves too few results.
+ * only keeps its own structure over labels. `search` runs on the caller's thread and
+ * returns at once; it returns `null` when the index cannot answer (still building, or the
+ * table is below its size threshold): the planner then answers exactly. `effort` ≥ 1
+ * widens the search (more lists, larger ef) when a filter leaves too few results.
  */
 export interface VectorIndex {
   readonly kind: IndexKind;
   add(labels: readonly number[]): void;
   remove(labels: readonly number[]): void;
-  /** `bitmap` (byte per label, 1 = accepted) is `accept` as data, for an index that searches in another thread. */
-  search(
-    query: Float32Array,
-    k: number,
-    accept?: LabelFilter,
-    effort?: number,
-    bitmap?: Uint8Array,
-  ): Hit[] | null | Promise<Hit[] | null>;
+  search(query: Float32Array, k: number, accept?: LabelFilter, effort?: number): Hit[] | null;
   /** True when `search` at this effort already examined every row (widening cannot help). */
   exhaustive(effort: number): boolean;
   status(): IndexStatus;

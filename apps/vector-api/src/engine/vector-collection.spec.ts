@@ -128,9 +128,9 @@ describe('VectorCollection planner', () => {
   });
 
   it('answers exactly while hnsw is still adding rows in the background', async () => {
-    const c = new VectorCollection(DIM, 'hnsw', { hnsw: { sliceMs: 5 } });
+    const c = new VectorCollection(DIM, 'hnsw', {});
     c.insert(rows);
-    expect(c.status().details.pending).toBeGreaterThan(3000); // nothing blocked: rows wait for chunks
+    expect(c.status().details.pending).toBeGreaterThan(3000); // nothing blocked: the rows wait in the growing segment
     const q = queries[5];
     expect((await c.query(q, 10)).hits.map((h) => h.id)).toEqual(bruteForce(data, q, 10).map((i) => `v${i}`));
     await c.idle();

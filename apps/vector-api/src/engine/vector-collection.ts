@@ -1,4 +1,4 @@
-import { awaiting, runSliced, type Steps } from './background';
+import { runSliced, type Steps } from './background';
 import { exactSearchLabelsSteps, exactSearchSteps } from './exact';
 import { FlatIndex } from './flat-index';
 import { type Filter, type FilterRows, type IndexBudget, type Metadata, MetadataIndex } from './filter';
@@ -401,20 +401,12 @@ export class VectorCollection {
       return { hits: yield* exactSearchSteps(this.store, q, want), plan: { index: kind, path: 'exact', effort: 1 } };
 
     const index = this.index(kind);
-    let accept: ((label: number) => boolean) | undefined;
-    let bitmap: Uint8Array | undefined;
-    if (matched) {
-      const bits = new Uint8Array(this.store.size);
-      for (const l of matched) bits[l] = 1;
-      accept = (label) => bits[label] === 1;
-      bitmap = bits;
-    }
+    // The filter as a test on the matching labels (ascending): no allocation in proportion to the table.
+    const accept = matched ? acceptSorted(matched) : undefined;
     // Search, widening (×4 effort) until `want` results come back or the index has looked
     // at everything; then fall back to an exact scan, so the count is never short.
     for (let effort = 1; ; effort *= 4) {
-      // The hnsw worker gets its own copy of the bitmap (moved to its thread, not shared).
-      const answer = index.search(q, want, accept, effort, index.kind === 'hnsw' ? bitmap?.slice() : undefined);
-      const hits = answer instanceof Promise ? yield* awaiting(answer) : answer;
+      const hits = index.search(q, want, accept, effort);
       if (hits === null) break;
       if (hits.length >= want) return { hits, plan: { index: kind, path: 'index', effort } };
       if (index.exhaustive(effort)) break;
@@ -436,4 +428,20 @@ export class VectorCollection {
   close(): void {
     for (const index of this.indexes.values()) index.close();
   }
+}
+
+/** A label filter over an ascending list of labels (binary search). */
+export function acceptSorted(labels: readonly number[]): (label: number) => boolean {
+  return (label) => {
+    let lo = 0;
+    let hi = labels.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = labels[mid];
+      if (v === label) return true;
+      if (v < label) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  };
 }
