@@ -42,6 +42,11 @@ describe('hnsw (a sealed hnswlib graph searched in place, built in a worker, and
     return index;
   }
 
+  function must<T>(value: T | undefined): T {
+    if (value === undefined) throw new Error('expected a graph file');
+    return value;
+  }
+
   async function labels(answer: Hit[] | Promise<Hit[]> | null): Promise<number[]> {
     if (answer === null) throw new Error('the index did not answer');
     return (await answer).map((h) => h.label);
@@ -147,7 +152,7 @@ describe('hnsw (a sealed hnswlib graph searched in place, built in a worker, and
     store.put(3000, toNormalized(vectors[3000]), 5);
     index.add([3000]);
     const during = await labels(index.search(queries[4], 10));
-    const file = await writing;
+    const file = must(await writing);
     expect(during).toHaveLength(10);
     expect(file.counts.points).toBe(3000);
     // The states are the graph's as of the call: the row written meanwhile is not in them, so a loader adds it.
@@ -167,7 +172,7 @@ describe('hnsw (a sealed hnswlib graph searched in place, built in a worker, and
     const index = indexOf(store);
     await index.idle();
     const path = join(dir, 'older.bin');
-    const file = await index.writeGraph(path);
+    const file = must(await index.writeGraph(path));
     for (let l = 2000; l < 2500; l++) store.put(l, toNormalized(vectors[l]), 6);
     const gone = [0, 1, 2, 3];
     for (const l of gone) store.delete(l, 6);
@@ -178,4 +183,80 @@ describe('hnsw (a sealed hnswlib graph searched in place, built in a worker, and
     expect(hits.some((l) => gone.includes(l))).toBe(false);
     expect((await labels(loaded.search(toNormalized(vectors[2400]), 1)))[0]).toBe(2400);
   });
+
+  describe('invariants of a build running while rows change', () => {
+    /** Waits until a build has started (its rows sent to the worker). */
+    async function building(index: HnswIndex): Promise<void> {
+      for (let i = 0; i < 500 && index.status().details.building === 0; i++) await new Promise((r) => setTimeout(r, 2));
+      expect(index.status().details.building).toBeGreaterThan(0);
+    }
+
+    function top1(index: HnswIndex, label: number, store: VectorStore): number | undefined {
+      const hits = index.search(store.vector(label).slice(), 1);
+      if (hits === null) throw new Error('the index did not answer');
+      return hits[0]?.label;
+    }
+
+    it('every row is found while a build runs, and rows deleted or written again meanwhile stay so after it is swapped in', async () => {
+      const store = storeOf(1500);
+      const index = indexOf(store, { sealRows: 200 });
+      await index.idle();
+      for (let l = 1500; l < 2500; l++) store.put(l, toNormalized(vectors[l]), 2);
+      index.add(Array.from({ length: 1000 }, (_, i) => 1500 + i));
+      await building(index);
+      // Queries during the build: rows of the sealed graph and rows being built are all found.
+      for (const l of [0, 700, 1499, 1500, 2000, 2499]) expect(top1(index, l, store)).toBe(l);
+      // Changes during the build: sealed rows and rows being built, deleted and rewritten.
+      const deleted = [3, 4, 1600, 1601];
+      for (const l of deleted) store.delete(l, 3);
+      index.remove(deleted);
+      const rewritten = [5, 1700];
+      rewritten.forEach((l, i) => store.put(l, toNormalized(vectors[3000 + i]), 3));
+      index.add(rewritten);
+      await index.idle();
+      expect(index.status().details).toMatchObject({ pending: 0, growing: 0, building: 0, points: 2496 });
+      for (const l of deleted) {
+        const near = index.search(toNormalized(vectors[l]), 50) ?? [];
+        expect(near.map((h) => h.label)).not.toContain(l);
+      }
+      rewritten.forEach((l, i) => expect(index.search(toNormalized(vectors[3000 + i]), 1)?.[0]?.label).toBe(l));
+      expect(index.search(toNormalized(vectors[5]), 1)?.[0]?.label).not.toBe(5);
+      expect(await recall(store, index)).toBeGreaterThanOrEqual(0.95);
+    });
+
+    it('a snapshot of the graph taken while a build runs restores every row', async () => {
+      const store = storeOf(1500);
+      const index = indexOf(store, { sealRows: 200 });
+      await index.idle();
+      for (let l = 1500; l < 2500; l++) store.put(l, toNormalized(vectors[l]), 2);
+      index.add(Array.from({ length: 1000 }, (_, i) => 1500 + i));
+      await building(index);
+      const path = join(dir, 'during-build.bin');
+      const file = must(await index.writeGraph(path));
+      store.delete(10, 4);
+      index.remove([10]);
+      const loaded = indexOf(store, { sealRows: 200 }, { graphPath: path, inGraph: file.inGraph, dirty: file.dirty });
+      await loaded.idle();
+      expect(loaded.status().details).toMatchObject({ pending: 0, points: 2499 });
+      for (const l of [0, 1499, 1500, 2499]) expect(top1(loaded, l, store)).toBe(l);
+      expect((loaded.search(toNormalized(vectors[10]), 20) ?? []).map((h) => h.label)).not.toContain(10);
+    });
+
+    it('a build that fails leaves its rows in the growing segment, still found', async () => {
+      const store = storeOf(500);
+      const errors: unknown[] = [];
+      const index = new HnswIndex(store, { sealRows: 100, m: 16 }, (err) => errors.push(err));
+      open.push(index);
+      // A file that is not a graph as the base makes the next build fail in its worker.
+      await index.idle();
+      (index as unknown as { sealed: { path: string } }).sealed.path = join(dir, 'not-a-graph.bin');
+      for (let l = 500; l < 700; l++) store.put(l, toNormalized(vectors[l]), 2);
+      index.add(Array.from({ length: 200 }, (_, i) => 500 + i));
+      for (let i = 0; i < 1000 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(errors.length).toBeGreaterThan(0);
+      expect(index.status().details.growing).toBe(200);
+      for (const l of [0, 499, 500, 699]) expect(top1(index, l, store)).toBe(l);
+    });
+  });
 });
+

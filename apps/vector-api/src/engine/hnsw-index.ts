@@ -44,7 +44,8 @@ export const DEFAULT_HNSW_OPTIONS: HnswOptions = {
 
 /** A graph to start from (a snapshot's hnswlib file and label states). */
 export interface HnswSeed {
-  readonly graphPath: string;
+  /** None when the snapshot's table had no graph yet (a small table, all rows growing). */
+  readonly graphPath?: string;
   /** Per label: 0 not in the graph, 1 a live point, 2 a deleted point. */
   readonly inGraph: Uint8Array;
   /** Labels whose graph point may be older than the store's row (written while the snapshot was taken). */
@@ -218,8 +219,8 @@ export class HnswIndex implements VectorIndex {
     this.options = { ...DEFAULT_HNSW_OPTIONS, ...options };
     this.space = store.metric === 'cosine' ? 'cosine' : store.metric === 'dot' ? 'ip' : 'l2';
     this.fromSnapshot = seed !== undefined;
-    if (seed) {
-      this.loaded = this.loadSeed(seed);
+    if (seed?.graphPath !== undefined) {
+      this.loaded = this.loadSeed(seed.graphPath, seed);
       this.loaded.catch((err: unknown) => {
         this.onError(err);
         this.queueAll();
@@ -252,12 +253,12 @@ export class HnswIndex implements VectorIndex {
     this.inGraph[label] = state;
   }
 
-  private async loadSeed(seed: HnswSeed): Promise<void> {
+  private async loadSeed(graphPath: string, seed: HnswSeed): Promise<void> {
     const index = new HierarchicalNSW(this.space, this.store.dim);
-    await index.readIndex(seed.graphPath);
+    await index.readIndex(graphPath);
     // The file is the snapshot's: keep a copy of our own (the loader removes its file).
     const path = graphFile();
-    await copyFile(seed.graphPath, path);
+    await copyFile(graphPath, path);
     if (this.closed) {
       index.initIndex(1);
       return;
@@ -323,7 +324,8 @@ export class HnswIndex implements VectorIndex {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
       return;
     }
-    const due = force || this.growing.size >= this.options.sealRows;
+    // idle() waits for every row to be in the graph, so a waiter makes a small growing segment due too.
+    const due = force || this.idleWaiters.length > 0 || this.growing.size >= this.options.sealRows;
     if (!due) {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
       return;
@@ -486,10 +488,12 @@ export class HnswIndex implements VectorIndex {
   /**
    * Writes the sealed graph to `path` (hnswlib's format: a copy of its immutable file) and
    * the label states as of now; rows not in it (growing) are dirty for the loader.
+   * undefined when there is no graph yet (a small table: its rows are the whole snapshot).
    */
-  async writeGraph(path: string): Promise<HnswGraphFile> {
+  async writeGraph(path: string): Promise<HnswGraphFile | undefined> {
+    if (this.closed) throw new Error('index closed');
     const sealed = this.sealed;
-    if (!sealed || this.closed) throw new Error('hnsw graph is not ready');
+    if (!sealed) return undefined;
     const inGraph = this.inGraph.slice(0, Math.max(this.store.size, 1));
     const dirty = Array.from(this.growing.view()).filter((l) => this.graphState(l) !== 1);
     await copyFile(sealed.path, path);

@@ -354,8 +354,11 @@ export async function readSnapshot(
     await graphFile?.close();
     graphFile = undefined;
     let seed: IndexSeed = {};
-    if (hnswMeta && expected.indexKind === 'hnsw') {
-      const hnsw: HnswSeed = { graphPath, inGraph: concat(states), dirty: hnswMeta.dirty };
+    if (expected.indexKind === 'hnsw') {
+      // A table without a graph yet (all rows growing) is still loaded from the snapshot.
+      const hnsw: HnswSeed = hnswMeta
+        ? { graphPath, inGraph: concat(states), dirty: hnswMeta.dirty }
+        : { inGraph: new Uint8Array(0), dirty: [] };
       seed = { hnsw };
     } else if (ivfMeta && expected.indexKind === 'ivf') {
       const ivf: IvfSeed = {
