@@ -23,5 +23,9 @@ export class FlatIndex implements VectorIndex {
     return { kind: 'flat', state: 'ready', details: { rows: this.store.alive, simd: this.store.simd ? 1 : 0 } };
   }
 
+  idle(): Promise<void> {
+    return Promise.resolve();
+  }
+
   close(): void {}
 }

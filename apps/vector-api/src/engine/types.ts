@@ -58,5 +58,7 @@ export interface VectorIndex {
   /** True when `search` at this effort already examined every row (widening cannot help). */
   exhaustive(effort: number): boolean;
   status(): IndexStatus;
+  /** Resolves when the index's background work is done and it holds every row (tests, benchmarks). */
+  idle(): Promise<void>;
   close(): void;
 }

@@ -420,9 +420,7 @@ export class VectorCollection {
 
   /** Waits for background builds (tests). */
   async idle(): Promise<void> {
-    for (const index of this.indexes.values()) {
-      if (index instanceof IvfIndex || index instanceof HnswIndex) await index.idle();
-    }
+    for (const index of this.indexes.values()) await index.idle();
   }
 
   close(): void {
