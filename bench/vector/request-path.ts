@@ -5,10 +5,13 @@
  * profile of vector-api's main thread under the 8-connection load (node --cpu-prof), cut to
  * the load window, with its top frames by self time and the CPU per request.
  *
- *   npm run build && node bench/ts-run.mjs bench/vector/request-path.ts [distRoot] [label]
+ *   npm run build && node bench/ts-run.mjs bench/vector/request-path.ts [label=root ...]
  *
- * distRoot (default: this repository) is the directory holding dist/ (and node_modules), so
- * two builds can be compared. Data: 20,000 seeded Gaussian 128-d rows (BENCH_RP_ROWS), 64
+ * Each root (default: this repository) is a directory holding a build's dist/ (and
+ * node_modules), so builds can be compared in one run: all of them serve the same table of
+ * one database, and each round loads every build and the bare route in turn (BENCH_RP_ROUNDS
+ * rounds, medians reported, with the CPU per request of vector-api's main thread and of all
+ * its threads read from /proc around each load). Data: 20,000 seeded Gaussian 128-d rows (BENCH_RP_ROWS), 64
  * query bodies with n = 10, 5 s per load (BENCH_RP_SECONDS).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
@@ -32,8 +35,6 @@ type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult
 const autocannon = createRequire(__filename)('autocannon') as Autocannon;
 
 const ROOT = join(__dirname, '..', '..');
-const distRoot = process.argv[3] ?? ROOT;
-const label = process.argv[4] ?? basename(distRoot);
 const ROWS = Number(process.env.BENCH_RP_ROWS ?? 20_000);
 const DIM = 128;
 const SECONDS = Number(process.env.BENCH_RP_SECONDS ?? 5);
@@ -91,10 +92,10 @@ async function load(
   return { rps: r.requests.average, p50: r.latency.p50, total: r.requests.total, errors: r.errors + r.timeouts + r.non2xx };
 }
 
-function startApi(env: NodeJS.ProcessEnv, profileDir?: string): ChildProcess {
+function startApi(root: string, env: NodeJS.ProcessEnv, profileDir?: string): ChildProcess {
   const args = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  return spawn(process.execPath, [...args, join(distRoot, 'dist/apps/vector-api/src/main.js')], {
-    cwd: distRoot,
+  return spawn(process.execPath, [...args, join(root, 'dist/apps/vector-api/src/main.js')], {
+    cwd: root,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -141,7 +142,11 @@ interface CpuProfile {
 }
 
 /** Self time per frame within [from, to] (µs on the monotonic clock), and the busy total. */
-function analyse(profile: CpuProfile, from: number, to: number): { rows: Array<[string, number]>; busyUs: number; windowUs: number; cut: boolean } {
+function analyse(
+  profile: CpuProfile,
+  from: number,
+  to: number,
+): { rows: Array<[string, number]>; busyUs: number; windowUs: number; cut: boolean } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   let t = profile.startTime;
@@ -161,7 +166,13 @@ function analyse(profile: CpuProfile, from: number, to: number): { rows: Array<[
     const node = byId.get(profile.samples[i]);
     if (!node) continue;
     const f = node.callFrame;
-    const file = f.url === '' ? '' : f.url.replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, 'dist/').replace(/^file:\/\//, '');
+    const file =
+      f.url === ''
+        ? ''
+        : f.url
+            .replace(/^.*node_modules\//, '')
+            .replace(/^.*\/dist\//, 'dist/')
+            .replace(/^file:\/\//, '');
     const key = `${f.functionName || '(anonymous)'} ${file}${file ? `:${f.lineNumber + 1}` : ''}`;
     self.set(key, (self.get(key) ?? 0) + dt);
     total += dt;
@@ -174,101 +185,202 @@ function analyse(profile: CpuProfile, from: number, to: number): { rows: Array<[
   return { rows, busyUs: busy, windowUs: total, cut };
 }
 
+interface Build {
+  readonly label: string;
+  readonly root: string;
+  readonly port: number;
+  api?: ChildProcess;
+}
+
+/** CPU seconds (user + system) of a process's main thread and of all its threads, from /proc. */
+function cpuSeconds(pid: number): { main: number; all: number } {
+  const ticks = (path: string): number => {
+    const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  return { main: ticks(`/proc/${pid}/task/${pid}/stat`) / 100, all: ticks(`/proc/${pid}/stat`) / 100 };
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 async function main(): Promise<void> {
   const adminUrl = process.env.DATABASE_URL ?? 'postgresql://root@127.0.0.1:5432/postgres';
   const dbName = `bench_rp_${randomBytes(4).toString('hex')}`;
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
-  const work = join(tmpdir(), `request-path-${label}-${process.pid}`);
+  const work = join(tmpdir(), `request-path-${process.pid}`);
   mkdirSync(work, { recursive: true });
   const rows = gaussians(ROWS * DIM, 1);
   const queries = gaussians(64 * DIM, 2);
   writeFileSync(join(work, 'rows.f32'), new Uint8Array(rows.buffer));
   writeFileSync(join(work, 'queries.f32'), new Uint8Array(queries.buffer));
-  const bodies = Array.from({ length: 64 }, (_, i) => JSON.stringify({ vector: Array.from(queries.subarray(i * DIM, (i + 1) * DIM)), n: 10 }));
+  const bodies = Array.from({ length: 64 }, (_, i) =>
+    JSON.stringify({ vector: Array.from(queries.subarray(i * DIM, (i + 1) * DIM)), n: 10 }),
+  );
+  const builds: Build[] = [];
+  for (const arg of process.argv.slice(3).length > 0 ? process.argv.slice(3) : [`this=${ROOT}`]) {
+    const [label, root] = arg.includes('=') ? (arg.split('=') as [string, string]) : [basename(arg), arg];
+    builds.push({ label, root, port: await freePort() });
+  }
+  const rounds = Number(process.env.BENCH_RP_ROUNDS ?? 3);
 
-  let api: ChildProcess | undefined;
   let bare: ChildProcess | undefined;
   await queryAt(adminUrl, `CREATE DATABASE ${dbName}`);
   try {
     await migrate(dbUrl.toString());
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const env = {
+    const envOf = (b: Build): NodeJS.ProcessEnv => ({
       ...process.env,
       NODE_ENV: 'development',
       DATABASE_URL: dbUrl.toString(),
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      VECTOR_PORT: String(port),
+      VECTOR_PORT: String(b.port),
       LOG_LEVEL: 'error',
       VECTOR_RATE_LIMIT_PER_MINUTE: '100000000',
+    });
+    const baseOf = (b: Build): string => `http://127.0.0.1:${b.port}`;
+    const first = builds[0];
+    first.api = startApi(first.root, envOf(first));
+    await waitReady(baseOf(first));
+    const { token } = (await call('POST', `${baseOf(first)}/admin/v1/tokens`, { name: 'bench' }, 'dev-admin-key')) as {
+      token: string;
     };
-    api = startApi(env);
-    await waitReady(base);
-    const { token } = (await call('POST', `${base}/admin/v1/tokens`, { name: 'bench' }, 'dev-admin-key')) as { token: string };
-    await call('POST', `${base}/v1/tables`, { name: 'bench', dimension: DIM, index: 'hnsw' }, token);
+    await call('POST', `${baseOf(first)}/v1/tables`, { name: 'bench', dimension: DIM, index: 'hnsw' }, token);
     for (let start = 0; start < ROWS; start += 1000) {
       const batch = [];
-      for (let r = start; r < Math.min(ROWS, start + 1000); r++) batch.push({ id: `v${r}`, embedding: Array.from(rows.subarray(r * DIM, (r + 1) * DIM)) });
-      await call('POST', `${base}/v1/tables/bench/insert`, { rows: batch }, token);
+      for (let r = start; r < Math.min(ROWS, start + 1000); r++)
+        batch.push({ id: `v${r}`, embedding: Array.from(rows.subarray(r * DIM, (r + 1) * DIM)) });
+      await call('POST', `${baseOf(first)}/v1/tables/bench/insert`, { rows: batch }, token);
     }
-    await waitTable(base, token);
+    for (const b of builds) {
+      b.api ??= startApi(b.root, envOf(b));
+      await waitReady(baseOf(b));
+      await waitTable(baseOf(b), token);
+    }
 
-    bare = fork(join(ROOT, 'bench/ts-run.mjs'), [join(ROOT, 'bench/vector/bare-server.ts'), join(work, 'rows.f32'), String(DIM), join(work, 'queries.f32')], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
+    bare = fork(
+      join(ROOT, 'bench/ts-run.mjs'),
+      [join(ROOT, 'bench/vector/bare-server.ts'), join(work, 'rows.f32'), String(DIM), join(work, 'queries.f32')],
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+    );
     const bareInfo = await new Promise<{ port: number; engineQps: number }>((resolve, reject) => {
       bare?.once('message', (m) => resolve(m as { port: number; engineQps: number }));
       bare?.once('exit', (code) => reject(new Error(`bare server exited with code ${code}`)));
     });
     const auth = { authorization: `Bearer ${token}` };
-    const lines: string[] = [`# request path, ${label}: ${ROWS} × ${DIM} hnsw, n = 10, ${SECONDS} s per load, load average before ${loadavg().map((l) => l.toFixed(2)).join(' ')}`];
+    const lines: string[] = [
+      `# request path: ${ROWS} × ${DIM} hnsw (seeded Gaussian), n = 10, 64 bodies, ${SECONDS} s per load after 1 s warm-up, ${rounds} interleaved rounds (median), load average before ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    ];
+    const log = (line: string): void => {
+      lines.push(line);
+      process.stdout.write(`${line}\n`);
+    };
+    // Interleaved: each round loads every build and the bare route once per connection count.
+    const results = new Map<string, { rps: number[]; p50: number[]; mainUs: number[]; allUs: number[] }>();
+    const slot = (k: string) => {
+      let r = results.get(k);
+      if (!r) results.set(k, (r = { rps: [], p50: [], mainUs: [], allUs: [] }));
+      return r;
+    };
+    for (let round = 0; round < rounds; round++) {
+      for (const c of [1, 8]) {
+        const order = [...builds.map((b) => b.label), 'bare'];
+        for (let i = 0; i < round % order.length; i++) order.push(order.shift() as string);
+        for (const who of order) {
+          const b = builds.find((x) => x.label === who);
+          const url = b ? `${baseOf(b)}/v1/tables/bench/query` : `http://127.0.0.1:${bareInfo.port}/query`;
+          const pid = b?.api?.pid;
+          const warmOptions = { url, method: 'POST', headers: { 'content-type': 'application/json', ...(b ? auth : {}) } };
+          await autocannon({
+            ...warmOptions,
+            requests: bodies.map((body) => ({ method: 'POST', body })),
+            connections: c,
+            duration: 1,
+          });
+          const before = pid ? cpuSeconds(pid) : undefined;
+          const r = await load(url, bodies, b ? auth : {}, c, SECONDS, false);
+          const after = pid ? cpuSeconds(pid) : undefined;
+          const s = slot(`${who}@${c}`);
+          s.rps.push(r.rps);
+          s.p50.push(r.p50);
+          if (before && after && r.total > 0) {
+            s.mainUs.push(((after.main - before.main) * 1e6) / r.total);
+            s.allUs.push(((after.all - before.all) * 1e6) / r.total);
+          }
+          if (r.errors > 0) log(`  ${who} at ${c}: ${r.errors} errors`);
+        }
+      }
+      log(`  round ${round + 1} done, load average ${loadavg()[0].toFixed(2)}`);
+    }
+    log('| connections | server | req/s (median) | ÷ bare | p50 ms | main-thread CPU µs/req | all threads CPU µs/req |');
+    log('| ---: | --- | ---: | ---: | ---: | ---: | ---: |');
     for (const c of [1, 8]) {
-      const a = await load(`${base}/v1/tables/bench/query`, bodies, auth, c);
-      const b = await load(`http://127.0.0.1:${bareInfo.port}/query`, bodies, {}, c);
-      lines.push(
-        `connections ${c}: vector-api ${a.rps.toFixed(0)} req/s p50 ${a.p50} ms (errors ${a.errors}); bare ${b.rps.toFixed(0)} req/s p50 ${b.p50} ms; ratio ${(a.rps / b.rps).toFixed(2)}`,
+      const bareRps = median(slot(`bare@${c}`).rps);
+      for (const who of [...builds.map((b) => b.label), 'bare']) {
+        const s = slot(`${who}@${c}`);
+        log(
+          `| ${c} | ${who} | ${median(s.rps).toFixed(0)} | ${(median(s.rps) / bareRps).toFixed(2)} | ${median(s.p50)} | ${s.mainUs.length ? median(s.mainUs).toFixed(0) : '–'} | ${s.allUs.length ? median(s.allUs).toFixed(0) : '–'} |`,
+        );
+      }
+      log(
+        `  (each: ${slot(`bare@${c}`).rps.length} runs; req/s per run ${builds
+          .map(
+            (b) =>
+              `${b.label} ${slot(`${b.label}@${c}`)
+                .rps.map((x) => x.toFixed(0))
+                .join('/')}`,
+          )
+          .join(', ')}, bare ${slot(`bare@${c}`)
+          .rps.map((x) => x.toFixed(0))
+          .join('/')})`,
       );
-      process.stdout.write(`${lines[lines.length - 1]}\n`);
     }
-    await stopChild(api);
-    api = undefined;
 
-    // Profile run: the same service under --cpu-prof, 8 connections.
-    const profileDir = join(work, 'profile');
-    rmSync(profileDir, { recursive: true, force: true });
-    api = startApi(env, profileDir);
-    await waitReady(base);
-    await waitTable(base, token);
-    await load(`${base}/v1/tables/bench/query`, bodies, auth, 8, 2);
-    const from = Number(process.hrtime.bigint() / 1000n);
-    const p = await load(`${base}/v1/tables/bench/query`, bodies, auth, 8, SECONDS, false);
-    const to = Number(process.hrtime.bigint() / 1000n);
-    await stopChild(api);
-    api = undefined;
-    const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
-    // The main thread's profile is the one with the most samples in the window... pick the largest file whose frames include Fastify.
-    let best: { file: string; r: ReturnType<typeof analyse> } | undefined;
-    for (const f of files) {
-      const text = readFileSync(join(profileDir, f), 'utf8');
-      if (!text.includes('fastify')) continue;
-      const r = analyse(JSON.parse(text) as CpuProfile, from, to);
-      if (!best || r.busyUs > best.r.busyUs) best = { file: f, r };
+    // Profiles: each build again under --cpu-prof, 8 connections, cut to the load window.
+    if (process.env.BENCH_RP_PROFILE !== '0') {
+      for (const b of builds) {
+        await stopChild(b.api);
+        const profileDir = join(work, `profile-${b.label}`);
+        rmSync(profileDir, { recursive: true, force: true });
+        b.api = startApi(b.root, envOf(b), profileDir);
+        await waitReady(baseOf(b));
+        await waitTable(baseOf(b), token);
+        await load(`${baseOf(b)}/v1/tables/bench/query`, bodies, auth, 8, 2);
+        const from = Number(process.hrtime.bigint() / 1000n);
+        const p = await load(`${baseOf(b)}/v1/tables/bench/query`, bodies, auth, 8, SECONDS, false);
+        const to = Number(process.hrtime.bigint() / 1000n);
+        await stopChild(b.api);
+        b.api = undefined;
+        let best: ReturnType<typeof analyse> | undefined;
+        for (const f of readdirSync(profileDir).filter((x) => x.endsWith('.cpuprofile'))) {
+          const text = readFileSync(join(profileDir, f), 'utf8');
+          if (!text.includes('fastify')) continue;
+          const r = analyse(JSON.parse(text) as CpuProfile, from, to);
+          if (!best || r.busyUs > best.busyUs) best = r;
+        }
+        log(
+          `## profile ${b.label}: 8 connections, ${p.rps.toFixed(0)} req/s under the profiler, ${p.total} requests in the window (cut: ${best?.cut})`,
+        );
+        if (best) {
+          log(
+            `main thread busy ${((100 * best.busyUs) / best.windowUs).toFixed(1)} % of the window; ${(best.busyUs / p.total).toFixed(0)} µs per request`,
+          );
+          log('| self % of busy | self ms | frame |');
+          log('| ---: | ---: | --- |');
+          for (const [k, us] of best.rows)
+            log(`| ${((100 * us) / best.busyUs).toFixed(1)} | ${(us / 1000).toFixed(0)} | \`${k}\` |`);
+        }
+      }
     }
-    lines.push(`profile (8 connections, ${p.rps.toFixed(0)} req/s under the profiler, ${p.total} requests in the window, cut=${best?.r.cut})`);
-    if (best) {
-      const { rows: top, busyUs, windowUs } = best.r;
-      lines.push(`main thread busy ${((100 * busyUs) / windowUs).toFixed(1)} % of the window; ${(busyUs / p.total).toFixed(0)} µs CPU per request`);
-      lines.push('| self % of busy | self ms | frame |', '| ---: | ---: | --- |');
-      for (const [k, us] of top) lines.push(`| ${((100 * us) / busyUs).toFixed(1)} | ${(us / 1000).toFixed(0)} | \`${k}\` |`);
-    }
-    lines.push(`load average after ${loadavg().map((l) => l.toFixed(2)).join(' ')}; profiles in ${profileDir}`);
-    const out = lines.join('\n');
-    writeFileSync(join(tmpdir(), `request-path-${label}.md`), `${out}\n`);
-    process.stdout.write(`${out}\n`);
+    log(
+      `load average after ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; work files in ${work}`,
+    );
+    writeFileSync(join(tmpdir(), `request-path-${process.pid}.md`), `${lines.join('\n')}\n`);
   } finally {
-    await stopChild(api);
+    for (const b of builds) await stopChild(b.api);
     await stopChild(bare);
     await queryAt(adminUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
   }

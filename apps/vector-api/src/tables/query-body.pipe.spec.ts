@@ -11,7 +11,8 @@ async function outcome(run: () => Promise<unknown>): Promise<unknown> {
     return { ok: dto instanceof QueryDto, dto: JSON.parse(JSON.stringify(dto)) as unknown, queries: queryClasses(dto) };
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
-    return { code: err.code, message: err.message, param: err.param };
+    const { code } = err as DomainError<string>;
+    return { code, message: err.message, param: err.param };
   }
 }
 
@@ -22,8 +23,7 @@ function clone<T>(v: T): T {
   return v;
 }
 
-const queryClasses = (dto: unknown): string[] =>
-  ((dto as QueryDto).queries ?? []).map((q) => (q as object).constructor.name);
+const queryClasses = (dto: unknown): string[] => ((dto as QueryDto).queries ?? []).map((q) => (q as object).constructor.name);
 
 /** What QueryBodyPipe did before vectors were set aside: its own checks, then the platform's pipe on the whole body. */
 const reference = new PlatformValidationPipe();
@@ -83,7 +83,12 @@ describe('QueryBodyPipe', () => {
     const dto = await pipe.transform({ vector: v, n: 3 });
     expect(dto.vector).toBe(v);
     // a vector with anything else is left to the platform's pipe (and then to the service's check, as before)
-    const batch = await pipe.transform({ queries: [{ vector: v, n: 1 }, { vector: [1, 'x'], n: 1 }] });
+    const batch = await pipe.transform({
+      queries: [
+        { vector: v, n: 1 },
+        { vector: [1, 'x'], n: 1 },
+      ],
+    });
     expect(batch.queries?.[0].vector).toBe(v);
     expect(batch.queries?.[1].vector).toEqual([1, 'x']);
   });

@@ -99,7 +99,9 @@ export class SlicedJsonInterceptor implements NestInterceptor {
             // Fastify calls a reply's serializer instead of JSON.stringify; anything else sent on
             // this reply (nothing, unless a later step replaced the answer) still gets JSON.stringify.
             const reply = context.switchToHttp().getResponse<FastifyReply>();
-            reply.type(JSON_TYPE).serializer((payload: unknown) => (payload === body ? serialize(body) : JSON.stringify(payload)));
+            reply
+              .type(JSON_TYPE)
+              .serializer((payload: unknown) => (payload === body ? serialize(body) : JSON.stringify(payload)));
           }
           return body;
         }

@@ -40,7 +40,11 @@ export class RateLimiter {
    */
   async hit(principal: Principal, principalKey: string): Promise<RateLimitDecision | undefined> {
     const policy = this.policyFor(principal);
-    const window = await this.budgets.hit(`ratelimit:${this.limits.namespace}:${principalKey}`, policy.limit, policy.windowSeconds);
+    const window = await this.budgets.hit(
+      `ratelimit:${this.limits.namespace}:${principalKey}`,
+      policy.limit,
+      policy.windowSeconds,
+    );
     return window && decision(window, policy, window.allowed);
   }
 

@@ -21,7 +21,7 @@ describe('WindowBudgets (two instances, real Redis)', () => {
     redisB = new RedisService({ mode: 'single', url: testRedisUrl() });
     await Promise.all(
       [redisA, redisB].map((r) =>
-        r.commands.status === 'ready' ? undefined : new Promise((resolve) => r.commands.once('ready', resolve)),
+        r.commands.status === 'ready' ? Promise.resolve() : new Promise((resolve) => r.commands.once('ready', resolve)),
       ),
     );
     // Counts the round trips to Redis (the budgets' only command is eval).

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { ThrottledWarning } from '../logging/throttled-warning';
-import { RedisService } from '../queue/redis.service';
+import type { RedisService } from '../queue/redis.service';
 import type { WindowCount } from './fixed-window-counter';
 
 /**
