@@ -142,11 +142,42 @@ interface CpuProfile {
 }
 
 /** Self time per frame within [from, to] (µs on the monotonic clock), and the busy total. */
+/** Where a frame's self time goes, coarsely: the package, or the part of this repository. */
+function category(f: ProfileNode['callFrame']): string {
+  const { url, functionName: fn } = f;
+  if (fn === '(garbage collector)') return 'GC';
+  if (fn === '(program)') return '(program): V8 and native work outside JS frames';
+  if (/^(writev|writeUtf8String|writeBuffer|writeLatin1String|writeAsciiString)$/.test(fn)) return 'socket writes';
+  if (fn === 'postMessage' || url.includes('internal/worker')) return 'worker messages (postMessage)';
+  const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+  if (pkg !== undefined) {
+    if (/^class-(validator|transformer)$|^validator$/.test(pkg)) return 'class-validator / class-transformer';
+    if (pkg.startsWith('@nestjs/') || pkg === 'rxjs' || pkg === 'reflect-metadata' || pkg === 'iterare') return 'Nest (and rxjs)';
+    if (/fastify|^find-my-way$|^avvio$|^toad-cache$/.test(pkg)) return 'Fastify';
+    if (/ioredis|^@ioredis/.test(pkg)) return 'ioredis';
+    if (/pino/.test(pkg)) return 'pino';
+    return `other package (${pkg})`;
+  }
+  if (url.includes('/dist/libs/platform/src/http/validation')) return 'platform validation pipe';
+  if (url.includes('/dist/libs/')) return `libs/${url.split('/dist/libs/')[1].split('/')[0]}`;
+  if (url.includes('/dist/apps/vector-api/src/engine/')) return 'vector-api engine (main thread side)';
+  if (url.includes('/dist/apps/')) return 'vector-api tables (controller, pipe, service)';
+  if (url.startsWith('node:')) return 'node (http, streams, async hooks…)';
+  return fn === '' || url === '' ? 'native / builtins (JSON, crypto…)' : 'other';
+}
+
 function analyse(
   profile: CpuProfile,
   from: number,
   to: number,
-): { rows: Array<[string, number]>; busyUs: number; windowUs: number; cut: boolean } {
+): {
+  rows: Array<[string, number]>;
+  categories: Array<[string, number]>;
+  busyUs: number;
+  windowUs: number;
+  cut: boolean;
+} {
+  const categories = new Map<string, number>();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   let t = profile.startTime;
@@ -176,13 +207,17 @@ function analyse(
     const key = `${f.functionName || '(anonymous)'} ${file}${file ? `:${f.lineNumber + 1}` : ''}`;
     self.set(key, (self.get(key) ?? 0) + dt);
     total += dt;
-    if (f.functionName !== '(idle)') busy += dt;
+    if (f.functionName !== '(idle)') {
+      busy += dt;
+      const c = category(f);
+      categories.set(c, (categories.get(c) ?? 0) + dt);
+    }
   }
   const rows = [...self.entries()]
     .filter(([k]) => !k.startsWith('(idle)'))
     .sort((a, b) => b[1] - a[1])
     .slice(0, 25);
-  return { rows, busyUs: busy, windowUs: total, cut };
+  return { rows, categories: [...categories.entries()].sort((a, b) => b[1] - a[1]), busyUs: busy, windowUs: total, cut };
 }
 
 interface Build {
@@ -366,6 +401,12 @@ async function main(): Promise<void> {
           log(
             `main thread busy ${((100 * best.busyUs) / best.windowUs).toFixed(1)} % of the window; ${(best.busyUs / p.total).toFixed(0)} µs per request`,
           );
+          log('| share of busy main-thread time | µs per request | where |');
+          log('| ---: | ---: | --- |');
+          for (const [k, us] of best.categories) {
+            if (us / best.busyUs >= 0.005)
+              log(`| ${((100 * us) / best.busyUs).toFixed(1)} % | ${(us / p.total).toFixed(0)} | ${k} |`);
+          }
           log('| self % of busy | self ms | frame |');
           log('| ---: | ---: | --- |');
           for (const [k, us] of best.rows)
