@@ -132,6 +132,20 @@ describe('WindowBudgets (two instances, real Redis)', () => {
     expect(evals).toBe(2);
   });
 
+  it('drops its slices when the connection to Redis comes back (a new primary has none of the old windows)', async () => {
+    const k = key('reconnect');
+    expect(await a.hit(k, 1000, 60)).toMatchObject({ allowed: true, count: 1 });
+    expect(a.held(k)).toBe(9);
+    // What a failover to a primary without the window looks like to this instance.
+    await redisB.commands.del(k);
+    const back = new Promise((resolve) => redisA.commands.once('ready', resolve));
+    redisA.commands.disconnect(true);
+    await back;
+    expect(a.held(k)).toBe(0);
+    expect(await a.hit(k, 1000, 60)).toMatchObject({ allowed: true, count: 1 });
+    expect(await redisA.commands.get(k)).toBe('10');
+  });
+
   it('fails open without Redis', async () => {
     const down = new RedisService({ mode: 'single', url: 'redis://127.0.0.1:1' });
     try {
