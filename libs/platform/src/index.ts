@@ -41,5 +41,6 @@ export * from './queue/queue-registry.service';
 export * from './queue/redis.service';
 export * from './queue/redis-topology';
 export * from './rate-limit/fixed-window-counter';
+export * from './rate-limit/window-budgets';
 export * from './timeout';
 export * from './workers/worker-file';

@@ -19,6 +19,7 @@ import { MetricsService } from './metrics/metrics.service';
 import { SERVICE_NAME } from './platform.tokens';
 import { QueueRegistry } from './queue/queue-registry.service';
 import { FixedWindowCounter } from './rate-limit/fixed-window-counter';
+import { WindowBudgets } from './rate-limit/window-budgets';
 import { CREDENTIAL_KINDS, type CredentialKind, CredentialKinds } from './http/credential-kinds';
 import { RedisService } from './queue/redis.service';
 
@@ -62,6 +63,7 @@ export class PlatformModule {
         HealthService,
         DatabaseInfoRepository,
         FixedWindowCounter,
+        { provide: WindowBudgets, useFactory: (redis: RedisService) => new WindowBudgets(redis), inject: [RedisService] },
         { provide: CREDENTIAL_KINDS, useValue: options.credentialKinds ?? [] },
         CredentialKinds,
         AdminGuard,
@@ -76,6 +78,7 @@ export class PlatformModule {
         MetricsService,
         QueueRegistry,
         FixedWindowCounter,
+        WindowBudgets,
         CredentialKinds,
         AdminGuard,
         Clock,

@@ -1,7 +1,10 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, StreamableFile } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { FastifyReply } from 'fastify';
 import { map, type Observable } from 'rxjs';
+import { queryAnswerJson } from './answer-json';
+import type { BatchQueryResponseDto, QueryResponseDto } from './dto/vectors.dto';
 
 /**
  * Large answers written in slices (issue 31, "Large answers starve everyone else"): one
@@ -75,19 +78,46 @@ async function* slices(value: unknown): AsyncGenerator<string> {
   if (parts.length > 0) yield parts.join('');
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** Sends answers the service measured as large in slices (see the module comment). */
 @Injectable()
 export class SlicedJsonInterceptor implements NestInterceptor {
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+  /** The route's compiled serializer for an answer sent whole; JSON.stringify (Fastify's default) without one. */
+  protected serializer(): ((body: object) => string) | undefined {
+    return undefined;
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const serialize = this.serializer();
     return next.handle().pipe(
       map((body: unknown) => {
         if (typeof body !== 'object' || body === null) return body;
         const bytes = answerSizes.get(body);
-        if (bytes === undefined || bytes < STREAM_FROM_BYTES) return body;
-        return new StreamableFile(Readable.from(slices(body), { objectMode: false }), {
-          type: 'application/json; charset=utf-8',
-        });
+        if (bytes === undefined || bytes < STREAM_FROM_BYTES) {
+          if (serialize !== undefined) {
+            // Fastify calls a reply's serializer instead of JSON.stringify; anything else sent on
+            // this reply (nothing, unless a later step replaced the answer) still gets JSON.stringify.
+            const reply = context.switchToHttp().getResponse<FastifyReply>();
+            reply
+              .type(JSON_TYPE)
+              .serializer((payload: unknown) => (payload === body ? serialize(body) : JSON.stringify(payload)));
+          }
+          return body;
+        }
+        return new StreamableFile(Readable.from(slices(body), { objectMode: false }), { type: JSON_TYPE });
       }),
     );
+  }
+}
+
+/**
+ * POST …/query: a whole answer written by its compiled serializer (answer-json.ts), a large
+ * one in slices as every SlicedJsonInterceptor route.
+ */
+@Injectable()
+export class QueryAnswerInterceptor extends SlicedJsonInterceptor {
+  protected override serializer(): (body: object) => string {
+    return (body) => queryAnswerJson(body as QueryResponseDto | BatchQueryResponseDto);
   }
 }

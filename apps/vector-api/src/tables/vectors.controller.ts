@@ -34,7 +34,7 @@ import { InsertAdmission } from './insert-admission';
 import { InsertBodyPipe } from './insert-body.pipe';
 import { filterBodyPipe, QueryBodyPipe } from './query-body.pipe';
 import { KnownFieldsPipe, RawBody } from './raw-body';
-import { SlicedJsonInterceptor } from './sliced-json';
+import { QueryAnswerInterceptor, SlicedJsonInterceptor } from './sliced-json';
 import { TablesService } from './tables.service';
 
 const ROWS_ERRORS = [
@@ -162,7 +162,7 @@ export class VectorsController {
 
   @Post('query')
   @HttpCode(200)
-  @UseInterceptors(SlicedJsonInterceptor)
+  @UseInterceptors(QueryAnswerInterceptor)
   @BodyLimit((config: VectorConfig) => config.VECTOR_QUERY_BODY_LIMIT_BYTES)
   @ApiOperation({
     summary:
