@@ -162,6 +162,7 @@ export interface ScaleReport {
     readonly extraTables?: number;
     readonly extraRows?: number;
     readonly extraDim?: number;
+    readonly extraKinds?: readonly string[];
     readonly maxRows?: number;
     readonly loadRate: number;
     readonly loadTickMs: number;
@@ -423,7 +424,7 @@ export function renderMarkdown(r: ScaleReport): string {
     '  compares the two runs of the fresh instance. Percentiles are nearest-rank.',
     `- Recall@10: the idle answers to the first ${r.settings.recallQueries ?? r.settings.queries} held-out queries against the same table's answers with \`"index": "flat"\` (exact by contract).`,
     `- GC: the services run with \`--trace-gc\`${r.settings.traceGc === false ? ' (not in this run)' : ''}; pauses (the isolate's own stop, incremental marking steps apart) of the main thread and of the worker threads, per phase.`,
-    `- Fresh instance among other tables: ${r.settings.extraTables ?? 0} small tables (${r.settings.extraRows ?? 0} rows × ${r.settings.extraDim ?? 0}, flat / hnsw / ivf in turn) written with SQL into the database before the fresh start.`,
+    `- Fresh instance among other tables: ${r.settings.extraTables ?? 0} small tables (${r.settings.extraRows ?? 0} rows × ${r.settings.extraDim ?? 0}, index ${(r.settings.extraKinds ?? ['flat']).join(' / ')}) written with SQL into the database before the fresh start.`,
     '- Raw data of the run, with every progress sample: `.data/bench-scale/results.json`.',
     '',
     END_MARKER,

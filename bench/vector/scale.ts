@@ -18,8 +18,8 @@
  * with --trace-gc (BENCH_SCALE_TRACE_GC=0: not) and the report gives the GC pauses of the
  * bulk insert + index phase, the idle queries and the queries while inserting, main thread
  * and workers apart; before the restart, BENCH_SCALE_EXTRA_TABLES (4,000; 0: none) small
- * tables of BENCH_SCALE_EXTRA_ROWS (25) rows × BENCH_SCALE_EXTRA_DIM (64), flat / hnsw / ivf
- * in turn, are written straight into the database with SQL (rows, change log, seq: what
+ * tables of BENCH_SCALE_EXTRA_ROWS (25) rows × BENCH_SCALE_EXTRA_DIM (64), of the index kinds
+ * BENCH_SCALE_EXTRA_KINDS (flat; e.g. flat,hnsw,ivf: in turn), are written straight into the database with SQL (rows, change log, seq: what
  * the API would have written), so the fresh instance starts among them: seconds from spawn
  * until it listens, until /health/ready answers 200 and until the big table is complete.
  * Recall uses the first BENCH_SCALE_RECALL_QUERIES (200) held-out queries.
@@ -93,6 +93,17 @@ const SETTINGS = {
   extraTables: Math.round(num('BENCH_SCALE_EXTRA_TABLES', 4000)),
   extraRows: Math.max(1, Math.round(num('BENCH_SCALE_EXTRA_ROWS', 25))),
   extraDim: Math.max(1, Math.round(num('BENCH_SCALE_EXTRA_DIM', 64))),
+  /**
+   * Index kinds of the extra tables, in turn. flat by default: today every hnsw and ivf
+   * table has a worker thread of its own, and 4,000 of them (a third each flat, hnsw, ivf)
+   * took vector-api past 5.5 GB RSS and 640 threads before it listened (stopped there).
+   */
+  extraKinds: (env.BENCH_SCALE_EXTRA_KINDS ?? 'flat').split(',').map((k) => {
+    const kind = k.trim();
+    if (kind !== 'flat' && kind !== 'hnsw' && kind !== 'ivf')
+      throw new Error(`BENCH_SCALE_EXTRA_KINDS: "${kind}" is not flat, hnsw or ivf`);
+    return kind;
+  }),
   /** Caps every set's rows (0: no cap). */
   maxRows: Math.round(num('BENCH_SCALE_ROWS', 0)),
   loadRate: Math.max(10, num('BENCH_SCALE_LOAD_RATE', 1000)),
@@ -702,7 +713,7 @@ class SetRun {
  * `count` small tables written straight into the database (as the API would have: rows,
  * one change-log entry, seq and next_label; floats counted on their project): the crowd a
  * fresh instance must load besides the big table. One project per 100 tables; index kinds
- * flat, hnsw, ivf in turn; embeddings from a pool of 256 random unit vectors.
+ * of SETTINGS.extraKinds in turn; embeddings from a pool of 256 random unit vectors.
  */
 async function addExtraTables(url: string, key: string): Promise<{ tables: number; rows: number; seconds: number }> {
   const t0 = performance.now();
@@ -730,13 +741,13 @@ async function addExtraTables(url: string, key: string): Promise<{ tables: numbe
     await client.query(
       `INSERT INTO vector_tables (id, project_id, name, dimension, index_kind, seq, next_label)
        SELECT gen_random_uuid(), 'bench-extra-' || (g / 100), 'extra_' || g, $2::int,
-              (ARRAY['flat', 'hnsw', 'ivf'])[1 + g % 3]::vector_index_kind, 1, $3::int
+              ($4::text[])[1 + g % cardinality($4::text[])]::vector_index_kind, 1, $3::int
        FROM generate_series(0, $1::int - 1) g`,
-      [count, dim, rows],
+      [count, dim, rows, SETTINGS.extraKinds],
     );
     await client.query(
       `INSERT INTO vector_rows (table_id, id, label, embedding, metadata)
-       SELECT t.id, 'x' || r, r, decode(($1::text[])[1 + (hashtext(t.name) + r * 7919) & 255], 'hex'), jsonb_build_object('n', r)
+       SELECT t.id, 'x' || r, r, decode(($1::text[])[1 + ((hashtext(t.name)::bigint + r * 7919) & 255)], 'hex'), jsonb_build_object('n', r)
        FROM vector_tables t CROSS JOIN generate_series(0, $2::int - 1) r
        WHERE t.project_id LIKE 'bench-extra-%'`,
       [pool, rows],
