@@ -257,9 +257,10 @@ function concurrencyTable(http: HttpResult): string[] {
   if (!c) return [];
   const lines = [
     `Concurrency (medians of ${c.rounds} interleaved rounds of ${c.seconds} s per connection count; raw hnswlib-node at ef ${c.ef}; ` +
-      `in-process without HTTP: raw ${f(http.rawQps ?? NaN)} q/s, engine ${f(http.engineQps)} q/s):`,
+      `in-process without HTTP: raw ${f(http.rawQps ?? NaN)} q/s, engine ${f(http.engineQps)} q/s). The targets use the median of the ` +
+      `per-round ratios: ${c.levels.map((l) => `${l.connections} conn. raw p50 ÷ vector-api p50 ${f(l.p50RatioVsRaw, 2)}, vector-api ÷ raw q/s ${f(l.qpsRatioVsRaw, 2)}`).join('; ')}.`,
     '',
-    '| connections | server | q/s | p50 ms | p99 ms | errors | raw p50 ÷ this p50 | this q/s ÷ raw q/s |',
+    '| connections | server | q/s | p50 ms | p99 ms | errors | raw p50 ÷ this p50 (of the medians) | this q/s ÷ raw q/s (of the medians) |',
     '|---:|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const l of c.levels) {
