@@ -1,12 +1,20 @@
 /**
- * The HTTP benchmark's baseline: a bare Fastify route doing the same engine search as
- * vector-api's query endpoint (VectorCollection.query on the same rows and index), with no
- * auth, validation, rate limiting or logging. Run as a child of http-bench.ts:
+ * The HTTP benchmark's baselines, two bare Fastify routes with no auth, validation, rate
+ * limiting or logging, on the same rows as vector-api's table:
+ * - `POST /raw`: raw hnswlib-node in this process (HierarchicalNSW, the engine's default M,
+ *   efConstruction and seed, ef = max(n, efSearch) as vector-api asks): the issue-32 targets'
+ *   baseline;
+ * - `POST /query`: the engine's own search (VectorCollection.query on the same rows and
+ *   index), as before issue 32.
+ * Both answer `{ results: [{ id, score }], latency_ms }` like vector-api. Run as a child of
+ * http-bench.ts:
  *   node bench/ts-run.mjs bench/vector/bare-server.ts <rows.f32> <dim> <queries.f32>
- * It reports { port, engineQps } over IPC once the index is built.
+ * It reports { port, engineQps, rawQps } over IPC once both indexes are built.
  */
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
+import hnswlib from 'hnswlib-node';
+import { DEFAULT_HNSW_OPTIONS } from '../../apps/vector-api/src/engine/hnsw-index';
 import { VectorCollection } from '../../apps/vector-api/src/engine/vector-collection';
 
 function readF32(path: string): Float32Array {
@@ -37,6 +45,23 @@ async function main(): Promise<void> {
   while (performance.now() - start < 2000) await collection.query(plain[done++ % plain.length], 10);
   const engineQps = done / ((performance.now() - start) / 1000);
 
+  // Raw hnswlib-node on the same rows, same order, same graph parameters.
+  const { m, efConstruction, seed, efSearch } = DEFAULT_HNSW_OPTIONS;
+  const graph = new hnswlib.HierarchicalNSW('cosine', dim);
+  graph.initIndex({ maxElements: rows, m, efConstruction, randomSeed: seed, allowReplaceDeleted: false });
+  for (let r = 0; r < rows; r++) graph.addPoint(Array.from(data.subarray(r * dim, (r + 1) * dim)), r);
+  let ef = -1;
+  const rawSearch = (vector: number[], n: number): { neighbors: number[]; distances: number[] } => {
+    const want = Math.max(n, efSearch);
+    if (want !== ef) graph.setEf((ef = want));
+    return graph.searchKnn(vector, Math.min(n, rows));
+  };
+  let rawDone = 0;
+  const rawStart = performance.now();
+  while (performance.now() - rawStart < 2000) rawSearch(plain[rawDone++ % plain.length], 10);
+  const rawQps = rawDone / ((performance.now() - rawStart) / 1000);
+  const ids = Array.from({ length: rows }, (_, r) => `v${r}`);
+
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
   app.post('/query', async (request, reply) => {
     const body = request.body as { vector?: unknown; n?: unknown };
@@ -45,10 +70,18 @@ async function main(): Promise<void> {
     const { hits } = await collection.query(body.vector as number[], body.n);
     return reply.send({ results: hits, latency_ms: Math.round(performance.now() - t) });
   });
+  app.post('/raw', async (request, reply) => {
+    const body = request.body as { vector?: unknown; n?: unknown };
+    if (!Array.isArray(body.vector) || typeof body.n !== 'number') return reply.code(400).send({ error: 'bad request' });
+    const t = performance.now();
+    const { neighbors, distances } = rawSearch(body.vector as number[], body.n);
+    const results = neighbors.map((label, i) => ({ id: ids[label], score: Math.min(1, Math.max(0, 1 - distances[i])) }));
+    return reply.send({ results, latency_ms: Math.round(performance.now() - t) });
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  process.send?.({ port, engineQps });
+  process.send?.({ port, engineQps, rawQps });
   process.on('disconnect', () => {
     void app.close().then(() => process.exit(0));
   });

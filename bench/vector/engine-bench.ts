@@ -58,11 +58,22 @@ export interface DatasetResult {
   readonly builds: Build[];
   readonly points: Point[];
   filtered?: FilteredResult;
-  /** Raw hnswlib QPS / ours − 1 at the default ef. */
+  /**
+   * Raw hnswlib q/s ÷ ours − 1 at the default ef (100): the median of `wrapperRuns`, ≥ 5
+   * interleaved pairs (the issue-32 target: ≤ 10 %).
+   */
   wrapperOverhead?: number;
+  /** Each interleaved pair at the default ef: ours and raw q/s and the overhead. */
+  wrapperRuns?: WrapperRun[];
   /** The same, median over all swept ef values. */
   wrapperOverheadMedian?: number;
   readonly errors: string[];
+}
+
+export interface WrapperRun {
+  readonly ours: number;
+  readonly raw: number;
+  readonly overhead: number;
 }
 
 const log = (msg: string): void => {
@@ -90,6 +101,73 @@ export interface EngineBenchOptions {
   readonly hnswEfs: readonly number[];
   readonly ivfProbes: readonly number[];
   readonly budgetMs: number;
+  /** Interleaved (ours, raw) pairs at the default ef for the wrapper overhead (≥ 5). */
+  readonly wrapperPairs?: number;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * The hnsw wrapper's overhead over raw hnswlib-node at one ef: `pairs` runs of each over
+ * the held-out queries (budgetMs each), interleaved A B B A A B … so drift and bursts of
+ * load from other processes land on both sides; per pair raw q/s ÷ ours − 1, and the median.
+ */
+export async function measureWrapper(
+  ds: Dataset,
+  ours: (qi: number) => Promise<Labels>,
+  raw: (qi: number) => Labels,
+  pairs: number,
+  budgetMs: number,
+): Promise<{ runs: WrapperRun[]; median: number }> {
+  const runs: WrapperRun[] = [];
+  for (let i = 0; i < pairs; i++) {
+    let o: QueryRun;
+    let r: QueryRun;
+    if (i % 2 === 0) {
+      o = await runQueriesAsync(ds, ours, budgetMs);
+      r = runQueries(ds, raw, budgetMs);
+    } else {
+      r = runQueries(ds, raw, budgetMs);
+      o = await runQueriesAsync(ds, ours, budgetMs);
+    }
+    runs.push({ ours: o.qps, raw: r.qps, overhead: r.qps / o.qps - 1 });
+  }
+  return { runs, median: median(runs.map((x) => x.overhead)) };
+}
+
+/**
+ * Only the wrapper overhead at the default ef (BENCH_VECTOR_ONLY=wrapper): our HnswIndex
+ * and raw hnswlib-node built on the same rows, then measureWrapper.
+ */
+export async function benchWrapperOnly(
+  ds: Dataset,
+  pairs: number,
+  budgetMs: number,
+): Promise<{ name: string; ef: number; runs: WrapperRun[]; median: number; recallOurs: number; recallRaw: number }> {
+  const { dim, rows } = ds;
+  const store = new VectorStore(dim, rows);
+  for (let r = 0; r < rows; r++) store.put(r, ds.base.subarray(r * dim, (r + 1) * dim));
+  const hnsw = new HnswIndex(store);
+  await hnsw.idle();
+  const { m, efConstruction, seed } = DEFAULT_HNSW_OPTIONS;
+  const ef = Math.max(K, DEFAULT_HNSW_OPTIONS.efSearch);
+  const g = new HierarchicalNSW('cosine', dim);
+  g.initIndex({ maxElements: rows, m, efConstruction, randomSeed: seed, allowReplaceDeleted: false });
+  for (let r = 0; r < rows; r++) g.addPoint(Array.from(ds.base.subarray(r * dim, (r + 1) * dim)), r);
+  g.setEf(ef);
+  const plain = Array.from({ length: ds.queryCount }, (_, qi) => Array.from(query(ds, qi)));
+  const ours = async (qi: number): Promise<Labels> => labelsOf(await hnsw.search(query(ds, qi), K));
+  const raw = (qi: number): Labels => g.searchKnn(plain[qi], K).neighbors;
+  const recallOurs = (await runQueriesAsync(ds, ours, budgetMs)).recall;
+  const recallRaw = runQueries(ds, raw, budgetMs).recall;
+  const res = await measureWrapper(ds, ours, raw, pairs, budgetMs);
+  hnsw.close();
+  return { name: ds.name, ef, ...res, recallOurs, recallRaw };
 }
 
 export async function benchDataset(ds: Dataset, opts: EngineBenchOptions): Promise<DatasetResult> {
@@ -292,9 +370,20 @@ export async function benchDataset(ds: Dataset, opts: EngineBenchOptions): Promi
         add({ method: 'hnswlib-node (raw)', param: `ef=${ef}`, isDefault: ef === defaultEf, ...bestRaw });
       }
     }
-    const o = result.points.find((p) => p.method === 'hnsw (ours)' && p.isDefault);
-    const r = result.points.find((p) => p.method === 'hnswlib-node (raw)' && p.isDefault);
-    if (o && r) result.wrapperOverhead = r.qps / o.qps - 1;
+    g.setEf(defaultEf);
+    const wrapper = await measureWrapper(
+      ds,
+      async (qi) => labelsOf(await hnsw.search(query(ds, qi), K)),
+      (qi) => g.searchKnn(plain[qi], K).neighbors,
+      Math.max(5, opts.wrapperPairs ?? 7),
+      Math.max(300, budget / 2),
+    );
+    result.wrapperRuns = wrapper.runs;
+    result.wrapperOverhead = wrapper.median;
+    log(
+      `${ds.name} wrapper overhead at ef=${defaultEf}: median ${(wrapper.median * 100).toFixed(1)} % over ${wrapper.runs.length} interleaved pairs ` +
+        `(${wrapper.runs.map((w) => `${(w.overhead * 100).toFixed(0)} %`).join(', ')})`,
+    );
     const ratios = efs
       .map((ef) => {
         const a = result.points.find((p) => p.method === 'hnsw (ours)' && p.param === `ef=${ef}`);

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as prettier from 'prettier';
+import type { GcSummary } from './gc-trace';
 import type { Machine } from './measure';
 
 export interface SetSpec {
@@ -37,6 +38,8 @@ export interface Latency {
   readonly p99: number;
   readonly max: number;
   readonly mean: number;
+  /** Seconds the run lasted (latency runs since issue 32: ≥ 30 s and ≥ 1,000 queries). */
+  readonly seconds?: number;
 }
 
 export interface SetResult {
@@ -112,6 +115,19 @@ export interface SetResult {
     rss: number;
     bytesPerVector: number;
     progress: SampleRow[];
+    /** Small tables written with SQL before the fresh start (null: none). */
+    extraTables?: { tables: number; rows: number; seconds: number } | null;
+    /** Seconds from spawn until GET /health/ready answered 200 (null: not within the timeout). */
+    readyS?: number | null;
+  } | null;
+  /** GC pauses of the service (--trace-gc), main thread and workers, per phase. */
+  gc?: {
+    /** From the first bulk insert until the index was complete. */
+    insert?: GcSummary[];
+    /** The fresh instance's idle latency run. */
+    idle?: GcSummary[];
+    /** The fresh instance's run while inserting. */
+    underInsert?: GcSummary[];
   } | null;
 }
 
@@ -139,6 +155,15 @@ export interface ScaleReport {
     readonly concurrency: number;
     readonly batch: number;
     readonly queries: number;
+    readonly latencySeconds?: number;
+    readonly latencyQueries?: number;
+    readonly recallQueries?: number;
+    readonly traceGc?: boolean;
+    readonly extraTables?: number;
+    readonly extraRows?: number;
+    readonly extraDim?: number;
+    readonly extraKinds?: readonly string[];
+    readonly maxRows?: number;
     readonly loadRate: number;
     readonly loadTickMs: number;
     readonly indexTimeoutS: number;
@@ -189,29 +214,48 @@ function restartWait(r: SetResult): string {
   return `${f(x.completeS, 1)} s (listening after ${f(x.listenS, 1)} s)`;
 }
 
+function extraText(s: SetResult): string {
+  const e = s.restart?.extraTables;
+  return e ? ` (with ${e.tables.toLocaleString('en-US')} more tables of ${e.rows} rows)` : '';
+}
+
+const gcCell = (g: GcSummary[] | undefined): string =>
+  g
+    ? g
+        .map((x) => `${x.scope}: longest ${f(x.maxMs, 1)} ms, p99 ${f(x.p99Ms, 1)} ms, ${x.count} ×, ${f(x.totalMs)} ms`)
+        .join('; ')
+    : 'n/a';
+
 export function targets(r: ScaleReport): TargetRow[] {
   const rows: TargetRow[] = [];
   for (const s of r.sets) {
     const set = `${s.spec.key} (${size(s.spec)})`;
     const mem = s.memory;
+    const limit = s.spec.index === 'hnsw' ? 1.5 : 1.3;
     rows.push({
-      target: 'RSS per vector ≤ 1.3 × floor',
+      target: `RSS per vector ≤ ${limit} × floor`,
       set,
       measured:
         mem && Number.isFinite(mem.ratio)
           ? `${f(mem.bytesPerVector)} bytes/vector = ${f(mem.ratio, 2)} × the floor of ${f(mem.floor)} bytes`
           : 'n/a',
-      status: mem && Number.isFinite(mem.ratio) ? (mem.ratio <= 1.3 ? 'met' : 'not met') : 'n/a',
+      status: mem && Number.isFinite(mem.ratio) ? (mem.ratio <= limit ? 'met' : 'not met') : 'n/a',
+    });
+    const x = s.restart;
+    rows.push({
+      target: 'fresh instance listens ≤ 2 s after spawn, whatever its data',
+      set,
+      measured: x?.listenS != null ? `${f(x.listenS, 1)} s${extraText(s)}` : 'n/a',
+      status: x?.listenS != null ? (x.listenS <= 2 ? 'met' : 'not met') : 'n/a',
     });
     if (s.spec.index === 'hnsw' && s.spec.dim === 128) {
-      const x = s.restart;
       const scaled =
         s.spec.rows !== 1_000_000 ? ` (target set for 1,000,000 rows; this run has ${s.spec.rows.toLocaleString('en-US')})` : '';
       rows.push({
-        target: 'fresh instance: index complete ≤ 30 s after spawn',
+        target: 'fresh instance: the table complete ≤ 20 s after spawn, with 4,000 more tables in the database',
         set,
-        measured: `${restartWait(s)}${scaled}`,
-        status: !x ? 'n/a' : x.completeS !== null && x.completeS <= 30 ? 'met' : 'not met',
+        measured: `${restartWait(s)}${extraText(s)}${scaled}`,
+        status: !x ? 'n/a' : x.completeS !== null && x.completeS <= 20 ? 'met' : 'not met',
       });
     }
     const idle = s.freshQueries ?? s.queries;
@@ -226,6 +270,17 @@ export function targets(r: ScaleReport): TargetRow[] {
           : 'n/a',
       status: idle && busy ? (busy.p99 <= 2 * idle.p99 ? 'met' : 'not met') : 'n/a',
     });
+    const gcBusy = s.gc?.underInsert;
+    if (gcBusy) {
+      rows.push({
+        target: 'longest GC pause while inserting (reported, no threshold)',
+        set,
+        measured: gcBusy
+          .map((g) => `${g.scope}: ${f(g.maxMs, 1)} ms (${g.maxType || 'none'}), ${g.count} collections`)
+          .join('; '),
+        status: 'n/a',
+      });
+    }
     rows.push({
       target: 'recall@10 ≥ 0.95 (vs "index": "flat")',
       set,
@@ -271,7 +326,14 @@ function resultsTable(r: ScaleReport): string[] {
           : `${n0(s.snapshot.bytes)} bytes, ${f(s.snapshot.writeMs)} ms`,
     ),
     line('SIGTERM → exit', (s) => (s.restart ? `${f(s.restart.stopSeconds, 1)} s, ${s.restart.stopHow}` : 'n/a')),
-    line('fresh instance: index complete after spawn', restartWait),
+    line('fresh instance: index complete after spawn', (s) => `${restartWait(s)}${extraText(s)}`),
+    line('fresh instance: /health/ready 200 after spawn', (s) =>
+      s.restart?.readyS === undefined
+        ? 'n/a'
+        : s.restart.readyS === null
+          ? 'not within the timeout'
+          : `${f(s.restart.readyS, 1)} s`,
+    ),
     line('fresh instance: bytes per vector', (s) => (s.restart ? n0(s.restart.bytesPerVector) : 'n/a')),
     line('query p50 / p99 idle (ms)', (s) => (s.queries ? `${f(s.queries.p50, 2)} / ${f(s.queries.p99, 2)}` : 'n/a')),
     line('fresh instance: query p50 / p99 idle (ms)', (s) =>
@@ -283,6 +345,9 @@ function resultsTable(r: ScaleReport): string[] {
     line('insert load achieved (rows/s, insert errors)', (s) =>
       s.underInsert ? `${n0(s.underInsert.insertRowsPerSecond)}, ${s.underInsert.insertErrors}` : 'n/a',
     ),
+    line('GC pauses, bulk insert + index', (s) => gcCell(s.gc?.insert)),
+    line('GC pauses, fresh instance idle queries', (s) => gcCell(s.gc?.idle)),
+    line('GC pauses, fresh instance while inserting', (s) => gcCell(s.gc?.underInsert)),
     line('recall@10 mean (lowest)', (s) => (s.recall ? `${f(s.recall.mean, 4)} (${f(s.recall.min, 1)})` : 'n/a')),
     line('exact ("index": "flat") p50 (ms)', (s) => (s.recall ? f(s.recall.exact.p50, 2) : 'n/a')),
     line('query p50 ÷ raw hnswlib p50', (s) =>
@@ -352,12 +417,14 @@ export function renderMarkdown(r: ScaleReport): string {
     `  ${r.settings.snapshotTimeoutS} s), \`details.snapshot_bytes\` and \`details.snapshot_write_ms\`; n/a when the engine does not report them.`,
     '- Fresh instance: after the idle latency and recall runs, with the index complete, SIGTERM, then a new process on the',
     '  same database; seconds from its spawn until the index is complete again.',
-    `- Latency: one client, one query at a time (n = ${r.settings.k}, the table's index), client-side wall time over the`,
-    `  ${r.settings.queries} held-out queries after ${r.settings.warmupQueries} warm-up queries: on the first instance, then on the fresh`,
+    `- Latency: one client, one query at a time (n = ${r.settings.k}, the table's index), client-side wall time, cycling through`,
+    `  ${r.settings.queries} held-out queries for ≥ ${r.settings.latencySeconds ?? 0} s and ≥ ${r.settings.latencyQueries ?? r.settings.queries} queries after ${r.settings.warmupQueries} warm-up queries: on the first instance, then on the fresh`,
     `  one idle and while a second client inserts ${r.settings.loadRate} rows/s (${(r.settings.loadRate * r.settings.loadTickMs) / 1000} rows every`,
     `  ${r.settings.loadTickMs} ms, new ids, at most 20 requests in flight: "insert load achieved" says what it reached). The target`,
     '  compares the two runs of the fresh instance. Percentiles are nearest-rank.',
-    '- Recall@10: the idle answers against the same table\'s answers with `"index": "flat"` (exact by contract).',
+    `- Recall@10: the idle answers to the first ${r.settings.recallQueries ?? r.settings.queries} held-out queries against the same table's answers with \`"index": "flat"\` (exact by contract).`,
+    `- GC: the services run with \`--trace-gc\`${r.settings.traceGc === false ? ' (not in this run)' : ''}; pauses (the isolate's own stop, incremental marking steps apart) of the main thread and of the worker threads, per phase.`,
+    `- Fresh instance among other tables: ${r.settings.extraTables ?? 0} small tables (${r.settings.extraRows ?? 0} rows × ${r.settings.extraDim ?? 0}, index ${(r.settings.extraKinds ?? ['flat']).join(' / ')}) written with SQL into the database before the fresh start.`,
     '- Raw data of the run, with every progress sample: `.data/bench-scale/results.json`.',
     '',
     END_MARKER,

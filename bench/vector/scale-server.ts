@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrate } from '@app/platform';
 import { Client } from 'pg';
@@ -215,6 +215,10 @@ export interface ServiceOptions {
   /** Log file name under .data/bench-scale/ (appended to). */
   readonly logName: string;
   readonly log: Log;
+  /** Node options before main.js (e.g. --trace-gc, --cpu-prof); V8 flags cannot go through NODE_OPTIONS. */
+  readonly nodeArgs?: readonly string[];
+  /** Extra environment of the service (after the defaults). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export class VectorService {
@@ -224,6 +228,8 @@ export class VectorService {
     readonly base: string,
     readonly spawnedAt: number,
     readonly logFile: string,
+    /** Size of the (appended) log file when this process was spawned: its own lines follow. */
+    readonly logStart: number,
   ) {
     child.once('exit', () => {
       this.exited = true;
@@ -260,12 +266,15 @@ export class VectorService {
       LOG_FORMAT: 'json',
       // The limiter still runs on every request; its 429s would only measure the limit.
       VECTOR_RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...options.env,
     };
     delete env.ROLE;
+    mkdirSync(DATA_DIR, { recursive: true });
+    const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
     const out = openSync(logFile, 'a');
     let child: ChildProcess;
     try {
-      child = spawn(process.execPath, [MAIN_JS], {
+      child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN_JS], {
         cwd: ROOT,
         env,
         stdio: ['ignore', out, out],
@@ -283,7 +292,16 @@ export class VectorService {
       saveRun();
     }
     options.log(`vector-api pid ${child.pid} on port ${port}; log ${logFile.slice(ROOT.length + 1)}`);
-    return new VectorService(child, `http://127.0.0.1:${port}`, spawnedAt, logFile);
+    return new VectorService(child, `http://127.0.0.1:${port}`, spawnedAt, logFile, logStart);
+  }
+
+  /** Bytes in the service's log so far (a phase's GC trace lies between two readings). */
+  logBytes(): number {
+    try {
+      return statSync(this.logFile).size;
+    } catch {
+      return 0;
+    }
   }
 
   /** Seconds since spawn. */

@@ -11,6 +11,18 @@
  *   npm run bench:scale                                   (hnsw-1m-128, ivf-1m-128, hnsw-100k-768)
  *   BENCH_SCALE_QUICK=1 npm run bench:scale               (50,000 rows at ≤ 256 dimensions, 20,000 above)
  *   BENCH_SCALE_SETS=hnsw-1m-128 npm run bench:scale      (<index>-<rows, k/m suffix>-<dimension>, comma-separated)
+ *   BENCH_SCALE_ROWS=100000 npm run bench:scale           (every set capped at that many rows: a smoke run)
+ *
+ * Issue 32's measurements: latency runs (idle, and while inserting) last ≥ BENCH_SCALE_LATENCY_S
+ * (30; quick 10) and ≥ BENCH_SCALE_LATENCY_QUERIES (1,000; quick 200) queries; the services run
+ * with --trace-gc (BENCH_SCALE_TRACE_GC=0: not) and the report gives the GC pauses of the
+ * bulk insert + index phase, the idle queries and the queries while inserting, main thread
+ * and workers apart; before the restart, BENCH_SCALE_EXTRA_TABLES (4,000; 0: none) small
+ * tables of BENCH_SCALE_EXTRA_ROWS (25) rows × BENCH_SCALE_EXTRA_DIM (64), of the index kinds
+ * BENCH_SCALE_EXTRA_KINDS (flat; e.g. flat,hnsw,ivf: in turn), are written straight into the database with SQL (rows, change log, seq: what
+ * the API would have written), so the fresh instance starts among them: seconds from spawn
+ * until it listens, until /health/ready answers 200 and until the big table is complete.
+ * Recall uses the first BENCH_SCALE_RECALL_QUERIES (200) held-out queries.
  *
  * Writes .data/bench-scale/results.json (after every set), the `## Vector engine at scale`
  * section of docs/benchmarks.md and docs/benchmarks-scale.svg (BENCH_SCALE_DOCS=0: not).
@@ -29,9 +41,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
+import { Client } from 'pg';
 import { buildIfNeeded } from '../http/platform';
+import { formatGc, gcEventsOfLog, gcSummaries } from './gc-trace';
+import { queryFor, startInsertLoad } from './insert-load';
 import { collect, machineInfo } from './measure';
-import { MixtureData, insertBody, vectorJson } from './scale-data';
+import { insertBody, MixtureData, vectorJson } from './scale-data';
+import { mulberry32 as mulberry } from '../../test/support/random';
 import {
   type SampleRow,
   type ScaleReport,
@@ -68,7 +84,28 @@ const num = (name: string, fallback: number): number => {
 const SETTINGS = {
   concurrency: Math.max(1, num('BENCH_SCALE_CONCURRENCY', 4)),
   batch: 1000,
-  queries: Math.max(1, num('BENCH_SCALE_QUERIES', 200)),
+  queries: Math.max(1, num('BENCH_SCALE_QUERIES', quick ? 200 : 1000)),
+  /** Each latency run lasts at least this long and at least latencyQueries queries. */
+  latencySeconds: num('BENCH_SCALE_LATENCY_S', quick ? 10 : 30),
+  latencyQueries: Math.max(1, num('BENCH_SCALE_LATENCY_QUERIES', quick ? 200 : 1000)),
+  recallQueries: Math.max(1, num('BENCH_SCALE_RECALL_QUERIES', 200)),
+  traceGc: env.BENCH_SCALE_TRACE_GC !== '0',
+  extraTables: Math.round(num('BENCH_SCALE_EXTRA_TABLES', 4000)),
+  extraRows: Math.max(1, Math.round(num('BENCH_SCALE_EXTRA_ROWS', 25))),
+  extraDim: Math.max(1, Math.round(num('BENCH_SCALE_EXTRA_DIM', 64))),
+  /**
+   * Index kinds of the extra tables, in turn. flat by default: today every hnsw and ivf
+   * table has a worker thread of its own, and 4,000 of them (a third each flat, hnsw, ivf)
+   * took vector-api past 5.5 GB RSS and 640 threads before it listened (stopped there).
+   */
+  extraKinds: (env.BENCH_SCALE_EXTRA_KINDS ?? 'flat').split(',').map((k) => {
+    const kind = k.trim();
+    if (kind !== 'flat' && kind !== 'hnsw' && kind !== 'ivf')
+      throw new Error(`BENCH_SCALE_EXTRA_KINDS: "${kind}" is not flat, hnsw or ivf`);
+    return kind;
+  }),
+  /** Caps every set's rows (0: no cap). */
+  maxRows: Math.round(num('BENCH_SCALE_ROWS', 0)),
   loadRate: Math.max(10, num('BENCH_SCALE_LOAD_RATE', 1000)),
   /** The insert load sends loadRate ÷ 10 rows every 100 ms. */
   loadTickMs: 100,
@@ -91,7 +128,8 @@ function parseSets(text: string): SetSpec[] {
       if (!m) throw new Error(`BENCH_SCALE_SETS: "${key}" is not <hnsw|ivf>-<rows>[k|m]-<dimension> (e.g. hnsw-1m-128)`);
       const fullRows = Number(m[2]) * (m[3] === 'm' ? 1_000_000 : m[3] === 'k' ? 1000 : 1);
       const dim = Number(m[4]);
-      const rows = quick ? Math.min(fullRows, dim <= 256 ? 50_000 : 20_000) : fullRows;
+      let rows = quick ? Math.min(fullRows, dim <= 256 ? 50_000 : 20_000) : fullRows;
+      if (SETTINGS.maxRows > 0) rows = Math.min(rows, SETTINGS.maxRows);
       return { key, index: m[1] as 'hnsw' | 'ivf', rows, dim, fullRows };
     });
 }
@@ -188,7 +226,7 @@ class SetRun {
     for (let j = 0; j < SETTINGS.queries; j++) {
       const v = vectorJson(this.data.query(j, q));
       this.queryBodies.push(`{"vector":${v},"n":${SETTINGS.k}}`);
-      this.flatBodies.push(`{"vector":${v},"n":${SETTINGS.k},"index":"flat"}`);
+      if (j < SETTINGS.recallQueries) this.flatBodies.push(`{"vector":${v},"n":${SETTINGS.k},"index":"flat"}`);
     }
     this.warmBodies = Array.from(
       { length: SETTINGS.warmupQueries },
@@ -209,6 +247,7 @@ class SetRun {
       underInsert: null,
       recall: null,
       restart: null,
+      gc: null,
     };
   }
 
@@ -277,8 +316,33 @@ class SetRun {
   private async startService(logName: string): Promise<VectorService> {
     const db = this.result.database;
     if (!db) throw new Error('no database');
-    this.svc = await VectorService.spawn({ databaseUrl: db.url, adminKey: this.adminKey, logName, log });
+    this.svc = await VectorService.spawn({
+      databaseUrl: db.url,
+      adminKey: this.adminKey,
+      logName,
+      log,
+      nodeArgs: SETTINGS.traceGc ? ['--trace-gc'] : [],
+    });
     return this.svc;
+  }
+
+  /** The service's log offset now: a phase's GC lines lie between two of these. */
+  private gcMark(): number {
+    return this.svc?.logBytes() ?? 0;
+  }
+
+  /** GC pauses of the running service since `from` (needs --trace-gc), logged and stored under `phase`. */
+  private gcPhase(phase: 'insert' | 'idle' | 'underInsert', from: number): void {
+    const svc = this.svc;
+    if (!svc || !SETTINGS.traceGc) return;
+    try {
+      const { all, window } = gcEventsOfLog(svc.logFile, from, svc.logBytes(), svc.logStart);
+      const summaries = gcSummaries(all, window);
+      this.result.gc = { ...(this.result.gc ?? {}), [phase]: summaries };
+      log(`${this.spec.key}: GC pauses (${phase}):\n${summaries.map((x) => formatGc(x, '    ')).join('\n')}`);
+    } catch (err) {
+      log(`${this.spec.key}: GC trace of ${phase} unreadable: ${String(err)}`);
+    }
   }
 
   async run(): Promise<void> {
@@ -287,8 +351,10 @@ class SetRun {
     this.result.database = { name: db.name, url: db.url, server: db.server };
     try {
       await this.step('empty instance', () => this.emptyInstance());
+      const insertMark = this.gcMark();
       await this.step('insert', () => this.insertAll());
       await this.step('index', () => this.indexAfterInsert());
+      this.gcPhase('insert', insertMark);
       await this.step('snapshot', () => this.snapshot());
       await this.step('memory', () => this.memory());
       await this.step('queries', () => this.idleQueriesAndRecall());
@@ -493,18 +559,31 @@ class SetRun {
     );
   }
 
-  /** The held-out queries one at a time after the warm-up ones: latencies and answers. */
+  /**
+   * The held-out queries one at a time after the warm-up ones, cycling through them until
+   * ≥ latencySeconds and ≥ latencyQueries: latencies, and the answers of the first pass.
+   */
   private async idleQueries(what: string): Promise<{ latency: Latency; found: string[][] }> {
     for (const body of this.warmBodies) await this.query(body);
-    const ms: number[] = [];
     const found: string[][] = [];
-    for (const body of this.queryBodies) {
-      const r = await this.query(body);
-      ms.push(r.ms);
-      found.push(r.ids);
-    }
-    log(`${this.spec.key}: ${what}: p50 ${percentile(ms, 0.5).toFixed(2)} ms, p99 ${percentile(ms, 0.99).toFixed(2)} ms`);
-    return { latency: latency(ms), found };
+    const mark = this.gcMark();
+    let i = 0;
+    const { ms, seconds } = await queryFor(
+      async (body) => {
+        const r = await this.query(body);
+        if (i < this.queryBodies.length) found[i] = r.ids;
+        i++;
+      },
+      this.queryBodies,
+      SETTINGS.latencySeconds,
+      SETTINGS.latencyQueries,
+    );
+    if (what.startsWith('fresh')) this.gcPhase('idle', mark);
+    log(
+      `${this.spec.key}: ${what}: p50 ${percentile(ms, 0.5).toFixed(2)} ms, p99 ${percentile(ms, 0.99).toFixed(2)} ms ` +
+        `(${ms.length} queries in ${seconds.toFixed(0)} s)`,
+    );
+    return { latency: { ...latency(ms), seconds }, found };
   }
 
   private async idleQueriesAndRecall(): Promise<void> {
@@ -517,7 +596,7 @@ class SetRun {
       const truth = await this.query(this.flatBodies[j]);
       exactMs.push(truth.ms);
       const want = new Set(truth.ids);
-      const hits = found[j].filter((id) => want.has(id)).length;
+      const hits = (found[j] ?? []).filter((id) => want.has(id)).length;
       const recall = want.size === 0 ? 1 : hits / want.size;
       sum += recall;
       min = Math.min(min, recall);
@@ -534,68 +613,46 @@ class SetRun {
    */
   private async queriesUnderInsert(): Promise<void> {
     this.result.freshQueries = (await this.idleQueries('fresh instance, idle queries')).latency;
-    const url = this.url(`/v1/tables/${this.table}/${this.insertPath}`);
-    const perTick = Math.max(1, Math.round((SETTINGS.loadRate * SETTINGS.loadTickMs) / 1000));
-    let nextId = this.spec.rows;
-    let acked = 0;
-    let errors = 0;
-    let skipped = 0;
-    let firstError: string | undefined;
-    const inflight = new Set<Promise<void>>();
-    let running = true;
-    const t0 = performance.now();
-    const loader = (async () => {
-      for (let tick = 0; running; tick++) {
-        const due = t0 + tick * SETTINGS.loadTickMs;
-        const wait = due - performance.now();
-        if (wait > 0) await sleep(wait);
-        if (!running) break;
-        if (inflight.size >= 20) {
-          skipped++;
-          continue;
-        }
-        const from = nextId;
-        nextId += perTick;
-        const p = expectOk('POST', url, {
-          body: insertBody(this.data, from, from + perTick),
-          token: this.token,
-          timeoutMs: 60_000,
-        })
-          .then(() => {
-            acked += perTick;
-          })
-          .catch((err: unknown) => {
-            errors++;
-            firstError ??= err instanceof Error ? err.message : String(err);
-          })
-          .finally(() => inflight.delete(p));
-        inflight.add(p);
-      }
-    })();
-    const ms: number[] = [];
+    const mark = this.gcMark();
+    const load = startInsertLoad({
+      url: this.url(`/v1/tables/${this.table}/${this.insertPath}`),
+      token: this.token,
+      data: this.data,
+      from: this.spec.rows,
+      rate: SETTINGS.loadRate,
+      tickMs: SETTINGS.loadTickMs,
+    });
+    let ms: number[] = [];
+    let seconds = 0;
     try {
       await sleep(1000); // the load runs before the first timed query
-      for (const body of this.queryBodies) ms.push((await this.query(body)).ms);
+      ({ ms, seconds } = await queryFor(
+        async (body) => this.query(body),
+        this.queryBodies,
+        SETTINGS.latencySeconds,
+        SETTINGS.latencyQueries,
+      ));
     } finally {
-      running = false;
-      await loader;
-      await Promise.all([...inflight]);
+      const stats = await load.stop();
+      this.expectedRows += stats.insertedRows;
+      this.result.underInsert = {
+        ...latency(ms),
+        seconds,
+        targetRowsPerSecond: stats.targetRowsPerSecond,
+        rowsPerRequest: stats.rowsPerRequest,
+        insertedRows: stats.insertedRows,
+        insertRowsPerSecond: stats.insertRowsPerSecond,
+        insertErrors: stats.insertErrors,
+        skippedTicks: stats.skippedTicks,
+        firstError: stats.firstError,
+      };
     }
-    const seconds = (performance.now() - t0) / 1000;
-    this.expectedRows += acked;
-    this.result.underInsert = {
-      ...latency(ms),
-      targetRowsPerSecond: SETTINGS.loadRate,
-      rowsPerRequest: perTick,
-      insertedRows: acked,
-      insertRowsPerSecond: acked / seconds,
-      insertErrors: errors,
-      skippedTicks: skipped,
-      firstError: firstError ?? null,
-    };
+    this.gcPhase('underInsert', mark);
+    const u = this.result.underInsert;
     log(
-      `${this.spec.key}: queries under ${(acked / seconds).toFixed(0)} inserted rows/s: p50 ${percentile(ms, 0.5).toFixed(2)} ms, ` +
-        `p99 ${percentile(ms, 0.99).toFixed(2)} ms${errors ? `; ${errors} insert errors (${firstError})` : ''}`,
+      `${this.spec.key}: queries under ${u.insertRowsPerSecond.toFixed(0)} inserted rows/s: p50 ${percentile(ms, 0.5).toFixed(2)} ms, ` +
+        `p99 ${percentile(ms, 0.99).toFixed(2)} ms (${ms.length} queries in ${seconds.toFixed(0)} s)` +
+        `${u.insertErrors ? `; ${u.insertErrors} insert errors (${u.firstError})` : ''}${u.skippedTicks ? `; ${u.skippedTicks} ticks skipped (20 requests in flight)` : ''}`,
     );
   }
 
@@ -607,6 +664,9 @@ class SetRun {
     const stopped = await old.stop();
     this.svc = undefined;
     log(`${this.spec.key}: vector-api stopped (SIGTERM): ${stopped.how} in ${fmtS(stopped.seconds)}; starting a fresh one`);
+    const db = this.result.database;
+    let extra: { tables: number; rows: number; seconds: number } | null = null;
+    if (SETTINGS.extraTables > 0 && db) extra = await addExtraTables(db.url, this.spec.key);
     const svc = await this.startService(`${this.spec.key}-restart.log`);
     const samples: SampleRow[] = [];
     this.result.restart = {
@@ -619,10 +679,16 @@ class SetRun {
       rss: NaN,
       bytesPerVector: NaN,
       progress: samples,
+      extraTables: extra,
+      readyS: null,
     };
     const restart = this.result.restart;
     restart.listenS = await svc.waitListening(SETTINGS.indexTimeoutS);
     log(`${this.spec.key}: fresh vector-api listening after ${fmtS(restart.listenS)}`);
+    const readiness = waitReady(svc, SETTINGS.indexTimeoutS).then((at) => {
+      restart.readyS = at;
+      log(`${this.spec.key}: fresh instance: /health/ready 200 ${at === null ? 'never' : `${fmtS(at)} after spawn`}`);
+    });
     const { at } = await this.waitComplete(
       Math.max(1, SETTINGS.indexTimeoutS - restart.listenS),
       () => svc.sinceSpawn(),
@@ -632,11 +698,96 @@ class SetRun {
     restart.completeS = at;
     if (at === null)
       throw new Error(`the index of the fresh instance did not complete in ${SETTINGS.indexTimeoutS} s from spawn`);
-    log(`${this.spec.key}: fresh instance: index complete ${fmtS(at)} after spawn`);
+    log(
+      `${this.spec.key}: fresh instance: index complete ${fmtS(at)} after spawn` +
+        (extra ? ` (among ${extra.tables.toLocaleString('en-US')} more tables)` : ''),
+    );
+    await readiness;
     await sleep(2000);
     restart.rss = await svc.steadyRss();
     restart.bytesPerVector = (restart.rss - (this.result.memory?.emptyRss ?? NaN)) / rows;
   }
+}
+
+/**
+ * `count` small tables written straight into the database (as the API would have: rows,
+ * one change-log entry, seq and next_label; floats counted on their project): the crowd a
+ * fresh instance must load besides the big table. One project per 100 tables; index kinds
+ * of SETTINGS.extraKinds in turn; embeddings from a pool of 256 random unit vectors.
+ */
+async function addExtraTables(url: string, key: string): Promise<{ tables: number; rows: number; seconds: number }> {
+  const t0 = performance.now();
+  const { extraTables: count, extraRows: rows, extraDim: dim } = SETTINGS;
+  const rand = mulberry(0x5eed);
+  const pool = Array.from({ length: 256 }, () => {
+    const v = new Float32Array(dim);
+    let n = 0;
+    for (let k = 0; k < dim; k++) {
+      v[k] = rand() * 2 - 1;
+      n += v[k] * v[k];
+    }
+    for (let k = 0; k < dim; k++) v[k] /= Math.sqrt(n) || 1;
+    return Buffer.from(v.buffer).toString('hex');
+  });
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      `INSERT INTO vector_projects (id, name, stored_floats)
+       SELECT 'bench-extra-' || p, 'bench extra ' || p, 0 FROM generate_series(0, $1::int - 1) p`,
+      [Math.ceil(count / 100)],
+    );
+    await client.query(
+      `INSERT INTO vector_tables (id, project_id, name, dimension, index_kind, seq, next_label)
+       SELECT gen_random_uuid(), 'bench-extra-' || (g / 100), 'extra_' || g, $2::int,
+              ($4::text[])[1 + g % cardinality($4::text[])]::vector_index_kind, 1, $3::int
+       FROM generate_series(0, $1::int - 1) g`,
+      [count, dim, rows, SETTINGS.extraKinds],
+    );
+    await client.query(
+      `INSERT INTO vector_rows (table_id, id, label, embedding, metadata)
+       SELECT t.id, 'x' || r, r, decode(($1::text[])[1 + ((hashtext(t.name)::bigint + r * 7919) & 255)], 'hex'), jsonb_build_object('n', r)
+       FROM vector_tables t CROSS JOIN generate_series(0, $2::int - 1) r
+       WHERE t.project_id LIKE 'bench-extra-%'`,
+      [pool, rows],
+    );
+    await client.query(
+      `INSERT INTO vector_changes (table_id, seq, op, labels)
+       SELECT id, 1, 'insert', ARRAY(SELECT generate_series(0, $1::int - 1)) FROM vector_tables WHERE project_id LIKE 'bench-extra-%'`,
+      [rows],
+    );
+    await client.query(
+      `UPDATE vector_projects p SET stored_floats = (SELECT count(*) * $1::bigint * $2::bigint FROM vector_tables t WHERE t.project_id = p.id)
+       WHERE p.id LIKE 'bench-extra-%'`,
+      [rows, dim],
+    );
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  log(`${key}: ${count.toLocaleString('en-US')} extra tables of ${rows} rows × ${dim} written with SQL in ${fmtS(seconds)}`);
+  return { tables: count, rows, seconds };
+}
+
+/** Seconds since spawn until GET /health/ready answers 200 (null after the timeout). */
+async function waitReady(svc: VectorService, timeoutS: number): Promise<number | null> {
+  const deadline = performance.now() + timeoutS * 1000;
+  while (performance.now() < deadline && svc.alive) {
+    try {
+      const res = await fetch(`${svc.base}/health/ready`, { signal: AbortSignal.timeout(5_000) });
+      await res.text();
+      if (res.status === 200) return svc.sinceSpawn();
+    } catch {
+      // busy or not listening: try again
+    }
+    await sleep(250);
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------
