@@ -50,6 +50,7 @@ export async function startTestApp<C extends PlatformConfig>(
   const logger = createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: 'json' }, sink);
   const app = await createServiceApp(definition, config, logger);
   await redisReady(app);
+  await dataLoaded(app);
   return {
     app,
     config,
@@ -60,6 +61,21 @@ export async function startTestApp<C extends PlatformConfig>(
       if (!options.db) await db.drop();
     },
   };
+}
+
+/**
+ * Waits (up to 60 s) while readiness reports data still loading with its dependencies up
+ * (vector-api loads its tables in the background after start): tests start from a loaded
+ * app unless they start it themselves. A dependency down ends the wait (tests of outages).
+ */
+async function dataLoaded(app: NestFastifyApplication): Promise<void> {
+  for (let waited = 0; waited < 60_000; waited += 20) {
+    const res = await app.inject({ method: 'GET', url: '/health/ready' });
+    if (res.statusCode !== 503) return;
+    const error = (res.json<{ error?: { loading?: unknown; checks?: Record<string, string> } }>().error ?? {});
+    if (error.loading === undefined || Object.values(error.checks ?? {}).includes('down')) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /**

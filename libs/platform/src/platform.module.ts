@@ -82,6 +82,7 @@ export class PlatformModule {
         IdempotencyService,
         IdempotencyInterceptor,
         TransactionRunner,
+        HealthService,
       ],
     };
   }
