@@ -23,11 +23,12 @@ export interface TestApp<C extends PlatformConfig> {
 /**
  * Boots a service in-process against a fresh database and the test Redis (with its own
  * queue prefix), ready for `app.inject(...)`. Logs are captured instead of printed.
+ * `waitForData: false`: returns before a service that loads its data after start has done so.
  */
 export async function startTestApp<C extends PlatformConfig>(
   definition: ServiceDefinition<C>,
   env: Record<string, string> = {},
-  options: { db?: TestDatabase } = {},
+  options: { db?: TestDatabase; waitForData?: boolean } = {},
 ): Promise<TestApp<C>> {
   const db = options.db ?? (await createTestDatabase());
   const config = loadConfig(definition.configClass, {
@@ -50,7 +51,7 @@ export async function startTestApp<C extends PlatformConfig>(
   const logger = createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: 'json' }, sink);
   const app = await createServiceApp(definition, config, logger);
   await redisReady(app);
-  await dataLoaded(app);
+  if (options.waitForData !== false) await dataLoaded(app);
   return {
     app,
     config,

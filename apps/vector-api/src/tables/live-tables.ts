@@ -473,7 +473,11 @@ export class LiveTables implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private register(head: TableHead, collection: VectorCollection, appliedSeq: bigint, snapshot?: SnapshotMark): LiveTable {
-    const live: LiveTable = {
+    return this.install(this.build(head, collection, appliedSeq, snapshot));
+  }
+
+  private build(head: TableHead, collection: VectorCollection, appliedSeq: bigint, snapshot?: SnapshotMark): LiveTable {
+    return {
       snapshot,
       since: performance.now(),
       id: head.id,
@@ -488,10 +492,27 @@ export class LiveTables implements OnApplicationBootstrap, BeforeApplicationShut
       mutex: new Mutex(),
       registeredEpoch: this.epoch,
     };
-    const previous = this.tables.get(keyOf(head));
+  }
+
+  /** Serves `live` from now on (replacing an earlier memory of the table). */
+  private install(live: LiveTable): LiveTable {
+    const previous = this.tables.get(keyOf(live));
     if (previous && previous !== live) previous.collection.close();
-    this.tables.set(keyOf(head), live);
+    this.tables.set(keyOf(live), live);
     return live;
+  }
+
+  /**
+   * Applies the change log to a loaded table, then serves it and applies what committed
+   * meanwhile: so a table is held (and counted loaded) only once caught up, and a write
+   * committed here after it is served reaches it directly. false: the log has a gap, nothing
+   * is served.
+   */
+  private async caughtUpThenInstalled(live: LiveTable): Promise<boolean> {
+    if (!(await this.catchUp(live))) return false;
+    this.install(live);
+    await this.catchUp(live); // a gap here cannot be: the log was complete a moment ago
+    return true;
   }
 
   /**
@@ -506,8 +527,17 @@ export class LiveTables implements OnApplicationBootstrap, BeforeApplicationShut
       const fromSnapshot = await this.snapshots.load(head, () => this.newCollection(head, true));
       if (fromSnapshot) {
         const { collection, mark } = fromSnapshot;
-        const live = this.register(head, collection, BigInt(mark.seq), mark);
-        if (await this.catchUp(live)) return live;
+        const live = this.build(head, collection, BigInt(mark.seq), mark);
+        this.rowsInFlight.set(head.id, collection.size);
+        try {
+          if (await this.caughtUpThenInstalled(live)) return live;
+        } catch (err) {
+          collection.close();
+          throw err;
+        } finally {
+          this.rowsInFlight.delete(head.id);
+        }
+        collection.close();
         // The log after the snapshot was pruned: only the rows can be trusted.
         this.logger.warn(
           { table: head.name, project: head.projectId },
@@ -536,8 +566,18 @@ export class LiveTables implements OnApplicationBootstrap, BeforeApplicationShut
         this.rowsInFlight.delete(head.id);
       }
       collection.warm(); // one background build over all rows, not one per page
-      const live = this.register(head, collection, head.seq);
-      await this.catchUp(live); // a gap here cannot be: changes after head.seq are minutes old at most
+      const live = this.build(head, collection, head.seq);
+      this.rowsInFlight.set(head.id, collection.size);
+      try {
+        // A gap here cannot be: head is read just before the rows (changes after its seq are
+        // moments old), so the log reaches back to it.
+        if (!(await this.caughtUpThenInstalled(live))) throw new ChangeLogGap(head.name);
+      } catch (err) {
+        if (this.tables.get(keyOf(head)) !== live) collection.close();
+        throw err;
+      } finally {
+        this.rowsInFlight.delete(head.id);
+      }
       this.logger.log({ table: head.name, project: head.projectId, rows: collection.size }, 'vector table loaded');
       return live;
     })().finally(() => this.loading.delete(head.id));
