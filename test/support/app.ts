@@ -73,7 +73,7 @@ async function dataLoaded(app: NestFastifyApplication): Promise<void> {
   for (let waited = 0; waited < 60_000; waited += 20) {
     const res = await app.inject({ method: 'GET', url: '/health/ready' });
     if (res.statusCode !== 503) return;
-    const error = (res.json<{ error?: { loading?: unknown; checks?: Record<string, string> } }>().error ?? {});
+    const error = res.json<{ error?: { loading?: unknown; checks?: Record<string, string> } }>().error ?? {};
     if (error.loading === undefined || Object.values(error.checks ?? {}).includes('down')) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

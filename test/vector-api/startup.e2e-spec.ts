@@ -49,17 +49,20 @@ describe('vector-api starts serving before its tables are loaded', () => {
     ({ id: projectId, token } = await newProject(writer.app, 'startup'));
     callWriter = client(writer.app, token);
     for (const [i, name] of TABLES.entries()) {
-      expect((await callWriter('POST', '/v1/tables', { name, dimension: DIM, index: i % 2 === 0 ? 'flat' : 'hnsw' })).status).toBe(201);
+      expect(
+        (await callWriter('POST', '/v1/tables', { name, dimension: DIM, index: i % 2 === 0 ? 'flat' : 'hnsw' })).status,
+      ).toBe(201);
       const rows = Array.from({ length: ROWS }, (_, r) => ({ id: `${name}-${r}`, embedding: embedding(i, r), metadata: { r } }));
       expect((await callWriter('POST', `/v1/tables/${name}/insert`, { rows })).status).toBe(201);
     }
     // Creation times one second apart (the tie-break among never-queried tables: newest first),
     // and last query times: t3 most recent, then t1, then t5; the others never queried.
     for (const [i, name] of TABLES.entries()) {
-      await queryAt(db.url, `UPDATE vector_tables SET created_at = now() - make_interval(mins => 10, secs => $1) WHERE name = $2`, [
-        100 - i,
-        name,
-      ]);
+      await queryAt(
+        db.url,
+        `UPDATE vector_tables SET created_at = now() - make_interval(mins => 10, secs => $1) WHERE name = $2`,
+        [100 - i, name],
+      );
     }
     await queryAt(
       db.url,
@@ -98,7 +101,11 @@ describe('vector-api starts serving before its tables are loaded', () => {
     try {
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-      const http = async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }> => {
+      const http = async <T>(
+        method: string,
+        path: string,
+        body?: unknown,
+      ): Promise<{ status: number; body: T; headers: Headers }> => {
         const res = await fetch(`${base}${path}`, {
           method,
           headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -173,7 +180,9 @@ describe('vector-api starts serving before its tables are loaded', () => {
       expect(await eventually(async () => (await http('GET', '/health/ready')).status === 200, 600, 100)).toBe(true);
       expect((await pendingWrite).status).toBe(201);
       expect((await http('POST', '/v1/tables/fresh/insert', { rows: [{ id: 'f', embedding: [1, 0, 0, 0] }] })).status).toBe(201);
-      expect((await http<QueryBody>('POST', '/v1/tables/fresh/query', { vector: [1, 0, 0, 0], n: 1 })).body.results[0]).toMatchObject({
+      expect(
+        (await http<QueryBody>('POST', '/v1/tables/fresh/query', { vector: [1, 0, 0, 0], n: 1 })).body.results[0],
+      ).toMatchObject({
         id: 'f',
         score: 1,
       });
@@ -200,10 +209,16 @@ describe('vector-api starts serving before its tables are loaded', () => {
       expect((await http<TableBody>('GET', '/v1/tables/t0')).body.index_status.state).not.toBe('loading');
 
       // A query writes the table's last query time (batched; flushed at shutdown at the latest).
-      const before = await queryAt<{ at: Date | null }>(db.url, `SELECT last_queried_at AS at FROM vector_tables WHERE name = 't4'`);
+      const before = await queryAt<{ at: Date | null }>(
+        db.url,
+        `SELECT last_queried_at AS at FROM vector_tables WHERE name = 't4'`,
+      );
       expect(before[0].at).toBeNull();
       await t.close();
-      const after = await queryAt<{ at: Date | null }>(db.url, `SELECT last_queried_at AS at FROM vector_tables WHERE name = 't4'`);
+      const after = await queryAt<{ at: Date | null }>(
+        db.url,
+        `SELECT last_queried_at AS at FROM vector_tables WHERE name = 't4'`,
+      );
       expect(after[0].at).not.toBeNull();
     } finally {
       await release();
@@ -216,9 +231,9 @@ describe('vector-api starts serving before its tables are loaded', () => {
     const other = await createTestDatabase();
     const t = await startTestApp(vectorService, {}, { db: other, waitForData: false });
     try {
-      expect(
-        await eventually(async () => (await t.app.inject({ method: 'GET', url: '/health/ready' })).statusCode === 200),
-      ).toBe(true);
+      expect(await eventually(async () => (await t.app.inject({ method: 'GET', url: '/health/ready' })).statusCode === 200)).toBe(
+        true,
+      );
     } finally {
       await t.close();
       await other.drop();

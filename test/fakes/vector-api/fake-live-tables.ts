@@ -1,5 +1,11 @@
 import { type CollectionRow, VectorCollection } from '../../../apps/vector-api/src/engine/vector-collection';
-import { type LiveTable, type LiveTables, type LoadProgress, Mutex, tableKey } from '../../../apps/vector-api/src/tables/live-tables';
+import {
+  type LiveTable,
+  type LiveTables,
+  type LoadProgress,
+  Mutex,
+  tableKey,
+} from '../../../apps/vector-api/src/tables/live-tables';
 import type { TableHead } from '../../../apps/vector-api/src/tables/tables.repository';
 import type { Surface } from '../typed-fake';
 
@@ -16,9 +22,7 @@ export class FakeLiveTables implements Surface<LiveTables> {
   private readonly tables = new Map<string, LiveTable>();
   readonly applied: AppliedChange[] = [];
 
-  onApplicationBootstrap(): Promise<void> {
-    return Promise.resolve();
-  }
+  onApplicationBootstrap(): void {}
 
   /** Every table is held from the start (nothing to load). */
   readonly field = 'loading';

@@ -100,7 +100,9 @@ function toCollectionRows(rows: readonly StoredRow[]): CollectionRow[] {
  * change applied locally and replayed by the poller is harmless.
  */
 @Injectable()
-export class LiveTables implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown, ReadinessContributor {
+export class LiveTables
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown, ReadinessContributor
+{
   private readonly logger = new Logger('VectorTables');
   private readonly tables = new Map<string, LiveTable>();
   private readonly loading = new Map<string, Promise<LiveTable>>();
@@ -195,7 +197,7 @@ export class LiveTables implements OnApplicationBootstrap, BeforeApplicationShut
     if (this.touchTimer) clearTimeout(this.touchTimer);
     await this.syncing;
     await Promise.allSettled([...this.backgroundWork]);
-    await this.flushTouches().catch((err: unknown) => this.logger.warn({ err }, 'could not write the tables\' last query times'));
+    await this.flushTouches().catch((err: unknown) => this.logger.warn({ err }, "could not write the tables' last query times"));
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -283,7 +285,7 @@ export class LiveTables implements OnApplicationBootstrap, BeforeApplicationShut
     if (this.stopped) return;
     this.touchTimer = setTimeout(() => {
       this.flushTouches()
-        .catch((err: unknown) => this.logger.warn({ err }, 'could not write the tables\' last query times; retrying later'))
+        .catch((err: unknown) => this.logger.warn({ err }, "could not write the tables' last query times; retrying later"))
         .finally(() => this.scheduleTouches());
     }, TOUCH_FLUSH_MS);
     this.touchTimer.unref();
@@ -372,7 +374,11 @@ export class LiveTables implements OnApplicationBootstrap, BeforeApplicationShut
     const meanMs = this.loadsDone > 0 ? this.loadMsTotal / this.loadsDone : 1000;
     const rounds = place < 0 ? 1 : Math.floor(place / this.config.VECTOR_LOAD_CONCURRENCY) + 1;
     const seconds = Math.min(30, Math.max(1, Math.ceil((rounds * meanMs) / 1000)));
-    const where = this.background.has(key) ? 'it is being loaded now' : place >= 0 ? 'it is next in the queue' : 'it will be loaded shortly';
+    const where = this.background.has(key)
+      ? 'it is being loaded now'
+      : place >= 0
+        ? 'it is next in the queue'
+        : 'it will be loaded shortly';
     return new VectorError(
       'table_loading',
       `Table '${name}' is not loaded into this instance's memory yet: the instance has just started and loads its tables in the background (${where}). Retry after ${seconds} s.`,
@@ -645,7 +651,11 @@ export class LiveTables implements OnApplicationBootstrap, BeforeApplicationShut
     if (fresh.length > 0) {
       const lastQueried = await this.usage.lastQueried(fresh.map((f) => f.head.id));
       for (const { key, head } of fresh) this.queue.add(key, head, lastQueried.get(head.id) ?? null);
-      if (!this.listed) this.logger.log({ tables: fresh.length, concurrency: this.config.VECTOR_LOAD_CONCURRENCY }, 'loading vector tables in the background');
+      if (!this.listed)
+        this.logger.log(
+          { tables: fresh.length, concurrency: this.config.VECTOR_LOAD_CONCURRENCY },
+          'loading vector tables in the background',
+        );
     }
     this.listed = true;
     this.pump();
@@ -693,7 +703,10 @@ export class LiveTables implements OnApplicationBootstrap, BeforeApplicationShut
       if (this.stopped) return;
       this.loadFailures++;
       this.failed.set(key, { head: queued, retryAt: performance.now() + LOAD_RETRY_MS });
-      this.logger.warn({ err, table: queued.name, project: queued.projectId }, 'could not load a vector table; retrying in a few seconds');
+      this.logger.warn(
+        { err, table: queued.name, project: queued.projectId },
+        'could not load a vector table; retrying in a few seconds',
+      );
     } finally {
       this.cancelled.delete(queued.id);
     }

@@ -74,7 +74,9 @@ export class TablePartition {
       const t = byTable.get(h.name);
       if (t?.id === h.id) return toTableDto(t);
       const rows = counts.get(h.id) ?? 0;
-      return this.live.waiting(projectId, h.name) ? toLoadingTableDto(h, rows) : toNotLoadedTableDto(h, rows, this.ownerOf(h.name));
+      return this.live.waiting(projectId, h.name)
+        ? toLoadingTableDto(h, rows)
+        : toNotLoadedTableDto(h, rows, this.ownerOf(h.name));
     });
     return { data, has_more: heads.length > page.limit };
   }

@@ -29,7 +29,9 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer, and the instance has done the work it needs before taking traffic' })
+  @ApiOperation({
+    summary: 'Readiness: PostgreSQL and Redis answer, and the instance has done the work it needs before taking traffic',
+  })
   @ApiOkResponse({ type: ReadinessDto })
   @ApiServiceUnavailableResponse({
     description:
