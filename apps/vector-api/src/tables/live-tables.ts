@@ -310,7 +310,10 @@ export class LiveTables
         .catch((err: unknown) => this.logger.warn({ err }, 'vector table sync failed; retrying'))
         .finally(() => {
           this.syncing = undefined;
-          this.schedule();
+          // While the tables load, a round (which lists every table) runs at most once a
+          // second: the instance takes no traffic yet, and the event loop goes to the loads.
+          const interval = this.config.VECTOR_SYNC_INTERVAL_MS;
+          this.schedule(this.listed && !this.complete ? Math.max(interval, 1000) : interval);
         });
     }, delay);
     this.timer.unref();
