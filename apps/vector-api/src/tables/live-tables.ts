@@ -175,10 +175,13 @@ export class LiveTables
     let rows = 0;
     for (const t of this.tables.values()) rows += t.collection.size;
     for (const n of this.rowsInFlight.values()) rows += n;
+    // A load's table is held a moment before its load ends: counted once, as loaded.
+    let loading = 0;
+    for (const [key, id] of this.background) if (this.tables.get(key)?.id !== id) loading++;
     return {
       tables_loaded: this.tables.size,
-      tables_total: this.tables.size + this.queue.size + this.background.size + this.failed.size,
-      tables_loading: this.background.size,
+      tables_total: this.tables.size + this.queue.size + loading + this.failed.size,
+      tables_loading: loading,
       rows_loaded: rows,
       load_failures: this.loadFailures,
       elapsed_ms: Math.round(performance.now() - this.loadStarted),
