@@ -508,6 +508,7 @@ export class LiveTables
 
   /** Serves `live` from now on (replacing an earlier memory of the table). */
   private install(live: LiveTable): LiveTable {
+    this.rowsInFlight.delete(live.id); // counted as held from now on
     const previous = this.tables.get(keyOf(live));
     if (previous && previous !== live) previous.collection.close();
     this.tables.set(keyOf(live), live);
