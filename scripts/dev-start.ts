@@ -7,7 +7,11 @@
  *    `redis-server` when the binary exists, else one line saying how to get Redis. With
  *    REDIS_SENTINELS or REDIS_CLUSTER_NODES, the services use that topology as it is.
  * 3. Migrations (scripts/migrate.ts's runner), then the services as child processes
- *    (each `node dist/apps/<name>/src/main.js`, with ROLE from the environment).
+ *    (each `node dist/apps/<name>/src/main.js`, with ROLE from the environment), each
+ *    waited for until its port opens (30 s) and then until it is ready: vector-api loads
+ *    its tables after opening its port and reports the progress on /health/ready, printed
+ *    here; the wait gives up only when that progress stalls for START_STALL_SECONDS (120)
+ *    or the process dies.
  * 4. In development (NODE_ENV unset or `development`), unless DEV_SEED=false or ROLE=worker: demo data
  *    for each running service whose part of the database is empty, and a fresh console
  *    sign-in link for each demo tenant (scripts/dev-seed). A failure there is one log line.
@@ -50,6 +54,63 @@ async function waitForLive(port: number, child: ChildProcess, timeoutMs = 30_000
     await new Promise((r) => setTimeout(r, 200));
   }
   return false;
+}
+
+/** How long readiness may report the same progress (or none) before `npm start` gives up. */
+const STALL_MS = Number(process.env.START_STALL_SECONDS ?? 120) * 1000;
+
+/**
+ * After the port opens: waits for GET /health/ready to be 200. A service that loads its data
+ * after opening its port (vector-api) answers 503 with `error.loading` progress meanwhile: the
+ * wait goes on as long as that progress moves, printing it every few seconds, and gives up
+ * only when nothing changed for START_STALL_SECONDS (120) or the process died. A 503 without
+ * progress (a dependency down) counts as no progress.
+ */
+async function waitForReady(name: string, port: number, child: ChildProcess): Promise<boolean> {
+  let last = '';
+  let changedAt = Date.now();
+  let printedAt = 0;
+  while (child.exitCode === null && child.signalCode === null) {
+    let progress = 'no answer';
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(5_000) });
+      if (res.ok) {
+        if (last !== '') log(`${name} ready`);
+        return true;
+      }
+      const body = (await res.json().catch(() => ({}))) as { error?: { message?: string; loading?: Record<string, number> } };
+      const loading = body.error?.loading;
+      progress = loading ? formatProgress(loading) : (body.error?.message ?? `status ${res.status}`);
+    } catch {
+      // not answering: counts as no progress
+    }
+    const now = Date.now();
+    if (progress !== last) {
+      last = progress;
+      changedAt = now;
+      if (now - printedAt >= 2_000) {
+        log(`${name} not ready yet: ${progress}`);
+        printedAt = now;
+      }
+    } else if (now - changedAt > STALL_MS) {
+      log(`${name} made no progress for ${Math.round(STALL_MS / 1000)} s (START_STALL_SECONDS): ${progress}`);
+      return false;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
+}
+
+/** `loading: {tables_loaded, tables_total, rows_loaded, …}` as one line (without the clock, which always moves). */
+function formatProgress(loading: Record<string, number>): string {
+  const { tables_loaded, tables_total, rows_loaded, load_failures } = loading;
+  if (tables_total === undefined) {
+    return Object.entries(loading)
+      .filter(([k]) => k !== 'elapsed_ms')
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+  }
+  return `loading: ${tables_loaded ?? 0}/${tables_total} tables, ${rows_loaded ?? 0} rows${load_failures ? `, ${load_failures} failed loads (retried)` : ''}`;
 }
 
 let fail: (err: unknown) => Promise<never> = (err) => {
@@ -139,6 +200,10 @@ async function main(): Promise<void> {
     });
     if (!(await waitForLive(port, child))) {
       log(`${service.name} did not come up on port ${port}`);
+      return stopAll(1);
+    }
+    if (!(await waitForReady(service.name, port, child))) {
+      log(`${service.name} did not become ready on port ${port}`);
       return stopAll(1);
     }
     running[service.name] = `http://127.0.0.1:${port}`;

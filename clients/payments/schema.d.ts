@@ -147,7 +147,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness: PostgreSQL and Redis answer */
+    /** Readiness: PostgreSQL and Redis answer, and the instance has done the work it needs before taking traffic */
     get: operations['HealthController_ready'];
     put?: never;
     post?: never;
@@ -2035,7 +2035,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description A dependency is down; error.message names it, error.checks has each result. Codes: `service_unavailable`. */
+      /** @description A dependency is down (error.message names it, error.checks has each result), or the instance is still loading its data (error.loading has the progress). Codes: `service_unavailable`. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */

@@ -216,7 +216,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness: PostgreSQL and Redis answer */
+    /** Readiness: PostgreSQL and Redis answer, and the instance has done the work it needs before taking traffic */
     get: operations['HealthController_ready'];
     put?: never;
     post?: never;
@@ -682,10 +682,10 @@ export interface components {
         [key: string]: number;
       };
       /**
-       * @description `ready`: the index holds every row; `building`: `details.pending` rows are still on their way into it (`details.progress`, 0–1), queries scan them exactly meanwhile; `exact`: the table is small enough that queries scan it exactly; `not_loaded`: this instance does not hold the table in memory (VECTOR_PARTITION: another partition does, or it was created through another instance moments ago); `details.partition` names the partition that holds it, whose instances show its index status
+       * @description `ready`: the index holds every row; `building`: `details.pending` rows are still on their way into it (`details.progress`, 0–1), queries scan them exactly meanwhile; `exact`: the table is small enough that queries scan it exactly; `not_loaded`: this instance does not hold the table in memory (VECTOR_PARTITION: another partition does, or it was created through another instance moments ago); `details.partition` names the partition that holds it, whose instances show its index status; `loading`: this instance has just started and has not loaded the table yet (routes of its rows answer 503 `table_loading` until it has; `rows` is counted in PostgreSQL)
        * @enum {string}
        */
-      state: 'ready' | 'building' | 'exact' | 'not_loaded';
+      state: 'ready' | 'building' | 'exact' | 'not_loaded' | 'loading';
     };
     InsertVectorsDto: {
       rows: components['schemas']['VectorRowDto'][];
@@ -1996,7 +1996,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description A dependency is down; error.message names it, error.checks has each result. Codes: `service_unavailable`. */
+      /** @description A dependency is down (error.message names it, error.checks has each result), or the instance is still loading its data (error.loading has the progress). Codes: `service_unavailable`. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */

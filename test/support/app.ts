@@ -23,11 +23,12 @@ export interface TestApp<C extends PlatformConfig> {
 /**
  * Boots a service in-process against a fresh database and the test Redis (with its own
  * queue prefix), ready for `app.inject(...)`. Logs are captured instead of printed.
+ * `waitForData: false`: returns before a service that loads its data after start has done so.
  */
 export async function startTestApp<C extends PlatformConfig>(
   definition: ServiceDefinition<C>,
   env: Record<string, string> = {},
-  options: { db?: TestDatabase } = {},
+  options: { db?: TestDatabase; waitForData?: boolean } = {},
 ): Promise<TestApp<C>> {
   const db = options.db ?? (await createTestDatabase());
   const config = loadConfig(definition.configClass, {
@@ -50,6 +51,7 @@ export async function startTestApp<C extends PlatformConfig>(
   const logger = createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: 'json' }, sink);
   const app = await createServiceApp(definition, config, logger);
   await redisReady(app);
+  if (options.waitForData !== false) await dataLoaded(app);
   return {
     app,
     config,
@@ -60,6 +62,21 @@ export async function startTestApp<C extends PlatformConfig>(
       if (!options.db) await db.drop();
     },
   };
+}
+
+/**
+ * Waits (up to 60 s) while readiness reports data still loading with its dependencies up
+ * (vector-api loads its tables in the background after start): tests start from a loaded
+ * app unless they start it themselves. A dependency down ends the wait (tests of outages).
+ */
+async function dataLoaded(app: NestFastifyApplication): Promise<void> {
+  for (let waited = 0; waited < 60_000; waited += 20) {
+    const res = await app.inject({ method: 'GET', url: '/health/ready' });
+    if (res.statusCode !== 503) return;
+    const error = res.json<{ error?: { loading?: unknown; checks?: Record<string, string> } }>().error ?? {};
+    if (error.loading === undefined || Object.values(error.checks ?? {}).includes('down')) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /**

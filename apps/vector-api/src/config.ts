@@ -101,6 +101,19 @@ export class VectorConfig extends PlatformConfig {
   VECTOR_SYNC_INTERVAL_MS: number = 250;
 
   /**
+   * Tables loaded at once at start, in the background after the port opens (decision 188):
+   * each load holds one PostgreSQL connection of the pool (DATABASE_POOL_SIZE, 10) while it
+   * reads, so keep it well below the pool; snapshot chunks come through a pool of their own.
+   * 4 keeps both cores busy decoding while the next tables' reads wait on PostgreSQL.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  VECTOR_LOAD_CONCURRENCY: number = 4;
+
+  /**
    * Table snapshots (rows + index structure, in the SnapshotStore) are loaded at start and
    * written in the background. false: tables always load from their rows and rebuild.
    */

@@ -54,6 +54,13 @@ export const VECTOR_ERRORS = {
     when: '`DELETE /v1/tokens/{id}` naming the token that makes the request (`param: id`): a token cannot revoke itself.',
     fix: 'Revoke it with another token of the project (create one with `POST /v1/tokens`), or through the operator (`DELETE /admin/v1/tokens/{id}`).',
   }),
+  /** A route of a table this instance has not loaded yet after its start (decision 189). */
+  table_loading: {
+    status: 503,
+    type: 'api_error',
+    when: "A route of one table's rows (`…/query`, `…/insert`, `…/upsert`, `…/fetch`, `…/count`, `GET …/vectors`, `PATCH`/`DELETE …/vectors`) on a vector-api instance that has just started and has not yet loaded that table into memory (it loads its tables in the background after opening its port, most recently queried first; `GET /health/ready` is 503 until every table is loaded). `Retry-After` estimates when the table will be loaded (1–30 s); asking moves the table to the front of the queue; `param: table`. Nothing was written. Listing, creating, describing (`GET /v1/tables/{table}`) and deleting tables answer at once.",
+    fix: 'Retry after `Retry-After` seconds (a refused write changed nothing: send it again as it was); behind a load balancer, send traffic only to instances whose `GET /health/ready` is 200.',
+  },
 } as const satisfies ErrorCatalog;
 
 export type VectorErrorCode = keyof typeof VECTOR_ERRORS;

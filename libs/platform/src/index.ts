@@ -16,6 +16,7 @@ export * from './errors/error-body';
 export * from './errors/error-catalog';
 export * from './errors/raw-http-error';
 export * from './errors/route-error-renderer';
+export * from './health/health.service';
 export * from './http/client-address';
 export * from './http/credential-kinds';
 export * from './http/credentials';

@@ -85,6 +85,7 @@ export class PlatformModule {
         IdempotencyService,
         IdempotencyInterceptor,
         TransactionRunner,
+        HealthService,
       ],
     };
   }

@@ -1,5 +1,11 @@
 import { type CollectionRow, VectorCollection } from '../../../apps/vector-api/src/engine/vector-collection';
-import { type LiveTable, type LiveTables, Mutex, tableKey } from '../../../apps/vector-api/src/tables/live-tables';
+import {
+  type LiveTable,
+  type LiveTables,
+  type LoadProgress,
+  Mutex,
+  tableKey,
+} from '../../../apps/vector-api/src/tables/live-tables';
 import type { TableHead } from '../../../apps/vector-api/src/tables/tables.repository';
 import type { Surface } from '../typed-fake';
 
@@ -16,7 +22,33 @@ export class FakeLiveTables implements Surface<LiveTables> {
   private readonly tables = new Map<string, LiveTable>();
   readonly applied: AppliedChange[] = [];
 
-  onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {}
+
+  /** Every table is held from the start (nothing to load). */
+  readonly field = 'loading';
+  readonly loaded = true;
+
+  readiness(): { ready: boolean; message: string; progress: Record<string, number> } {
+    return { ready: true, message: '', progress: {} };
+  }
+
+  progress(): LoadProgress {
+    const rows = [...this.tables.values()].reduce((sum, t) => sum + t.collection.size, 0);
+    const n = this.tables.size;
+    return { tables_loaded: n, tables_total: n, tables_loading: 0, rows_loaded: rows, load_failures: 0, elapsed_ms: 0 };
+  }
+
+  waiting(): boolean {
+    return false;
+  }
+
+  isPending(): boolean {
+    return false;
+  }
+
+  touch(): void {}
+
+  beforeApplicationShutdown(): Promise<void> {
     return Promise.resolve();
   }
 

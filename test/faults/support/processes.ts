@@ -66,7 +66,7 @@ export function queuePrefix(label: string): string {
 /**
  * Starts `app` with exactly `env` plus the basics (the runner's own environment does not
  * leak in) and resolves once GET /health/live answers, which does not need PostgreSQL or
- * Redis to be up.
+ * Redis to be up, and readiness reports no data still loading.
  */
 export async function startService(
   app: AppName,
@@ -129,21 +129,33 @@ export async function startService(
     stop: signalAndWait('SIGTERM'),
   };
 
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (!running()) throw new Error(`${app} exited during boot: ${stderr}`);
     try {
       const res = await fetch(`${service.baseUrl}/health/live`, { signal: AbortSignal.timeout(1_000) });
-      if (res.ok) return service;
+      if (res.ok && !(await stillLoading(service.baseUrl))) return service;
     } catch {
       // not listening yet
     }
     if (Date.now() > deadline) {
       await service.kill();
-      throw new Error(`${app} did not become live within 30 s: ${stderr}`);
+      throw new Error(`${app} did not become live (and load its data) within 60 s: ${stderr}`);
     }
     await sleep(100);
   }
+}
+
+/**
+ * Readiness is 503 with `loading` progress and its dependencies up: the service (vector-api)
+ * still loads its data in the background after opening its port. Tests start from a loaded
+ * service; a dependency down does not hold the start (outage tests start services so).
+ */
+async function stillLoading(baseUrl: string): Promise<boolean> {
+  const res = await fetch(`${baseUrl}/health/ready`, { signal: AbortSignal.timeout(3_000) });
+  if (res.status !== 503) return false;
+  const { error } = (await res.json()) as { error?: { loading?: unknown; checks?: Record<string, string> } };
+  return error?.loading !== undefined && !Object.values(error.checks ?? {}).includes('down');
 }
 
 /** SIGKILLs `child` (a crashed machine: nothing flushed) and waits for its exit; nothing if it is not running. */

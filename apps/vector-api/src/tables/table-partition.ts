@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { VectorConfig } from '../config';
 import { VectorError } from '../errors';
-import { type TableDto, toNotLoadedTableDto, toTableDto } from './dto/table.dto';
+import { type TableDto, toLoadingTableDto, toNotLoadedTableDto, toTableDto } from './dto/table.dto';
 import { LiveTables } from './live-tables';
 import { formatPartition, ownsTable, type Partition, partitionOf } from './partition';
 import { type TableHead, TablesRepository } from './tables.repository';
@@ -54,14 +54,15 @@ export class TablePartition {
 
   /**
    * A page of the project's tables by name (byte order), after `after`: `limit` of them and
-   * whether more follow. Unpartitioned: the tables in memory (all of them). Partitioned: the
-   * tables of PostgreSQL; those this instance does not hold (another partition's, or one of
-   * its own created elsewhere and not yet loaded) with their rows counted in PostgreSQL.
+   * whether more follow. Unpartitioned, once every table is loaded: the tables in memory (all
+   * of them). Partitioned, or while the tables load after start: the tables of PostgreSQL;
+   * those this instance does not hold (another partition's, one of its own not loaded yet
+   * (`loading`), or created elsewhere moments ago) with their rows counted in PostgreSQL.
    */
   async list(projectId: string, page: TablePage): Promise<{ data: TableDto[]; has_more: boolean }> {
     const after = (name: string): boolean => page.after === undefined || name > page.after;
     const held = this.live.all(projectId);
-    if (!this.partition) {
+    if (!this.partition && this.live.loaded) {
       const names = held.filter((t) => after(t.name)).sort((a, b) => byName(a.name, b.name));
       return { data: names.slice(0, page.limit).map(toTableDto), has_more: names.length > page.limit };
     }
@@ -71,7 +72,11 @@ export class TablePartition {
     const counts = await this.repo.rowCounts(shown.filter((h) => byTable.get(h.name)?.id !== h.id).map((h) => h.id));
     const data = shown.map((h) => {
       const t = byTable.get(h.name);
-      return t?.id === h.id ? toTableDto(t) : toNotLoadedTableDto(h, counts.get(h.id) ?? 0, this.ownerOf(h.name));
+      if (t?.id === h.id) return toTableDto(t);
+      const rows = counts.get(h.id) ?? 0;
+      return this.live.waiting(projectId, h.name)
+        ? toLoadingTableDto(h, rows)
+        : toNotLoadedTableDto(h, rows, this.ownerOf(h.name));
     });
     return { data, has_more: heads.length > page.limit };
   }

@@ -9,6 +9,7 @@ import { TablesMetrics } from './tables.metrics';
 import { TablesController } from './tables.controller';
 import { TablesRepository } from './tables.repository';
 import { TablesService } from './tables.service';
+import { TableUsageRepository } from './table-usage.repository';
 import { VectorsController } from './vectors.controller';
 
 @Module({
@@ -17,6 +18,7 @@ import { VectorsController } from './vectors.controller';
   providers: [
     InsertAdmission,
     TablesRepository,
+    TableUsageRepository,
     TablesService,
     LiveTables,
     TableSnapshots,

@@ -12,6 +12,7 @@ import {
   type TableDto,
   type TableListDto,
   type TableStatsDto,
+  toLoadingTableDto,
   toTableDto,
 } from './dto/table.dto';
 import {
@@ -39,7 +40,7 @@ import type { MetadataLimits } from './metadata-size';
 import { LATENCY_WINDOW_MINUTES, QueryLatency } from './query-latency';
 import { checkRows, checkVector, idsDetail, listIds, mergeMetadata, toFilter } from './row-rules';
 import { TablePartition } from './table-partition';
-import { type NewRow, type StoredRow, TablesRepository } from './tables.repository';
+import { type NewRow, type StoredRow, type TableHead, TablesRepository } from './tables.repository';
 import { VectorError } from '../errors';
 import { checkAnswerSize, EMBEDDING_VALUE_BYTES, estimateAnswer } from './answer-size';
 import { withAnswerSize } from './sliced-json';
@@ -181,13 +182,28 @@ export class TablesService {
     return { object: 'list', ...page };
   }
 
+  /**
+   * The table with its rows and index status; while the load after start has not reached it,
+   * as PostgreSQL has it (`loading`, rows counted there): a description never waits for a load.
+   */
   async get(scope: ProjectScope, name: string): Promise<TableDto> {
+    const head = await this.waitingHead(scope, name);
+    if (head) return toLoadingTableDto(head, (await this.repo.rowCounts([head.id])).get(head.id) ?? 0);
     return toTableDto(await this.table(scope, name));
+  }
+
+  /** The table's head from PostgreSQL when it waits for its load after start (decision 189); else undefined. */
+  private async waitingHead(scope: ProjectScope, name: string): Promise<TableHead | undefined> {
+    this.partition.check(name);
+    if (!this.live.waiting(scope.projectId, name)) return undefined;
+    const head = await this.repo.findTable(scope.projectId, name);
+    if (!head) throw new NotFoundError('table', name, 'table');
+    return head;
   }
 
   /** The table's query latency per minute over the last hour, as this instance measured it. */
   async stats(scope: ProjectScope, name: string): Promise<TableStatsDto> {
-    const t = await this.table(scope, name);
+    const t = (await this.waitingHead(scope, name)) ?? (await this.table(scope, name));
     const ms = (v: number): number => Math.round(v * 1000) / 1000;
     return {
       name: t.name,
@@ -346,6 +362,7 @@ export class TablesService {
       });
     }
     if (dto.n == null) throw new VectorError('parameter_missing', 'Missing required parameter: n.', { param: 'n' });
+    this.live.touch(t); // last_queried_at: the load order of the next start
     const one = { vector: dto.vector, n: dto.n, filter: dto.filter ?? undefined };
     const answer = await this.search(t, [one], dto, '');
     return withAnswerSize({ results: answer.results[0] ?? [], latency_ms: answer.latency_ms }, answer.bytes);
@@ -360,6 +377,7 @@ export class TablesService {
         param: mixed,
       });
     }
+    this.live.touch(t);
     const { results, latency_ms, bytes } = await this.search(t, dto.queries ?? [], dto, 'queries');
     return withAnswerSize({ results, latency_ms }, bytes);
   }

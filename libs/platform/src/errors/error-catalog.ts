@@ -170,9 +170,9 @@ export const PLATFORM_ERRORS = {
   service_unavailable: {
     status: 503,
     type: 'api_error',
-    when: 'A dependency (PostgreSQL, Redis) cannot be reached, or the instance is shutting down; `Retry-After` says when to retry. `GET /health/ready` answers it with `checks: {postgres, redis}` when a check fails.',
+    when: "A dependency (PostgreSQL, Redis) cannot be reached, or the instance is shutting down; `Retry-After` says when to retry. `GET /health/ready` answers it with `checks: {postgres, redis}` when a check fails, and while the instance still does the work it needs before taking traffic (loading its data) with that work's progress under its own field (`loading`: counters that keep moving until it is done).",
     fix: 'Retry after `Retry-After` seconds (a write with the same `Idempotency-Key`).',
-    fields: ['checks'],
+    fields: ['checks', 'loading'],
   },
 } as const satisfies ErrorCatalog;
 

@@ -29,9 +29,14 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer' })
+  @ApiOperation({
+    summary: 'Readiness: PostgreSQL and Redis answer, and the instance has done the work it needs before taking traffic',
+  })
   @ApiOkResponse({ type: ReadinessDto })
-  @ApiServiceUnavailableResponse({ description: 'A dependency is down; error.message names it, error.checks has each result' })
+  @ApiServiceUnavailableResponse({
+    description:
+      'A dependency is down (error.message names it, error.checks has each result), or the instance is still loading its data (error.loading has the progress)',
+  })
   ready(): Promise<ReadinessReport> {
     return this.health.ready();
   }

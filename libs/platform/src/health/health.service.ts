@@ -10,16 +10,49 @@ export interface ReadinessReport {
   checks: Record<'postgres' | 'redis', CheckState>;
 }
 
+/**
+ * What an app adds to readiness besides PostgreSQL and Redis: work the instance must finish
+ * before it takes traffic (loading its data). While `ready` is false, `GET /health/ready`
+ * is 503 `service_unavailable` with `progress` under `error[field]`, so a caller can tell
+ * "still working" (the numbers move) from "stuck".
+ */
+export interface ReadinessContribution {
+  readonly ready: boolean;
+  /** One line for the 503's message: what is still being done. */
+  readonly message: string;
+  /** Counters of the work, shown in the 503 body (e.g. items done and in all). */
+  readonly progress: Readonly<Record<string, number>>;
+  /** Retry-After of the 503, in seconds (default 5). */
+  readonly retryAfterSeconds?: number;
+}
+
+/** A source of readiness: asked on every `GET /health/ready`, so it answers from memory. */
+export interface ReadinessContributor {
+  /** The field of the 503's `error` object its progress goes under (`loading`). */
+  readonly field: string;
+  readiness(): ReadinessContribution;
+}
+
 const CHECK_TIMEOUT_MS = 2_000;
 
 @Injectable()
 export class HealthService {
+  private readonly contributors: ReadinessContributor[] = [];
+
   constructor(
     private readonly database: DatabaseInfoRepository,
     private readonly redis: RedisService,
   ) {}
 
-  /** 200 when both dependencies answer; otherwise 503 `service_unavailable` naming the failed ones. */
+  /** Adds a condition to readiness (an app's provider registers itself once, at construction). */
+  contribute(contributor: ReadinessContributor): void {
+    if (!this.contributors.includes(contributor)) this.contributors.push(contributor);
+  }
+
+  /**
+   * 200 when both dependencies answer and every contributor is ready; otherwise 503
+   * `service_unavailable` naming the failed checks and the work still in progress.
+   */
   async ready(): Promise<ReadinessReport> {
     const [postgres, redis] = await Promise.allSettled([
       withTimeout(this.database.ping(), CHECK_TIMEOUT_MS, `postgres did not answer within ${CHECK_TIMEOUT_MS} ms`),
@@ -32,10 +65,15 @@ export class HealthService {
     const failed = Object.entries(checks)
       .filter(([, s]) => s === 'down')
       .map(([name]) => name);
-    if (failed.length > 0) {
-      throw new DomainError('service_unavailable', `Readiness check failed: ${failed.join(', ')}`, {
-        details: { checks },
-        headers: { 'Retry-After': '5' },
+    const busy = this.contributors.map((c) => ({ field: c.field, state: c.readiness() })).filter((c) => !c.state.ready);
+    if (failed.length > 0 || busy.length > 0) {
+      // A dependency down is the news (the work waits for it); the work's progress is in the body either way.
+      const message =
+        failed.length > 0 ? `Readiness check failed: ${failed.join(', ')}` : busy.map((c) => c.state.message).join('; ');
+      const retryAfter = failed.length > 0 ? 5 : Math.max(1, ...busy.map((c) => c.state.retryAfterSeconds ?? 5));
+      throw new DomainError('service_unavailable', message, {
+        details: { checks, ...Object.fromEntries(busy.map((c) => [c.field, c.state.progress])) },
+        headers: { 'Retry-After': String(retryAfter) },
       });
     }
     return { status: 'ok', checks };

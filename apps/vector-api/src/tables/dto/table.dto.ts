@@ -38,11 +38,11 @@ export class CreateTableDto {
 
 export class IndexStatusDto {
   @ApiProperty({
-    enum: ['ready', 'building', 'exact', 'not_loaded'],
+    enum: ['ready', 'building', 'exact', 'not_loaded', 'loading'],
     description:
-      '`ready`: the index holds every row; `building`: `details.pending` rows are still on their way into it (`details.progress`, 0–1), queries scan them exactly meanwhile; `exact`: the table is small enough that queries scan it exactly; `not_loaded`: this instance does not hold the table in memory (VECTOR_PARTITION: another partition does, or it was created through another instance moments ago); `details.partition` names the partition that holds it, whose instances show its index status',
+      '`ready`: the index holds every row; `building`: `details.pending` rows are still on their way into it (`details.progress`, 0–1), queries scan them exactly meanwhile; `exact`: the table is small enough that queries scan it exactly; `not_loaded`: this instance does not hold the table in memory (VECTOR_PARTITION: another partition does, or it was created through another instance moments ago); `details.partition` names the partition that holds it, whose instances show its index status; `loading`: this instance has just started and has not loaded the table yet (routes of its rows answer 503 `table_loading` until it has; `rows` is counted in PostgreSQL)',
   })
-  state!: IndexState | 'not_loaded';
+  state!: IndexState | 'not_loaded' | 'loading';
 
   @ApiProperty({
     type: 'object',
@@ -124,6 +124,22 @@ export function toNotLoadedTableDto(head: TableHead, rows: number, partition: nu
     metric: head.metric,
     rows,
     index_status: { state: 'not_loaded', details: { partition } },
+    created_at: head.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A table of this instance that its load after start has not reached yet: as PostgreSQL
+ * has it, `rows` counted there, the index status `loading`.
+ */
+export function toLoadingTableDto(head: TableHead, rows: number): TableDto {
+  return {
+    name: head.name,
+    dimension: head.dimension,
+    index: head.indexKind,
+    metric: head.metric,
+    rows,
+    index_status: { state: 'loading', details: {} },
     created_at: head.createdAt.toISOString(),
   };
 }
