@@ -192,4 +192,36 @@ describe('vector-api table snapshots across restarts and crashes', () => {
     expect(t.index_status.details.from_snapshot).toBe(0);
     await expectTable((i) => i < 20_000, 20_000);
   });
+
+  it('a process killed while an hnsw graph build runs (rows being added, rows deleted meanwhile): the next start is right', async () => {
+    await queryAt(db.url, `DELETE FROM vector_tables`);
+    service = await startService('vector-api', env({ VECTOR_SNAPSHOT_MIN_CHANGES: '100000' }));
+    auth = await newVectorToken(service.baseUrl);
+    await must(
+      call(service.baseUrl, 'POST', '/v1/tables', { headers: auth, body: { name: TABLE, dimension: DIM, index: 'hnsw' } }),
+      201,
+    );
+    await insert(0, 6_000);
+    await until('first graph built', (t) => t.index_status.state === 'ready' && (t.index_status.details.points ?? 0) > 0, 120_000);
+    // A build extending the graph is under way when the process is killed (rows are added
+    // until one is seen running); rows of the graph and rows being built are deleted meanwhile.
+    let upTo = 6_000;
+    let building = false;
+    while (!building && upTo < 30_000) {
+      await insert(upTo, upTo + 3_000);
+      upTo += 3_000;
+      building = ((await table()).index_status.details.building ?? 0) > 0;
+    }
+    expect(building).toBe(true);
+    const gone = [1, 2, 3, 6_001, 6_002, upTo - 1];
+    await remove(gone.map((i) => `r${i}`));
+    expect((await query(upTo - 2)).includes(`r${upTo - 2}`)).toBe(true);
+    await service.kill();
+
+    service = await startService('vector-api', env({ VECTOR_SNAPSHOT_CHECK_MS: '600000' }));
+    const t = await until('index complete after the kill', (s) => s.index_status.state === 'ready', 120_000);
+    expect(t.rows).toBe(upTo - gone.length);
+    await expectTable((i) => i < upTo && !gone.includes(i), upTo);
+  });
 });
+

@@ -102,8 +102,8 @@ function graphFile(): string {
 }
 
 /**
- * Builds run one at a time per process (VECTOR_BUILD_THREADS raises it): a build holds a
- * core, and the event loop keeps the other.
+ * Builds run one at a time per process, whatever the number of tables: a build holds a
+ * core, and the event loop keeps the other (the machines this runs on have two and up).
  */
 class BuildSlots {
   limit = 1;
