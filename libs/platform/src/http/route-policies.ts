@@ -86,7 +86,7 @@ export function RawJsonBody(): MethodDecorator {
 }
 
 /** Whether `request`'s route takes its body raw (`@RawJsonBody()`): read by the platform's JSON parser. */
-export function wantsRawJsonBody(request: FastifyRequest): boolean {
+export function wantsRawJsonBody(request: { readonly routeOptions: { readonly config: unknown } }): boolean {
   return (request.routeOptions.config as { rawJsonBody?: unknown } | undefined)?.rawJsonBody === true;
 }
 
