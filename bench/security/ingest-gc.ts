@@ -23,11 +23,13 @@ export interface GcSummary {
   readonly totalMs: number;
 }
 
+/** With BENCH_CPU_PROF=<file>, the service's main thread is also profiled (see writeProfile). */
 export function gcLog(): GcLog {
   const file = join(tmpdir(), `ingest-gc-${randomBytes(4).toString('hex')}.log`);
   const observer = join(__dirname, 'ingest-gc-observer.cjs');
+  const profile = process.env.BENCH_CPU_PROF;
   return {
-    env: { NODE_OPTIONS: `--require ${observer}`, INGEST_GC_LOG: file },
+    env: { NODE_OPTIONS: `--require ${observer}`, INGEST_GC_LOG: file, ...(profile ? { INGEST_CPU_PROF: profile } : {}) },
     between(from, to) {
       const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
       let count = 0;
@@ -56,3 +58,10 @@ export function gcLog(): GcLog {
 
 export const describeGc = (g: GcSummary): string =>
   `GC ${g.count} pauses, longest ${g.maxMs.toFixed(1)} ms (${g.maxKind}), ${g.totalMs.toFixed(0)} ms in all`;
+
+/** Asks the service to write its CPU profile (BENCH_CPU_PROF) and gives it a moment. */
+export async function writeProfile(pid: number): Promise<void> {
+  if (!process.env.BENCH_CPU_PROF) return;
+  process.kill(pid, 'SIGUSR2');
+  await new Promise((r) => setTimeout(r, 3000));
+}

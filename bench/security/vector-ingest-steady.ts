@@ -8,12 +8,23 @@
  *
  *   node bench/ts-run.mjs bench/security/vector-ingest-steady.ts [--root <checkout>]
  *   BENCH_INDEX=flat|ivf|hnsw (hnsw) BENCH_PREFILL=20000 BENCH_METADATA_BYTES=200 ...
+ *   BENCH_CPU_PROF=<file>: the service's main thread is profiled and the profile written there
  *
  * Bounded: each phase sends at most rate × seconds rows and stops after its time. Needs
  * PostgreSQL and Redis as bench/security/support.ts says; it creates and drops its own database.
  */
-import { benchRoot, createDatabase, logCodeUnderTest, logger, machineLine, quantile, type Service, sleep, startService } from './support';
-import { describeGc, gcLog } from './ingest-gc';
+import {
+  benchRoot,
+  createDatabase,
+  logCodeUnderTest,
+  logger,
+  machineLine,
+  quantile,
+  type Service,
+  sleep,
+  startService,
+} from './support';
+import { describeGc, gcLog, writeProfile } from './ingest-gc';
 
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
@@ -32,7 +43,13 @@ function rng(seed: number): () => number {
 }
 const vector = (rand: () => number): number[] => Array.from({ length: DIM }, () => Math.round(rand() * 1e6) / 1e6);
 
-async function call(base: string, token: string, method: string, path: string, body?: string): Promise<{ status: number; ms: number; text: string }> {
+async function call(
+  base: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; ms: number; text: string }> {
   const started = performance.now();
   const res = await fetch(`${base}${path}`, {
     method,
@@ -99,7 +116,9 @@ const stats = (xs: readonly number[]): string =>
 async function main(): Promise<void> {
   logCodeUnderTest(ROOT, log);
   log(machineLine());
-  log(`load: ${RATE} rows/s of ${DIM}-d in ${BATCH}-row requests into a ${INDEX} table of ${PREFILL} rows; ${SECONDS} s per phase`);
+  log(
+    `load: ${RATE} rows/s of ${DIM}-d in ${BATCH}-row requests into a ${INDEX} table of ${PREFILL} rows; ${SECONDS} s per phase`,
+  );
   const db = await createDatabase('vector_ingest', ROOT);
   const gc = gcLog();
   let service: Service | undefined;
@@ -109,7 +128,12 @@ async function main(): Promise<void> {
       service: 'vector-api',
       nodeEnv: 'development',
       databaseUrl: db.url,
-      env: { VECTOR_RATE_LIMIT_PER_MINUTE: '100000000', VECTOR_SNAPSHOTS: 'false', LOG_LEVEL: 'error', ...gc.env },
+      env: {
+        VECTOR_RATE_LIMIT_PER_MINUTE: '100000000',
+        VECTOR_SNAPSHOTS: 'false',
+        LOG_LEVEL: 'error',
+        ...gc.env,
+      },
     });
     const { base } = service;
     const project = await call(base, ADMIN, 'POST', '/admin/v1/projects', JSON.stringify({ name: 'ingest' }));
@@ -127,7 +151,9 @@ async function main(): Promise<void> {
     }
     // the index catches up with the prefill before the idle phase
     for (let i = 0; i < 600; i++) {
-      const t = JSON.parse((await call(base, token, 'GET', '/v1/tables/ingest')).text) as { index_status?: { state?: string; complete?: boolean } };
+      const t = JSON.parse((await call(base, token, 'GET', '/v1/tables/ingest')).text) as {
+        index_status?: { state?: string; complete?: boolean };
+      };
       const s = t.index_status;
       if (!s || s.complete === true || s.state === 'ready' || s.state === 'exact') break;
       await sleep(500);
@@ -155,6 +181,7 @@ async function main(): Promise<void> {
         `| ${RATE} rows/s | ${quantile(loaded, 0.5).toFixed(2)} ms | ${quantile(loaded, 0.99).toFixed(2)} ms | ${Math.max(...loaded).toFixed(1)} ms | ${ratio.toFixed(1)} | ${loadGc.maxMs.toFixed(1)} ms |\n`,
     );
   } finally {
+    if (service) await writeProfile(service.pid);
     await service?.stop();
     await db.drop();
     gc.remove();

@@ -27,7 +27,7 @@
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { benchRoot, createDatabase, logCodeUnderTest, logger, quantile, type Service, sleep, startService } from './support';
-import { describeGc, gcLog, type GcSummary } from './ingest-gc';
+import { describeGc, gcLog, writeProfile, type GcSummary } from './ingest-gc';
 
 const LOAD_INSERTS = Number(process.env.BENCH_LOAD_INSERTS ?? 2);
 const TAGS = Number(process.env.BENCH_TAGS ?? 2400);
@@ -219,7 +219,12 @@ async function main(): Promise<void> {
           .map((a) => `${a.status} in ${a.ms.toFixed(0)} ms`)
           .join(', ')}; victim ${stats(duringInserts)}; ${describeGc(insertsGc)}`,
       );
-      rowsOut.push([`3 concurrent worst inserts (round ${round})`, duringInserts, insertAnswers.map((a) => a.status).join(' '), insertsGc]);
+      rowsOut.push([
+        `3 concurrent worst inserts (round ${round})`,
+        duringInserts,
+        insertAnswers.map((a) => a.status).join(' '),
+        insertsGc,
+      ]);
 
       // 2 looping worst queries: n = 780 over rows of 40 KB (≈ 31 MB answers).
       const q = JSON.stringify({ vector: vector(rand), n: 780 });
@@ -235,7 +240,12 @@ async function main(): Promise<void> {
       log(
         `round ${round}: 2 loops × 4 queries n = 780: ${queries.map((a) => `${a.status}/${(a.bytes / 1e6).toFixed(0)} MB/${a.ms.toFixed(0)} ms`).join(', ')}; victim ${stats(duringQueries)}`,
       );
-      rowsOut.push([`2 looping worst queries (round ${round})`, duringQueries, queries.map((a) => a.status).join(' '), queriesGc]);
+      rowsOut.push([
+        `2 looping worst queries (round ${round})`,
+        duringQueries,
+        queries.map((a) => a.status).join(' '),
+        queriesGc,
+      ]);
 
       // 2 looping worst batches: 7 × n = 110.
       const batch = JSON.stringify({ queries: Array.from({ length: 7 }, () => ({ vector: vector(rand), n: 110 })) });
@@ -251,7 +261,12 @@ async function main(): Promise<void> {
       log(
         `round ${round}: 2 loops × 3 batches 7 × n = 110: ${batches.map((a) => `${a.status}/${(a.bytes / 1e6).toFixed(0)} MB/${a.ms.toFixed(0)} ms`).join(', ')}; victim ${stats(duringBatches)}`,
       );
-      rowsOut.push([`2 looping worst batches (round ${round})`, duringBatches, batches.map((a) => a.status).join(' '), batchesGc]);
+      rowsOut.push([
+        `2 looping worst batches (round ${round})`,
+        duringBatches,
+        batches.map((a) => a.status).join(' '),
+        batchesGc,
+      ]);
     }
     log(`RSS at the end: ${rssMb(pid).toFixed(0)} MB, heap ${(await heapMb(base)).toFixed(0)} MB`);
 
@@ -264,6 +279,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
+    if (service) await writeProfile(service.pid);
     await service?.stop();
     await db.drop();
     gc.remove();
