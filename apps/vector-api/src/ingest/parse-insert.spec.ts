@@ -130,6 +130,10 @@ describe('insert bodies parsed from their bytes', () => {
       'metadata nested deeper than 32',
       json({ rows: [row('a', { metadata: { d: JSON.parse('['.repeat(40) + ']'.repeat(40)) as unknown } })] }),
     ],
+    ['an array nested 20,000 deep', '['.repeat(20_000) + ']'.repeat(20_000)],
+    ['an object nested 20,000 deep', '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000)],
+    ['rows nested 20,000 deep', `{"rows": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`],
+    ['a body key nested 20,000 deep', `{"other": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`],
     [
       'every problem at once',
       json({

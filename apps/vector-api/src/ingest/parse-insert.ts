@@ -122,21 +122,25 @@ export function parseInsertBody(body: Uint8Array, options: ParseOptions): ParseO
     }
   }
   if (sure && rows) return { kind: 'rows', rows: compactRows(candidates(rows) as CandidateRow[], options) };
-  // Left to the validation pipe, on the light body InsertBodyPipe always gave it.
-  const light = JSON.stringify(
-    isPlainObject(value) && rows
-      ? {
-          ...value,
-          rows: rows.map((row) => {
-            if (!isPlainObject(row)) return row;
-            let lifted = row;
-            if (Array.isArray(row.embedding)) lifted = { ...lifted, embedding: [] };
-            if (isPlainObject(row.metadata)) lifted = { ...lifted, metadata: {} };
-            return lifted;
-          }),
-        }
-      : value,
-  );
+  // Left to the validation pipe, on the light body InsertBodyPipe always gave it. The pipe
+  // refuses what is not an object first (null stands for any such body), then runs
+  // inspectInput, done here so that only a body of bounded depth is sent as JSON.
+  if (!isPlainObject(value)) return { kind: 'validate', light: 'null' };
+  const lightValue = rows
+    ? {
+        ...value,
+        rows: rows.map((row) => {
+          if (!isPlainObject(row)) return row;
+          let lifted = row;
+          if (Array.isArray(row.embedding)) lifted = { ...lifted, embedding: [] };
+          if (isPlainObject(row.metadata)) lifted = { ...lifted, metadata: {} };
+          return lifted;
+        }),
+      }
+    : value;
+  const problem = inspectInput(lightValue, '');
+  if (problem) return { kind: 'error', error: wire(problem) };
+  const light = JSON.stringify(lightValue);
   const shaped = rows && rows.length <= options.maxRows ? candidates(rows) : undefined;
   if (shaped) return { kind: 'validate', light, rows: compactRows(shaped, options) };
   return { kind: 'validate', light, body };
