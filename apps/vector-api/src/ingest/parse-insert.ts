@@ -48,17 +48,23 @@ function isDomainLike(err: unknown): err is { code: string; message: string; par
 }
 
 /**
- * Characters whose id the validation pipe judges otherwise than by its UTF-16 length (Length
- * counts a surrogate pair once and ignores variation selectors) or refuses (NUL, a lone
- * surrogate): such ids are left to the pipe.
+ * An id with a character the validation pipe judges otherwise than by its UTF-16 length
+ * (Length counts a surrogate pair once and ignores the variation selectors U+FE0E and U+FE0F)
+ * or refuses (NUL, a lone surrogate): such ids are left to the pipe.
  */
-const UNSURE_ID = /[\u0000\ud800-\udfff\ufe0e\ufe0f]/;
+function unsureId(id: string): boolean {
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if (c === 0 || (c >= 0xd800 && c <= 0xdfff) || c === 0xfe0e || c === 0xfe0f) return true;
+  }
+  return false;
+}
 
 /** Whether the validation pipe surely accepts this row as the light body carries it. */
 function rowSurelyValid(row: Record<string, unknown>, options: ParseOptions): boolean {
   for (const key in row) if (!ROW_FIELDS.has(key)) return false;
   const { id, embedding, metadata } = row;
-  if (typeof id !== 'string' || id.length < 1 || id.length > options.maxIdLength || UNSURE_ID.test(id)) return false;
+  if (typeof id !== 'string' || id.length < 1 || id.length > options.maxIdLength || unsureId(id)) return false;
   if (!Array.isArray(embedding)) return false;
   return metadata === undefined || metadata === null || isPlainObject(metadata);
 }

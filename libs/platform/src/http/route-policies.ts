@@ -326,7 +326,7 @@ export function installRoutePolicies(app: NestFastifyApplication, config: Platfo
       break;
     }
     if (policy?.bodyLimit !== undefined) route.bodyLimit = policy.bodyLimit;
-    if (policy?.rawJsonBody) route.config = { ...(route.config as object | undefined), rawJsonBody: true };
+    if (policy?.rawJsonBody) route.config = { ...route.config, rawJsonBody: true };
     const existing =
       route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
     route.preParsing = [
