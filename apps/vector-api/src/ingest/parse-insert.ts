@@ -1,3 +1,4 @@
+import { endianness } from 'node:os';
 import { parseJsonBody } from '../../../../libs/platform/src/http/json-body';
 import { inspectInput } from '../../../../libs/platform/src/http/validation';
 import type { Metadata } from '../engine/filter';
@@ -14,6 +15,9 @@ import { type CandidateRow, inspectRows, noFindings } from './row-findings';
  * function, so both answer alike. Imports no '@app/*' alias (a worker file's rule): the
  * platform's files are reached by their path.
  */
+
+/** Stored embeddings are float32 little-endian: a Float32Array's bytes are those on such a machine. */
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 const INSERT_FIELDS: ReadonlySet<string> = new Set(['rows']);
 const ROW_FIELDS: ReadonlySet<string> = new Set(['id', 'embedding', 'metadata']);
@@ -79,8 +83,6 @@ function candidates(rows: readonly unknown[]): CandidateRow[] | undefined {
   return out;
 }
 
-const encoder = new TextEncoder();
-
 /** The rows in compact form, with what checkRows must refuse once it knows the table. */
 export function compactRows(rows: readonly CandidateRow[], options: ParseOptions): ParsedRows {
   const { findings, metadata } = inspectRows(rows, options.metadata);
@@ -92,10 +94,16 @@ export function compactRows(rows: readonly CandidateRow[], options: ParseOptions
     for (let i = 0; i < rows.length; i++) vectors.set(rows[i].embedding as number[], offsets[i]);
   }
   const ok = noFindings(findings);
-  const metadataJson = ok
-    ? encoder.encode(JSON.stringify(metadata.map((m: Metadata | undefined) => m ?? null)))
-    : new Uint8Array(0);
-  return { ids: rows.map((r) => r.id), offsets, vectors, metadata: ok ? metadata : [], metadataJson, findings };
+  return {
+    ids: rows.map((r) => r.id),
+    offsets,
+    vectors,
+    metadata: ok ? metadata : [],
+    vectorsBase64:
+      ok && LITTLE_ENDIAN ? Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength).toString('base64') : '',
+    metadataJson: ok ? JSON.stringify(metadata.map((m: Metadata | undefined) => m ?? null)) : '',
+    findings,
+  };
 }
 
 /** Parses and checks an insert or upsert body (see above). */

@@ -30,16 +30,19 @@ export interface WireError {
 
 /**
  * A batch's rows in compact form. Row i's embedding is `vectors[offsets[i] .. offsets[i + 1])`
- * (float32, exactly as stored); `metadataJson` is the UTF-8 JSON array of every row's
- * metadata (null for none) as the INSERT statement takes it. `findings` say what checkRows
- * must refuse once it knows the table (tables/row-rules.ts).
+ * (float32, exactly as stored); `vectorsBase64` is those bytes (little-endian) in base64 and
+ * `metadataJson` the JSON array of every row's metadata (null for none), both as the INSERT
+ * statement takes them (strings: Prisma turns a bytes parameter into base64 and back on the
+ * event loop). `findings` say what checkRows must refuse once it knows the table
+ * (tables/row-rules.ts); with findings, the two strings are empty.
  */
 export interface ParsedRows {
   readonly ids: string[];
   readonly offsets: Uint32Array;
   readonly vectors: Float32Array;
   readonly metadata: Array<Metadata | undefined>;
-  readonly metadataJson: Uint8Array;
+  readonly vectorsBase64: string;
+  readonly metadataJson: string;
   readonly findings: RowFindings;
 }
 
@@ -67,8 +70,7 @@ export type ParseReply =
 export function transferablesOf(outcome: ParseOutcome): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];
   const rows = outcome.kind === 'error' ? undefined : outcome.rows;
-  if (rows)
-    out.push(rows.vectors.buffer as ArrayBuffer, rows.offsets.buffer as ArrayBuffer, rows.metadataJson.buffer as ArrayBuffer);
+  if (rows) out.push(rows.vectors.buffer as ArrayBuffer, rows.offsets.buffer as ArrayBuffer);
   if (outcome.kind === 'validate' && outcome.body) out.push(outcome.body.buffer as ArrayBuffer);
   return out;
 }

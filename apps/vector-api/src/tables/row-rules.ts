@@ -46,13 +46,14 @@ export function withParsedRows(dto: InsertVectorsDto, rows: ParsedRows): InsertV
 
 /**
  * Rows checked by checkRows from parsed rows, in their compact form: every embedding one
- * after the other in `vectors` (`dimension` each, float32 as stored) and every row's metadata
- * as one UTF-8 JSON array. createRows writes them from there (tables.repository.ts).
+ * after the other (`dimension` each, float32 little-endian, in base64) and every row's
+ * metadata as one JSON array, as the parse made them. createRows writes them from there
+ * (tables.repository.ts).
  */
 export interface CompactRows {
-  readonly vectors: Float32Array;
+  readonly vectorsBase64: string;
   readonly dimension: number;
-  readonly metadataJson: Uint8Array;
+  readonly metadataJson: string;
 }
 
 const compactRows = new WeakMap<readonly NewRow[], CompactRows>();
@@ -123,7 +124,9 @@ export function checkRows(t: TableShape, dto: InsertVectorsDto, limits: Metadata
       embedding: vectors.subarray(offsets[i], offsets[i + 1]),
       metadata: metadata[i],
     }));
-    compactRows.set(rows, { vectors, dimension: t.dimension, metadataJson: parsed.metadataJson });
+    if (parsed.vectorsBase64 !== '' || ids.length === 0) {
+      compactRows.set(rows, { vectorsBase64: parsed.vectorsBase64, dimension: t.dimension, metadataJson: parsed.metadataJson });
+    }
     return rows;
   }
   const rows = dto.rows;
