@@ -2,6 +2,7 @@ import { isDomainError, parseJsonBody } from '@app/platform';
 import { VectorConfig } from '../config';
 import { InsertBodyPipe, InsertParsePool } from '../tables/insert-body.pipe';
 import { checkRows } from '../tables/row-rules';
+import { ParsePool } from './parse-pool';
 import type { NewRow } from '../tables/tables.repository';
 
 /**
@@ -168,5 +169,15 @@ describe('insert bodies parsed from their bytes', () => {
       Array.from(Float32Array.from(values.slice(0, 2))),
       Array.from(Float32Array.from(values.slice(2))),
     ]);
+  });
+
+  it('lets a parse under way finish when the pool closes, and parses on the event loop after', async () => {
+    const options = { maxRows: 1000, maxIdLength: 512, metadata: limits };
+    const closing = new ParsePool(1);
+    const bytes = (): Uint8Array => new Uint8Array(Buffer.from(json({ rows: [row('a')] })));
+    const underWay = closing.parse(bytes(), options);
+    const [outcome] = await Promise.all([underWay, closing.close()]);
+    expect(outcome.kind).toBe('rows');
+    expect((await closing.parse(bytes(), options)).kind).toBe('rows');
   });
 });

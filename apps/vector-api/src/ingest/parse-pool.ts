@@ -1,5 +1,6 @@
 import { startWorkerFile } from '@app/platform';
 import type { Worker } from 'node:worker_threads';
+import { parseInsertBody } from './parse-insert';
 import type { ParseOptions, ParseOutcome, ParseReply, ParseRequest } from './parse-protocol';
 
 interface Pending {
@@ -28,9 +29,13 @@ export class ParsePool {
     this.slots = new Array<Slot | undefined>(size).fill(undefined);
   }
 
-  /** Parses `body` in a worker; its ArrayBuffer is transferred when the view covers all of it, copied otherwise. */
+  /**
+   * Parses `body` in a worker; its ArrayBuffer is transferred when the view covers all of it,
+   * copied otherwise. Once the pool is closing (the app shuts down while requests drain) the
+   * body is parsed here instead, by the same function.
+   */
   parse(body: Uint8Array, options: ParseOptions): Promise<ParseOutcome> {
-    if (this.closed) return Promise.reject(new Error('the insert parse pool is closed'));
+    if (this.closed) return Promise.resolve(parseInsertBody(body, options));
     const slot = this.leastBusy();
     const id = this.nextId++;
     // A pooled Buffer (Node's allocation pool) shares its ArrayBuffer with others: copy those.
@@ -49,8 +54,11 @@ export class ParsePool {
     return this.slots.reduce((sum, s) => sum + (s?.pending.size ?? 0), 0);
   }
 
-  async close(): Promise<void> {
+  /** Lets the parses under way finish (up to `graceMs`), then stops the workers. */
+  async close(graceMs = 10_000): Promise<void> {
     this.closed = true;
+    const until = Date.now() + graceMs;
+    while (this.inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     const running = this.slots.filter((s): s is Slot => s !== undefined);
     this.slots.fill(undefined);
     for (const slot of running) this.fail(slot, new Error('the insert parse pool closed'));
