@@ -6,7 +6,18 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', '**/generated/**', 'jest.config.cjs', 'scripts/*.cjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.data/**',
+      'coverage/**',
+      '**/generated/**',
+      'jest.config.cjs',
+      'scripts/*.cjs',
+      'bench/security/*.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -27,6 +27,7 @@
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { benchRoot, createDatabase, logCodeUnderTest, logger, quantile, type Service, sleep, startService } from './support';
+import { describeGc, gcLog, writeProfile, type GcSummary } from './ingest-gc';
 
 const LOAD_INSERTS = Number(process.env.BENCH_LOAD_INSERTS ?? 2);
 const TAGS = Number(process.env.BENCH_TAGS ?? 2400);
@@ -115,6 +116,8 @@ async function main(): Promise<void> {
       .join(' ')}; ${new Date().toISOString()}`,
   );
   const db = await createDatabase('vector_stall', ROOT);
+  // the main thread's GC pauses per phase (ingest-gc-observer.cjs, preloaded)
+  const gc = gcLog();
   let service: Service | undefined;
   try {
     service = await startService({
@@ -126,6 +129,7 @@ async function main(): Promise<void> {
         VECTOR_RATE_LIMIT_PER_MINUTE: '100000000',
         VECTOR_SNAPSHOTS: 'false',
         LOG_LEVEL: 'error',
+        ...gc.env,
       },
     });
     const { base, pid } = service;
@@ -170,10 +174,12 @@ async function main(): Promise<void> {
     const heapStart = await heapMb(base);
     log(`vector-api after start and the victim's rows: RSS ${rssStart.toFixed(0)} MB, heap ${heapStart.toFixed(0)} MB`);
 
+    let from = Date.now();
     const idle = await probe(base, victim, Promise.resolve(), IDLE_QUERIES);
-    log(`idle: victim ${stats(idle)}`);
+    const idleGc = gc.between(from, Date.now());
+    log(`idle: victim ${stats(idle)}; ${describeGc(idleGc)}`);
     const idleP99 = quantile(idle, 0.99);
-    const rowsOut: Array<[string, number[], string]> = [['idle', idle, '']];
+    const rowsOut: Array<[string, number[], string, GcSummary]> = [['idle', idle, '', idleGc]];
 
     // Metadata load: the inverted index's worst (every tag distinct), the worst allowed row size.
     const load: Answer[] = [];
@@ -183,12 +189,14 @@ async function main(): Promise<void> {
         load.push(await call(base, hostile, 'POST', '/v1/tables/big/insert', body));
       }
     })();
+    from = Date.now();
     const duringLoad = await probe(base, victim, loadDone, 20);
+    const loadGc = gc.between(from, Date.now());
     const bodyMb = insertBody('probe', 1, 'tags', rand).length / 1e3;
     log(
       `metadata load: ${LOAD_INSERTS} inserts of 500 rows × ${TAGS} distinct tags (${bodyMb.toFixed(1)} KB per row): ${load
         .map((a) => `${a.status} in ${a.ms.toFixed(0)} ms`)
-        .join(', ')}; victim ${stats(duringLoad)}`,
+        .join(', ')}; victim ${stats(duringLoad)}; ${describeGc(loadGc)}`,
     );
     await sleep(500);
     const rssLoad = rssMb(pid);
@@ -196,20 +204,27 @@ async function main(): Promise<void> {
     log(
       `memory after the metadata load: RSS ${rssLoad.toFixed(0)} MB (+${(rssLoad - rssStart).toFixed(0)}), heap ${heapLoad.toFixed(0)} MB (+${(heapLoad - heapStart).toFixed(0)})`,
     );
-    rowsOut.push(['metadata load (sequential inserts)', duringLoad, load.map((a) => a.status).join(' ')]);
+    rowsOut.push(['metadata load (sequential inserts)', duringLoad, load.map((a) => a.status).join(' '), loadGc]);
 
     for (let round = 1; round <= ROUNDS; round++) {
       // 3 concurrent worst inserts: 1000 rows of ≈ 40 KB unique `content` each.
       const bodies = [0, 1, 2].map((k) => insertBody(`r${round}i${k}`, 1000, 'content', rand));
+      from = Date.now();
       const inserts = Promise.all(bodies.map((b) => call(base, hostile, 'POST', '/v1/tables/big/insert', b)));
       const duringInserts = await probe(base, victim, inserts, 20);
+      const insertsGc = gc.between(from, Date.now());
       const insertAnswers = await inserts;
       log(
         `round ${round}: 3 concurrent inserts of ${(bodies[0].length / 1e6).toFixed(1)} MB: ${insertAnswers
           .map((a) => `${a.status} in ${a.ms.toFixed(0)} ms`)
-          .join(', ')}; victim ${stats(duringInserts)}`,
+          .join(', ')}; victim ${stats(duringInserts)}; ${describeGc(insertsGc)}`,
       );
-      rowsOut.push([`3 concurrent worst inserts (round ${round})`, duringInserts, insertAnswers.map((a) => a.status).join(' ')]);
+      rowsOut.push([
+        `3 concurrent worst inserts (round ${round})`,
+        duringInserts,
+        insertAnswers.map((a) => a.status).join(' '),
+        insertsGc,
+      ]);
 
       // 2 looping worst queries: n = 780 over rows of 40 KB (≈ 31 MB answers).
       const q = JSON.stringify({ vector: vector(rand), n: 780 });
@@ -219,11 +234,18 @@ async function main(): Promise<void> {
           for (let i = 0; i < 4; i++) queries.push(await call(base, hostile, 'POST', '/v1/tables/big/query', q));
         }),
       );
+      from = Date.now();
       const duringQueries = await probe(base, victim, loops, 20);
+      const queriesGc = gc.between(from, Date.now());
       log(
         `round ${round}: 2 loops × 4 queries n = 780: ${queries.map((a) => `${a.status}/${(a.bytes / 1e6).toFixed(0)} MB/${a.ms.toFixed(0)} ms`).join(', ')}; victim ${stats(duringQueries)}`,
       );
-      rowsOut.push([`2 looping worst queries (round ${round})`, duringQueries, queries.map((a) => a.status).join(' ')]);
+      rowsOut.push([
+        `2 looping worst queries (round ${round})`,
+        duringQueries,
+        queries.map((a) => a.status).join(' '),
+        queriesGc,
+      ]);
 
       // 2 looping worst batches: 7 × n = 110.
       const batch = JSON.stringify({ queries: Array.from({ length: 7 }, () => ({ vector: vector(rand), n: 110 })) });
@@ -233,25 +255,34 @@ async function main(): Promise<void> {
           for (let i = 0; i < 3; i++) batches.push(await call(base, hostile, 'POST', '/v1/tables/big/query', batch));
         }),
       );
+      from = Date.now();
       const duringBatches = await probe(base, victim, batchLoops, 20);
+      const batchesGc = gc.between(from, Date.now());
       log(
         `round ${round}: 2 loops × 3 batches 7 × n = 110: ${batches.map((a) => `${a.status}/${(a.bytes / 1e6).toFixed(0)} MB/${a.ms.toFixed(0)} ms`).join(', ')}; victim ${stats(duringBatches)}`,
       );
-      rowsOut.push([`2 looping worst batches (round ${round})`, duringBatches, batches.map((a) => a.status).join(' ')]);
+      rowsOut.push([
+        `2 looping worst batches (round ${round})`,
+        duringBatches,
+        batches.map((a) => a.status).join(' '),
+        batchesGc,
+      ]);
     }
     log(`RSS at the end: ${rssMb(pid).toFixed(0)} MB, heap ${(await heapMb(base)).toFixed(0)} MB`);
 
     process.stdout.write(
-      '\n| phase | victim p50 | victim p99 | max | p99 ÷ idle p99 | hostile answers |\n|---|---|---|---|---|---|\n',
+      '\n| phase | victim p50 | victim p99 | max | p99 ÷ idle p99 | longest main-thread GC | hostile answers |\n|---|---|---|---|---|---|---|\n',
     );
-    for (const [name, xs, statuses] of rowsOut) {
+    for (const [name, xs, statuses, g] of rowsOut) {
       process.stdout.write(
-        `| ${name} | ${quantile(xs, 0.5).toFixed(1)} ms | ${quantile(xs, 0.99).toFixed(1)} ms | ${Math.max(...xs).toFixed(0)} ms | ${(quantile(xs, 0.99) / idleP99).toFixed(1)} | ${statuses} |\n`,
+        `| ${name} | ${quantile(xs, 0.5).toFixed(1)} ms | ${quantile(xs, 0.99).toFixed(1)} ms | ${Math.max(...xs).toFixed(0)} ms | ${(quantile(xs, 0.99) / idleP99).toFixed(1)} | ${g.maxMs.toFixed(0)} ms (${g.maxKind}) | ${statuses} |\n`,
       );
     }
   } finally {
+    if (service) await writeProfile(service.pid);
     await service?.stop();
     await db.drop();
+    gc.remove();
   }
 }
 

@@ -47,6 +47,28 @@ export class VectorConfig extends PlatformConfig {
   VECTOR_INSERT_BYTES_IN_FLIGHT: number = 64 * 1024 * 1024;
 
   /**
+   * Threads that parse and check insert and upsert bodies off the event loop (issue 32): a
+   * large body's JSON parse, key checks and row rules run there, and only its rows in compact
+   * form come back. 0 parses every body on the event loop, as before.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(16)
+  VECTOR_INSERT_PARSE_WORKERS: number = 1;
+
+  /**
+   * Insert and upsert bodies smaller than this are parsed on the event loop, where they cost
+   * less than the message to a parse thread and back; larger ones go to a parse thread.
+   */
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  VECTOR_INSERT_PARSE_INLINE_BYTES: number = 64 * 1024;
+
+  /**
    * Largest body of POST /v1/tables/{table}/query: a batch of 100 queries of 4096 numbers is
    * about 8 MB of JSON, past the 1 MiB of the other routes.
    */

@@ -12,7 +12,7 @@ import { renderError, sendError } from './errors/exception-filter';
 import { clientErrorHandler, connectHandler } from './http/client-errors';
 import { parseJsonBody } from './http/json-body';
 import { newRequestId, runWithRequestId } from './http/request-context';
-import { installRoutePolicies } from './http/route-policies';
+import { installRoutePolicies, wantsRawJsonBody } from './http/route-policies';
 import { PlatformValidationPipe } from './http/validation';
 import { createRootLogger, PinoNestLogger } from './logging/logger';
 import { MetricsService } from './metrics/metrics.service';
@@ -134,7 +134,12 @@ async function configureApp<C extends PlatformConfig>(
   fastify.removeContentTypeParser('text/plain');
   // The platform's JSON parser (duplicate and prototype keys refused). Registered without a
   // parser-level limit, so a route's own @BodyLimit applies, BODY_LIMIT_BYTES otherwise.
-  app.useBodyParser('application/json', {}, (_request, body, done) => {
+  app.useBodyParser('application/json', {}, (request, body, done) => {
+    // a @RawJsonBody() route parses its body itself
+    if (wantsRawJsonBody(request)) {
+      done(null, body);
+      return;
+    }
     try {
       done(null, parseJsonBody(body));
     } catch (err) {

@@ -1,4 +1,6 @@
 import { type Filter, FilterError, type Metadata, type MetadataValue, parseFilter, parseMetadata } from '../engine/filter';
+import type { ParsedRows } from '../ingest/parse-protocol';
+import { allFloat32, FLOAT32_MAX, inspectRows, type RowFindings } from '../ingest/row-findings';
 import { FilterLimitError } from '../engine/filter-limits';
 import { VectorError } from '../errors';
 import type { InsertVectorsDto } from './dto/vectors.dto';
@@ -23,22 +25,7 @@ export function listIds(ids: readonly string[]): string {
   return ids.length > 10 ? `${shown.join(', ')} and ${ids.length - 10} more` : shown.join(', ');
 }
 
-/** The largest finite float32 as the contract states it: a number past it would be stored as ±Infinity. */
-export const FLOAT32_MAX = 3.4028235e38;
-
-/**
- * Every value is a number a float32 holds finitely (|x| ≤ FLOAT32_MAX); 1e39 is finite as a
- * double but would be stored as Infinity. A plain loop: `.every` with a type-guard callback
- * was ~100× slower on 4M elements.
- */
-export function allFloat32(values: readonly unknown[]): values is number[] {
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    // NaN fails the comparison too
-    if (typeof v !== 'number' || !(Math.abs(v) <= FLOAT32_MAX)) return false;
-  }
-  return true;
-}
+export { allFloat32, FLOAT32_MAX } from '../ingest/row-findings';
 
 /** What an embedding must hold, as the 400 says it. */
 const FLOAT32_RULE = `only finite float32 numbers (|x| ≤ ${FLOAT32_MAX})`;
@@ -49,80 +36,107 @@ export interface TableShape {
   readonly dimension: number;
 }
 
-/** Validates a whole insert or upsert batch first; any bad row rejects it, naming every offending id. */
-export function checkRows(t: TableShape, dto: InsertVectorsDto, limits: MetadataLimits): NewRow[] {
-  const rows = dto.rows;
-  const malformed: string[] = [];
-  let firstMalformed: number | undefined;
-  const metadata: Array<Metadata | undefined> = [];
-  let metadataError: FilterError | undefined;
-  const tooLarge: string[] = [];
-  let firstTooLarge: { index: number; problem: string } | undefined;
-  rows.forEach((r, i) => {
-    if (!allFloat32(r.embedding)) {
-      malformed.push(r.id);
-      firstMalformed ??= i;
-    }
-    if (r.metadata !== undefined) {
-      const size = measureJson(r.metadata, limits);
-      if (size.over) {
-        tooLarge.push(r.id);
-        firstTooLarge ??= { index: i, problem: describeOverLimit(size, limits) };
-      }
-    }
-    try {
-      metadata.push(r.metadata === undefined ? undefined : parseMetadata(r.metadata, `rows[${i}].metadata`));
-    } catch (err) {
-      if (!(err instanceof FilterError)) throw err;
-      metadataError ??= err;
-      malformed.push(r.id);
-      metadata.push(undefined);
-    }
-  });
-  if (firstMalformed !== undefined) {
-    throw new VectorError('parameter_invalid', `Embeddings must contain ${FLOAT32_RULE}; offending ids: ${listIds(malformed)}.`, {
-      param: `rows[${firstMalformed}].embedding`,
-      details: idsDetail(malformed),
-    });
-  }
-  if (firstTooLarge) {
-    const { index, problem } = firstTooLarge;
-    throw new VectorError('metadata_too_large', `rows[${index}].metadata ${problem}; offending ids: ${listIds(tooLarge)}.`, {
-      param: `rows[${index}].metadata`,
-      details: idsDetail(tooLarge),
-    });
-  }
-  if (metadataError) {
-    throw new VectorError('parameter_invalid', `${metadataError.message}; offending ids: ${listIds(malformed)}.`, {
-      param: metadataError.path,
-      details: idsDetail(malformed),
-    });
-  }
-  const wrongDim = rows.map((r, i) => [r, i] as const).filter(([r]) => r.embedding.length !== t.dimension);
-  if (wrongDim.length > 0) {
-    const ids = wrongDim.map(([r]) => r.id);
+/** The rows InsertBodyPipe parsed (in a parse thread or not) for a DTO it built. */
+const parsedRows = new WeakMap<InsertVectorsDto, ParsedRows>();
+
+export function withParsedRows(dto: InsertVectorsDto, rows: ParsedRows): InsertVectorsDto {
+  parsedRows.set(dto, rows);
+  return dto;
+}
+
+/**
+ * Rows checked by checkRows from parsed rows, in their compact form: every embedding one
+ * after the other (`dimension` each, float32 little-endian, in base64) and every row's
+ * metadata as one JSON array, as the parse made them. createRows writes them from there
+ * (tables.repository.ts).
+ */
+export interface CompactRows {
+  readonly vectorsBase64: string;
+  readonly dimension: number;
+  readonly metadataJson: string;
+}
+
+const compactRows = new WeakMap<readonly NewRow[], CompactRows>();
+
+export function compactOf(rows: readonly NewRow[]): CompactRows | undefined {
+  return compactRows.get(rows);
+}
+
+/**
+ * Refuses a batch as its findings say, in the order the rules have always been checked:
+ * embeddings that are not finite float32, metadata over a limit, invalid metadata, then the
+ * dimension (lengthOf(i): row i's embedding length), then duplicate ids.
+ */
+function throwFindings(t: TableShape, f: RowFindings, ids: readonly string[], lengthOf: (i: number) => number): void {
+  if (f.firstMalformed !== undefined) {
     throw new VectorError(
-      'dimension_mismatch',
-      `Table '${t.name}' has dimension ${t.dimension}; embeddings of other lengths: ${listIds(ids)}.`,
-      { param: `rows[${wrongDim[0]?.[1]}].embedding`, details: idsDetail(ids) },
+      'parameter_invalid',
+      `Embeddings must contain ${FLOAT32_RULE}; offending ids: ${listIds(f.malformed)}.`,
+      {
+        param: `rows[${f.firstMalformed}].embedding`,
+        details: idsDetail(f.malformed),
+      },
     );
   }
-  const seen = new Map<string, number>();
-  const dupes: string[] = [];
-  let firstDupe: number | undefined;
-  rows.forEach((r, i) => {
-    if (seen.has(r.id)) {
-      if (!dupes.includes(r.id)) dupes.push(r.id);
-      firstDupe ??= i;
-    }
-    seen.set(r.id, i);
-  });
-  if (firstDupe !== undefined) {
-    throw new VectorError('parameter_invalid', `Ids appear more than once in the batch: ${listIds(dupes)}.`, {
-      param: `rows[${firstDupe}].id`,
-      details: idsDetail(dupes),
+  if (f.firstTooLarge) {
+    const { index, problem } = f.firstTooLarge;
+    throw new VectorError('metadata_too_large', `rows[${index}].metadata ${problem}; offending ids: ${listIds(f.tooLarge)}.`, {
+      param: `rows[${index}].metadata`,
+      details: idsDetail(f.tooLarge),
     });
   }
+  if (f.metadataError) {
+    throw new VectorError('parameter_invalid', `${f.metadataError.message}; offending ids: ${listIds(f.malformed)}.`, {
+      param: f.metadataError.path,
+      details: idsDetail(f.malformed),
+    });
+  }
+  const wrong: string[] = [];
+  let firstWrong: number | undefined;
+  for (let i = 0; i < ids.length; i++) {
+    if (lengthOf(i) === t.dimension) continue;
+    wrong.push(ids[i]);
+    firstWrong ??= i;
+  }
+  if (firstWrong !== undefined) {
+    throw new VectorError(
+      'dimension_mismatch',
+      `Table '${t.name}' has dimension ${t.dimension}; embeddings of other lengths: ${listIds(wrong)}.`,
+      { param: `rows[${firstWrong}].embedding`, details: idsDetail(wrong) },
+    );
+  }
+  if (f.firstDupe !== undefined) {
+    throw new VectorError('parameter_invalid', `Ids appear more than once in the batch: ${listIds(f.dupes)}.`, {
+      param: `rows[${f.firstDupe}].id`,
+      details: idsDetail(f.dupes),
+    });
+  }
+}
+
+/** Validates a whole insert or upsert batch first; any bad row rejects it, naming every offending id. */
+export function checkRows(t: TableShape, dto: InsertVectorsDto, limits: MetadataLimits): NewRow[] {
+  const parsed = parsedRows.get(dto);
+  if (parsed) {
+    const { ids, offsets, vectors, metadata } = parsed;
+    throwFindings(t, parsed.findings, ids, (i) => offsets[i + 1] - offsets[i]);
+    const rows: NewRow[] = ids.map((id, i) => ({
+      id,
+      embedding: vectors.subarray(offsets[i], offsets[i + 1]),
+      metadata: metadata[i],
+    }));
+    if (parsed.vectorsBase64 !== '' || ids.length === 0) {
+      compactRows.set(rows, { vectorsBase64: parsed.vectorsBase64, dimension: t.dimension, metadataJson: parsed.metadataJson });
+    }
+    return rows;
+  }
+  const rows = dto.rows;
+  const { findings, metadata } = inspectRows(rows, limits);
+  throwFindings(
+    t,
+    findings,
+    rows.map((r) => r.id),
+    (i) => rows[i].embedding.length,
+  );
   return rows.map((r, i) => ({ id: r.id, embedding: r.embedding as number[], metadata: metadata[i] }));
 }
 

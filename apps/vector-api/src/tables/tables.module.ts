@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { SnapshotsModule } from '../snapshots/snapshots.module';
 import { InsertAdmission } from './insert-admission';
+import { InsertParsePool } from './insert-body.pipe';
 import { LiveTables } from './live-tables';
 import { QueryLatency } from './query-latency';
 import { TablePartition } from './table-partition';
@@ -17,6 +18,7 @@ import { VectorsController } from './vectors.controller';
   controllers: [TablesController, VectorsController],
   providers: [
     InsertAdmission,
+    InsertParsePool,
     TablesRepository,
     TableUsageRepository,
     TablesService,

@@ -1,5 +1,5 @@
 import { Authenticated, CurrentPrincipal } from '@app/auth';
-import { ApiErrors, BodyLimit } from '@app/platform';
+import { ApiErrors, BodyLimit, RawJsonBody } from '@app/platform';
 import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ApiBody,
@@ -69,6 +69,7 @@ export class VectorsController {
 
   @Post('insert')
   @UseGuards(InsertAdmission)
+  @RawJsonBody()
   @BodyLimit((config: VectorConfig) => config.VECTOR_INSERT_BODY_LIMIT_BYTES)
   @ApiOperation({ summary: 'Insert up to 1000 vectors, all or nothing; acknowledged after commit' })
   @ApiBody({ type: InsertVectorsDto })
@@ -84,6 +85,7 @@ export class VectorsController {
 
   @Post('upsert')
   @UseGuards(InsertAdmission)
+  @RawJsonBody()
   @HttpCode(200)
   @BodyLimit((config: VectorConfig) => config.VECTOR_INSERT_BODY_LIMIT_BYTES)
   @ApiOperation({

@@ -73,6 +73,23 @@ export function FormBody(): MethodDecorator {
   return applyDecorators(SetMetadata(FORM_BODY, true), ApiConsumes('application/x-www-form-urlencoded'));
 }
 
+const RAW_JSON_BODY = 'platform:raw-json-body';
+
+/**
+ * The route takes its JSON body as the raw bytes the client sent (a Buffer, or undefined
+ * without a body) and parses it itself, e.g. off the event loop: the platform's parser does
+ * not run, so the route must refuse what it refuses (parseJsonBody's errors). Everything
+ * before the body (guards, the Content-Type check, the body limit) applies as on any route.
+ */
+export function RawJsonBody(): MethodDecorator {
+  return SetMetadata(RAW_JSON_BODY, true);
+}
+
+/** Whether `request`'s route takes its body raw (`@RawJsonBody()`): read by the platform's JSON parser. */
+export function wantsRawJsonBody(request: { readonly routeOptions: { readonly config: unknown } }): boolean {
+  return (request.routeOptions.config as { rawJsonBody?: unknown } | undefined)?.rawJsonBody === true;
+}
+
 /** The media type of a Content-Type header: lower case, without parameters. */
 const mediaTypeOf = (header: string): string => (header.split(';')[0] ?? '').trim().toLowerCase();
 
@@ -134,12 +151,14 @@ interface RoutePolicy {
   readonly guards: readonly BeforeBodyGuard[];
   readonly bodyLimit: number | undefined;
   readonly formBody: boolean;
+  readonly rawJsonBody: boolean;
   readonly query: QueryPolicy;
   readonly name: string;
 }
 
 /** Whether a policy must find its Fastify route (the query rule alone is harmless where Nest maps no route). */
-const mustApply = (policy: RoutePolicy): boolean => policy.guards.length > 0 || policy.bodyLimit !== undefined || policy.formBody;
+const mustApply = (policy: RoutePolicy): boolean =>
+  policy.guards.length > 0 || policy.bodyLimit !== undefined || policy.formBody || policy.rawJsonBody;
 
 type ArgMetadata = Record<string, { index: number; data?: unknown }>;
 
@@ -226,8 +245,9 @@ function collectPolicies(app: NestFastifyApplication, config: PlatformConfig): M
         name,
       );
       const formBody = Reflect.getMetadata(FORM_BODY, handler) === true;
+      const rawJsonBody = Reflect.getMetadata(RAW_JSON_BODY, handler) === true;
       const query = queryPolicyOf(controller, methodName, handler);
-      const policy: RoutePolicy = { controller, handler, guards, bodyLimit, formBody, query, name };
+      const policy: RoutePolicy = { controller, handler, guards, bodyLimit, formBody, rawJsonBody, query, name };
       for (const controllerPath of asArray(Reflect.getMetadata(PATH_METADATA, controller) as Metadata)) {
         for (const methodPath of asArray(Reflect.getMetadata(PATH_METADATA, handler) as Metadata)) {
           policies.set(`${RequestMethod[method]} ${routeUrl(controllerPath, methodPath)}`, policy);
@@ -306,6 +326,7 @@ export function installRoutePolicies(app: NestFastifyApplication, config: Platfo
       break;
     }
     if (policy?.bodyLimit !== undefined) route.bodyLimit = policy.bodyLimit;
+    if (policy?.rawJsonBody) route.config = { ...route.config, rawJsonBody: true };
     const existing =
       route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
     route.preParsing = [

@@ -1,6 +1,7 @@
 import { PlatformValidationPipe } from '@app/platform';
 import { rejection } from '../../../../../test/fakes/rejection';
-import { InsertBodyPipe } from '../insert-body.pipe';
+import { VectorConfig } from '../../config';
+import { InsertBodyPipe, InsertParsePool } from '../insert-body.pipe';
 import { CreateTableDto } from './table.dto';
 import { DeleteVectorsDto, QueryDto } from './vectors.dto';
 
@@ -71,7 +72,8 @@ describe('QueryDto', () => {
 });
 
 describe('insert and delete bodies', () => {
-  const insertPipe = new InsertBodyPipe();
+  const config = new VectorConfig();
+  const insertPipe = new InsertBodyPipe(config, new InsertParsePool(config));
   const rowsOf = (count: number, id = (i: number): string => `r${i}`): unknown => ({
     rows: Array.from({ length: count }, (_, i) => ({ id: id(i), embedding: [i, 1] })),
   });
