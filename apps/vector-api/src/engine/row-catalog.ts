@@ -1,0 +1,355 @@
+import { performance } from 'node:perf_hooks';
+import type { Metadata } from './filter';
+
+/** Largest arena a catalog holds (Buffer's limit; offsets are uint32). */
+const MAX_ARENA_BYTES = 2 ** 32 - 1;
+
+
+export interface RowCatalogOptions {
+  /** Longest stretch of background compaction before it yields to the event loop (ms). */
+  readonly sliceMs?: number;
+  /** Compaction starts when freed bytes pass both this and the live bytes (the arena is ≥ 2 × live). */
+  readonly compactMinBytes?: number;
+  /** false: compaction only runs when `compact()` is called (tests). */
+  readonly background?: boolean;
+  /** Labels copied between two clock reads of a compaction slice (tests lower it to stop mid-way). */
+  readonly compactChunk?: number;
+  readonly onError?: (err: unknown) => void;
+}
+
+/** FNV-1a over bytes [start, end) of `buf`. */
+function hashBytes(buf: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * Each label's id and metadata off the V8 heap (issue 32, "Memory"): per label a few
+ * typed-array entries, and the bytes themselves in one growable arena (a Buffer, outside
+ * the JS heap): the id as UTF-8, then the metadata as its JSON text (UTF-8). No JS string
+ * or object is kept per row, so a million rows add a handful of objects to what the
+ * garbage collector walks, not millions.
+ *
+ * - id → label: an open-addressing hash table (linear probing, backward-shift deletion) of
+ *   label + 1 in an Int32Array, at most half full; each label keeps its id's hash, so the
+ *   table grows without reading the ids again.
+ * - `metadata(label)` parses the row's JSON: a fresh object per call (the answer path reads
+ *   only its hits'; a filter on a scanned key reads every row's, see filter.ts).
+ * - `metadataBytes(label)` is the JSON's length: what the metadata adds to an answer.
+ * - A row written again or deleted leaves its bytes behind as garbage; once the garbage
+ *   passes the live bytes (and `compactMinBytes`), a background compaction copies the live
+ *   rows, label by label, into a fresh arena in slices of at most `sliceMs`. Meanwhile rows
+ *   below its cursor are read from (and written to) the new arena, the others from the old.
+ */
+export class RowCatalog {
+  /** Byte offset of the label's row in its arena. */
+  private off = new Uint32Array(0);
+  /** UTF-8 bytes of the id, plus 1 (0: no row at this label). */
+  private idLen = new Uint32Array(0);
+  /** Bytes of the metadata's JSON (0: the row has no metadata). */
+  private metaLen = new Uint32Array(0);
+  /** Hash of the id's bytes. */
+  private hashOf = new Uint32Array(0);
+  /** label + 1, or 0 for an empty slot; length a power of two. */
+  private slots = new Int32Array(16);
+  private arena = Buffer.allocUnsafeSlow(1024);
+  private used = 0;
+  /** Bytes the rows hold (the rest of the arena is garbage). */
+  private live = 0;
+  /** Rows held. */
+  count = 0;
+  /** One past the largest label ever written. */
+  size = 0;
+  private scratch = Buffer.allocUnsafeSlow(256);
+
+  /** A compaction in progress: labels below `cursor` live in `next`. */
+  private compaction: { next: Buffer; used: number; cursor: number } | undefined;
+  private scheduled = false;
+  private closed = false;
+  private readonly sliceMs: number;
+  private readonly compactMinBytes: number;
+  private readonly background: boolean;
+  private readonly compactChunk: number;
+  private readonly onError: (err: unknown) => void;
+  /** Compactions completed (metrics, tests). */
+  compactions = 0;
+
+  constructor(options: RowCatalogOptions = {}) {
+    this.sliceMs = options.sliceMs ?? 2;
+    this.compactMinBytes = options.compactMinBytes ?? 1 << 20;
+    this.background = options.background ?? true;
+    this.compactChunk = options.compactChunk ?? 1024;
+    this.onError = options.onError ?? (() => undefined);
+  }
+
+  /** Bytes held off the heap and in typed arrays (arena(s), per-label arrays, hash table). */
+  get bytes(): number {
+    const perLabel = this.off.byteLength + this.idLen.byteLength + this.metaLen.byteLength + this.hashOf.byteLength;
+    return this.arena.byteLength + (this.compaction?.next.byteLength ?? 0) + perLabel + this.slots.byteLength;
+  }
+
+  /** Bytes the rows hold, and the bytes of the arena(s) in use (rows and garbage). */
+  stats(): { readonly liveBytes: number; readonly arenaBytes: number; readonly compacting: boolean } {
+    const c = this.compaction;
+    return { liveBytes: this.live, arenaBytes: this.used + (c?.used ?? 0), compacting: c !== undefined };
+  }
+
+  has(label: number): boolean {
+    return label < this.size && this.idLen[label] !== 0;
+  }
+
+  private arenaOf(label: number): Buffer {
+    const c = this.compaction;
+    return c !== undefined && label < c.cursor ? c.next : this.arena;
+  }
+
+  /** The row's id, or undefined when the label holds no row. */
+  id(label: number): string | undefined {
+    if (!this.has(label)) return undefined;
+    const start = this.off[label];
+    return this.arenaOf(label).toString('utf8', start, start + this.idLen[label] - 1);
+  }
+
+  /** The row's metadata as a fresh object (undefined: no row, or a row without metadata). */
+  metadata(label: number): Metadata | undefined {
+    if (!this.has(label) || this.metaLen[label] === 0) return undefined;
+    const start = this.off[label] + this.idLen[label] - 1;
+    return JSON.parse(this.arenaOf(label).toString('utf8', start, start + this.metaLen[label])) as Metadata;
+  }
+
+  /** Bytes of the row's metadata as JSON (`{}`, 2, when it has none); undefined when no row. */
+  metadataBytes(label: number): number | undefined {
+    if (!this.has(label)) return undefined;
+    return this.metaLen[label] === 0 ? 2 : this.metaLen[label];
+  }
+
+  /** The label holding this id, or undefined. */
+  labelOf(id: string): number | undefined {
+    const n = this.encode(id);
+    const hash = hashBytes(this.scratch, 0, n);
+    const slot = this.find(hash, this.scratch, n);
+    return slot < 0 ? undefined : this.slots[slot] - 1;
+  }
+
+  /** UTF-8 of `s` into the scratch buffer; its length. */
+  private encode(s: string): number {
+    const max = s.length * 3;
+    if (max > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(Math.max(max, this.scratch.length * 2));
+    return this.scratch.utf8Write(s, 0);
+  }
+
+  /** The slot whose label's id is bytes [0, n) of `key`, or -1. */
+  private find(hash: number, key: Uint8Array, n: number): number {
+    const { slots } = this;
+    const mask = slots.length - 1;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const entry = slots[i];
+      if (entry === 0) return -1;
+      const label = entry - 1;
+      if (this.hashOf[label] === hash && this.idLen[label] === n + 1) {
+        const buf = this.arenaOf(label);
+        const start = this.off[label];
+        let j = 0;
+        while (j < n && buf[start + j] === key[j]) j++;
+        if (j === n) return i;
+      }
+    }
+  }
+
+  private insertSlot(label: number): void {
+    if ((this.count + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    const { slots } = this;
+    const mask = slots.length - 1;
+    let i = this.hashOf[label] & mask;
+    while (slots[i] !== 0) i = (i + 1) & mask;
+    slots[i] = label + 1;
+  }
+
+  private rehash(capacity: number): void {
+    const old = this.slots;
+    const slots = new Int32Array(capacity);
+    const mask = capacity - 1;
+    for (let k = 0; k < old.length; k++) {
+      const entry = old[k];
+      if (entry === 0) continue;
+      let i = this.hashOf[entry - 1] & mask;
+      while (slots[i] !== 0) i = (i + 1) & mask;
+      slots[i] = entry;
+    }
+    this.slots = slots;
+  }
+
+  /** Removes slot i, moving later entries of its probe run back (no tombstones). */
+  private removeSlot(i: number): void {
+    const { slots } = this;
+    const mask = slots.length - 1;
+    let hole = i;
+    for (let j = (i + 1) & mask; slots[j] !== 0; j = (j + 1) & mask) {
+      const home = this.hashOf[slots[j] - 1] & mask;
+      // Move j into the hole when its home is not in (hole, j] (cyclically).
+      if (hole <= j ? home <= hole || home > j : home <= hole && home > j) {
+        slots[hole] = slots[j];
+        hole = j;
+      }
+    }
+    slots[hole] = 0;
+  }
+
+  /** The slot of the label's own id mapping (the id may map to another label), or -1. */
+  private slotOfLabel(label: number): number {
+    const { slots } = this;
+    const mask = slots.length - 1;
+    for (let i = this.hashOf[label] & mask; ; i = (i + 1) & mask) {
+      const entry = slots[i];
+      if (entry === 0) return -1;
+      if (entry === label + 1) return i;
+    }
+  }
+
+  private growLabels(min: number): void {
+    let cap = Math.max(this.off.length, 1024);
+    while (cap < min) cap = Math.ceil(cap * 1.5);
+    const grow = <T extends Uint32Array>(a: T): T => {
+      const b = new Uint32Array(cap) as T;
+      b.set(a.subarray(0, this.size));
+      return b;
+    };
+    this.off = grow(this.off);
+    this.idLen = grow(this.idLen);
+    this.metaLen = grow(this.metaLen);
+    this.hashOf = grow(this.hashOf);
+  }
+
+  /**
+   * Stores the row at `label` (replacing what the label held) and maps `id` to it. An id
+   * mapped to another label is re-pointed here (the caller removes that label's row first
+   * when it should go).
+   */
+  set(label: number, id: string, metadata?: Metadata): void {
+    this.clear(label);
+    const idBytes = Buffer.byteLength(id, 'utf8');
+    const json = metadata === undefined ? '' : JSON.stringify(metadata);
+    const metaBytes = json.length === 0 ? 0 : Buffer.byteLength(json, 'utf8');
+    if (label >= this.off.length) this.growLabels(label + 1);
+    const c = this.compaction;
+    const intoNext = c !== undefined && label < c.cursor;
+    const need = idBytes + metaBytes;
+    let start: number;
+    if (intoNext) {
+      c.next = this.ensure(c.next, c.used, need);
+      start = c.used;
+      c.used += need;
+    } else {
+      this.arena = this.ensure(this.arena, this.used, need);
+      start = this.used;
+      this.used += need;
+    }
+    const buf = intoNext ? c.next : this.arena;
+    buf.utf8Write(id, start, idBytes);
+    if (metaBytes > 0) buf.utf8Write(json, start + idBytes, metaBytes);
+    this.off[label] = start;
+    this.idLen[label] = idBytes + 1;
+    this.metaLen[label] = metaBytes;
+    this.hashOf[label] = hashBytes(buf, start, start + idBytes);
+    this.live += need;
+    if (label >= this.size) this.size = label + 1;
+    // Another label holding the same id loses the mapping (the newer write wins).
+    const other = this.find(this.hashOf[label], buf.subarray(start, start + idBytes), idBytes);
+    if (other >= 0) this.slots[other] = label + 1;
+    else this.insertSlot(label);
+    this.count++;
+  }
+
+  /** Removes the label's row; true when there was one. Its id's mapping goes if it pointed here. */
+  delete(label: number): boolean {
+    if (!this.has(label)) return false;
+    this.clear(label);
+    return true;
+  }
+
+  private clear(label: number): void {
+    if (!this.has(label)) return;
+    const slot = this.slotOfLabel(label);
+    if (slot >= 0) this.removeSlot(slot);
+    this.live -= this.idLen[label] - 1 + this.metaLen[label];
+    this.idLen[label] = 0;
+    this.metaLen[label] = 0;
+    this.count--;
+    this.maybeCompact();
+  }
+
+  /** `buf`, or a larger copy of its first `used` bytes, with room for `need` more. */
+  private ensure(buf: Buffer, used: number, need: number): Buffer {
+    if (used + need <= buf.length) return buf;
+    if (used + need > MAX_ARENA_BYTES) throw new RangeError('row catalog: ids and metadata of this table pass 4 GiB');
+    let cap = Math.max(buf.length, 1024);
+    while (cap < used + need) cap = Math.min(MAX_ARENA_BYTES, cap * 2);
+    const grown = Buffer.allocUnsafeSlow(cap);
+    buf.copy(grown, 0, 0, used);
+    return grown;
+  }
+
+  private maybeCompact(): void {
+    if (this.compaction !== undefined || this.closed) return;
+    const garbage = this.used - this.live;
+    if (garbage < this.compactMinBytes || garbage < this.live) return;
+    this.compaction = { next: Buffer.allocUnsafeSlow(Math.max(1024, Math.ceil(this.live * 1.25))), used: 0, cursor: 0 };
+    if (this.background) this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.closed) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      try {
+        if (this.closed || this.compaction === undefined) return;
+        if (!this.compactStep(performance.now() + this.sliceMs)) this.schedule();
+      } catch (err) {
+        this.onError(err);
+      }
+    });
+  }
+
+  /** Copies rows into the new arena until `deadline` (performance.now()); true when the compaction is done. */
+  compactStep(deadline = Infinity): boolean {
+    const c = this.compaction;
+    if (c === undefined) return true;
+    while (c.cursor < this.size) {
+      const end = Math.min(this.size, c.cursor + this.compactChunk);
+      for (let label = c.cursor; label < end; label++) {
+        const id = this.idLen[label];
+        if (id === 0) continue;
+        const n = id - 1 + this.metaLen[label];
+        c.next = this.ensure(c.next, c.used, n);
+        const start = this.off[label];
+        this.arena.copy(c.next, c.used, start, start + n);
+        this.off[label] = c.used;
+        c.used += n;
+      }
+      c.cursor = end;
+      if (performance.now() >= deadline && c.cursor < this.size) return false;
+    }
+    this.arena = c.next;
+    this.used = c.used;
+    this.compaction = undefined;
+    this.compactions++;
+    this.maybeCompact();
+    return this.compaction === undefined;
+  }
+
+  /** Starts a compaction if none runs (whatever the garbage) and runs it to the end (tests). */
+  compact(): void {
+    if (this.compaction === undefined) {
+      this.compaction = { next: Buffer.allocUnsafeSlow(Math.max(1024, this.live)), used: 0, cursor: 0 };
+    }
+    while (!this.compactStep()) {
+      /* runs to the end */
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+}
