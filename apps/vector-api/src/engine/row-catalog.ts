@@ -53,7 +53,7 @@ export class RowCatalog {
   private hashOf = new Uint32Array(0);
   /** label + 1, or 0 for an empty slot; length a power of two. */
   private slots = new Int32Array(16);
-  private arena = Buffer.allocUnsafeSlow(1024);
+  private arena: Buffer = Buffer.allocUnsafeSlow(1024);
   private used = 0;
   /** Bytes the rows hold (the rest of the arena is garbage). */
   private live = 0;
@@ -61,7 +61,7 @@ export class RowCatalog {
   count = 0;
   /** One past the largest label ever written. */
   size = 0;
-  private scratch = Buffer.allocUnsafeSlow(256);
+  private scratch: Buffer = Buffer.allocUnsafeSlow(256);
 
   /** A compaction in progress: labels below `cursor` live in `next`. */
   private compaction: { next: Buffer; used: number; cursor: number } | undefined;
@@ -136,7 +136,7 @@ export class RowCatalog {
   private encode(s: string): number {
     const max = s.length * 3;
     if (max > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(Math.max(max, this.scratch.length * 2));
-    return this.scratch.utf8Write(s, 0);
+    return this.scratch.write(s, 0, 'utf8');
   }
 
   /** The slot whose label's id is bytes [0, n) of `key`, or -1. */
@@ -246,8 +246,8 @@ export class RowCatalog {
       this.used += need;
     }
     const buf = intoNext ? c.next : this.arena;
-    buf.utf8Write(id, start, idBytes);
-    if (metaBytes > 0) buf.utf8Write(json, start + idBytes, metaBytes);
+    buf.write(id, start, idBytes, 'utf8');
+    if (metaBytes > 0) buf.write(json, start + idBytes, metaBytes, 'utf8');
     this.off[label] = start;
     this.idLen[label] = idBytes + 1;
     this.metaLen[label] = metaBytes;
