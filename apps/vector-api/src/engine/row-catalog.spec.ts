@@ -31,10 +31,13 @@ function check(catalog: RowCatalog, ref: Reference, labels: number, ids: readonl
     expect(catalog.metadata(label)).toEqual(row?.metadata);
     const bytes = row === undefined ? undefined : row.metadata === undefined ? 2 : Buffer.byteLength(JSON.stringify(row.metadata));
     expect(catalog.metadataBytes(label)).toBe(bytes);
+    for (const key of FIELD_KEYS) expect(catalog.field(label, key)).toEqual(row?.metadata?.[key]);
   }
   for (const id of ids) expect(catalog.labelOf(id)).toBe(ref.labels.get(id));
   expect(catalog.count).toBe(ref.rows.size);
 }
+
+const FIELD_KEYS = ['n', 'tag', 'list', 'ok', 'text', 'qu"o\\te', 'ü', 'missing', 'u'];
 
 // ids with multi-byte characters, shared prefixes, the empty-metadata and no-metadata cases.
 const IDS = Array.from({ length: 60 }, (_, i) => (i % 7 === 0 ? `ü-${i}-€` : i % 5 === 0 ? `doc:${'x'.repeat(i)}` : `r${i}`));
@@ -43,7 +46,10 @@ function randomMetadata(rand: () => number, i: number): Metadata | undefined {
   const r = rand();
   if (r < 0.15) return undefined;
   if (r < 0.25) return {};
-  return { n: i, tag: `t${Math.floor(rand() * 5)}`, list: ['a', 'ß'], ok: rand() < 0.5, text: 'é'.repeat(Math.floor(rand() * 40)) };
+  const m: Metadata = { n: i, tag: `t${Math.floor(rand() * 5)}`, list: ['a', 'ß', '"]}'], ok: rand() < 0.5, text: 'é'.repeat(Math.floor(rand() * 40)) };
+  if (rand() < 0.5) m['qu"o\\te'] = 'v"}\\,';
+  if (rand() < 0.5) m['ü'] = [1.5, -2e-7, true];
+  return m;
 }
 
 describe('RowCatalog', () => {
@@ -87,7 +93,7 @@ describe('RowCatalog', () => {
     const catalog = new RowCatalog({ background: false, compactMinBytes: 0, compactChunk: 7 });
     const ref = new Reference();
     const LABELS = 120;
-    for (let step = 0; step < 1500; step++) {
+    for (let step = 0; step < 800; step++) {
       const r = rand();
       const label = Math.floor(rand() * LABELS);
       if (r < 0.55) {
@@ -102,7 +108,7 @@ describe('RowCatalog', () => {
       } else {
         catalog.compact();
       }
-      if (step % 25 === 0) check(catalog, ref, LABELS, IDS);
+      if (step % 40 === 0) check(catalog, ref, LABELS, IDS);
     }
     check(catalog, ref, LABELS, IDS);
     catalog.compact();
