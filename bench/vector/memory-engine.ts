@@ -161,7 +161,9 @@ async function main(): Promise<void> {
   const heapAfter = process.memoryUsage();
   const floor = 4 * DIM + (kind === 'ivf' ? 4 : 0);
   const bytesPerVector = (after - before) / ROWS;
-  log(`built in ${built.toFixed(1)} s: ${bytesPerVector.toFixed(0)} bytes/vector = ${(bytesPerVector / floor).toFixed(2)} × ${floor}`);
+  log(
+    `built in ${built.toFixed(1)} s: ${bytesPerVector.toFixed(0)} bytes/vector = ${(bytesPerVector / floor).toFixed(2)} × ${floor}`,
+  );
   log(`status ${JSON.stringify(c.status())}`);
   const idle = await phase(c, 0, ROWS);
   log(`idle: ${JSON.stringify(idle)}`);

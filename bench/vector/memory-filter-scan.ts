@@ -44,5 +44,12 @@ function time(c: VectorCollection): { ms: number; matched: number } {
 const small = time(build(''));
 const large = time(build('x'.repeat(1000)));
 process.stdout.write(
-  `${JSON.stringify({ rows: ROWS, load: loadavg().map((l) => l.toFixed(2)).join(' '), smallMetadata: small, content1kB: large })}\n`,
+  `${JSON.stringify({
+    rows: ROWS,
+    load: loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
+    smallMetadata: small,
+    content1kB: large,
+  })}\n`,
 );

@@ -29,7 +29,8 @@ function check(catalog: RowCatalog, ref: Reference, labels: number, ids: readonl
     expect(catalog.has(label)).toBe(row !== undefined);
     expect(catalog.id(label)).toBe(row?.id);
     expect(catalog.metadata(label)).toEqual(row?.metadata);
-    const bytes = row === undefined ? undefined : row.metadata === undefined ? 2 : Buffer.byteLength(JSON.stringify(row.metadata));
+    const bytes =
+      row === undefined ? undefined : row.metadata === undefined ? 2 : Buffer.byteLength(JSON.stringify(row.metadata));
     expect(catalog.metadataBytes(label)).toBe(bytes);
     for (const key of FIELD_KEYS) expect(catalog.field(label, key)).toEqual(row?.metadata?.[key]);
   }
@@ -46,7 +47,13 @@ function randomMetadata(rand: () => number, i: number): Metadata | undefined {
   const r = rand();
   if (r < 0.15) return undefined;
   if (r < 0.25) return {};
-  const m: Metadata = { n: i, tag: `t${Math.floor(rand() * 5)}`, list: ['a', 'ß', '"]}'], ok: rand() < 0.5, text: 'é'.repeat(Math.floor(rand() * 40)) };
+  const m: Metadata = {
+    n: i,
+    tag: `t${Math.floor(rand() * 5)}`,
+    list: ['a', 'ß', '"]}'],
+    ok: rand() < 0.5,
+    text: 'é'.repeat(Math.floor(rand() * 40)),
+  };
   if (rand() < 0.5) m['qu"o\\te'] = 'v"}\\,';
   if (rand() < 0.5) m['ü'] = [1.5, -2e-7, true];
   return m;

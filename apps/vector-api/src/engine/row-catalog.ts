@@ -4,7 +4,6 @@ import type { Metadata, MetadataValue } from './filter';
 /** Largest arena a catalog holds (Buffer's limit; offsets are uint32). */
 const MAX_ARENA_BYTES = 2 ** 32 - 1;
 
-
 export interface RowCatalogOptions {
   /** Longest stretch of background compaction before it yields to the event loop (ms). */
   readonly sliceMs?: number;
