@@ -111,6 +111,14 @@ export class RowCatalog {
   private hashOf = new Uint32Array(0);
   /** label + 1, or 0 for an empty slot; length a power of two. */
   private slots = new Int32Array(16);
+  /**
+   * While the table grows: the previous table, whose entries move to `slots` in the
+   * background (a slice at a time, like compaction) from index `migrated` on. Moved or
+   * removed entries become -1 (a tombstone: lookups probe past it). Lookups try `slots`
+   * first, then this.
+   */
+  private oldSlots: Int32Array | undefined;
+  private migrated = 0;
   private arena: Buffer = Buffer.allocUnsafeSlow(1024);
   private used = 0;
   /** Bytes the rows hold (the rest of the arena is garbage). */
@@ -144,7 +152,8 @@ export class RowCatalog {
   /** Bytes held off the heap and in typed arrays (arena(s), per-label arrays, hash table). */
   get bytes(): number {
     const perLabel = this.off.byteLength + this.idLen.byteLength + this.metaLen.byteLength + this.hashOf.byteLength;
-    return this.arena.byteLength + (this.compaction?.next.byteLength ?? 0) + perLabel + this.slots.byteLength;
+    const table = this.slots.byteLength + (this.oldSlots?.byteLength ?? 0);
+    return this.arena.byteLength + (this.compaction?.next.byteLength ?? 0) + perLabel + table;
   }
 
   /** Bytes the rows hold, and the bytes of the arena(s) in use (rows and garbage). */
@@ -221,8 +230,18 @@ export class RowCatalog {
   labelOf(id: string): number | undefined {
     const n = this.encode(id);
     const hash = hashBytes(this.scratch, 0, n);
-    const slot = this.find(hash, this.scratch, n);
-    return slot < 0 ? undefined : this.slots[slot] - 1;
+    const ref = this.find(hash, this.scratch, n);
+    return ref === -1 ? undefined : this.entry(ref) - 1;
+  }
+
+  /** A slot reference: i ≥ 0 is slots[i], i ≤ -2 is oldSlots[-i - 2] (-1: none). */
+  private entry(ref: number): number {
+    return ref >= 0 ? this.slots[ref] : (this.oldSlots as Int32Array)[-ref - 2];
+  }
+
+  private setEntry(ref: number, value: number): void {
+    if (ref >= 0) this.slots[ref] = value;
+    else (this.oldSlots as Int32Array)[-ref - 2] = value;
   }
 
   /** UTF-8 of `s` into the scratch buffer; its length. */
@@ -232,13 +251,20 @@ export class RowCatalog {
     return this.scratch.write(s, 0, 'utf8');
   }
 
-  /** The slot whose label's id is bytes [0, n) of `key`, or -1. */
+  /** The slot reference (see entry) whose label's id is bytes [0, n) of `key`, or -1. */
   private find(hash: number, key: Uint8Array, n: number): number {
-    const { slots } = this;
+    const i = this.findIn(this.slots, hash, key, n);
+    if (i >= 0 || this.oldSlots === undefined) return i;
+    const o = this.findIn(this.oldSlots, hash, key, n);
+    return o >= 0 ? -o - 2 : -1;
+  }
+
+  private findIn(slots: Int32Array, hash: number, key: Uint8Array, n: number): number {
     const mask = slots.length - 1;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const entry = slots[i];
       if (entry === 0) return -1;
+      if (entry === -1) continue;
       const label = entry - 1;
       if (this.hashOf[label] === hash && this.idLen[label] === n + 1) {
         const buf = this.arenaOf(label);
@@ -251,26 +277,43 @@ export class RowCatalog {
   }
 
   private insertSlot(label: number): void {
-    if ((this.count + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2);
-    const { slots } = this;
-    const mask = slots.length - 1;
-    let i = this.hashOf[label] & mask;
-    while (slots[i] !== 0) i = (i + 1) & mask;
-    slots[i] = label + 1;
+    if ((this.count + 1) * 2 > this.slots.length) {
+      // Twice the size; the entries move over in the background (a move of a million
+      // entries at once held the event loop for tens of ms).
+      this.migrate(Infinity); // the previous growth's move, if still under way
+      this.oldSlots = this.slots;
+      this.migrated = 0;
+      this.slots = new Int32Array(this.slots.length * 2);
+      if (this.background) this.schedule();
+    }
+    this.place(label + 1);
   }
 
-  private rehash(capacity: number): void {
-    const old = this.slots;
-    const slots = new Int32Array(capacity);
-    const mask = capacity - 1;
-    for (let k = 0; k < old.length; k++) {
-      const entry = old[k];
-      if (entry === 0) continue;
-      let i = this.hashOf[entry - 1] & mask;
-      while (slots[i] !== 0) i = (i + 1) & mask;
-      slots[i] = entry;
+  /** Puts an entry in `slots` (linear probing to the first empty slot). */
+  private place(entry: number): void {
+    const { slots } = this;
+    const mask = slots.length - 1;
+    let i = this.hashOf[entry - 1] & mask;
+    while (slots[i] !== 0) i = (i + 1) & mask;
+    slots[i] = entry;
+  }
+
+  /** Moves old entries into `slots` until `deadline`; true when none is left. */
+  private migrate(deadline: number): boolean {
+    const old = this.oldSlots;
+    if (old === undefined) return true;
+    while (this.migrated < old.length) {
+      const end = Math.min(old.length, this.migrated + this.compactChunk * 16);
+      for (let i = this.migrated; i < end; i++) {
+        const entry = old[i];
+        if (entry > 0) this.place(entry);
+        old[i] = -1;
+      }
+      this.migrated = end;
+      if (performance.now() >= deadline && this.migrated < old.length) return false;
     }
-    this.slots = slots;
+    this.oldSlots = undefined;
+    return true;
   }
 
   /** Removes slot i, moving later entries of its probe run back (no tombstones). */
@@ -289,9 +332,15 @@ export class RowCatalog {
     slots[hole] = 0;
   }
 
-  /** The slot of the label's own id mapping (the id may map to another label), or -1. */
+  /** The slot reference (see entry) of the label's own id mapping (the id may map to another label), or -1. */
   private slotOfLabel(label: number): number {
-    const { slots } = this;
+    const i = this.labelIn(this.slots, label);
+    if (i >= 0 || this.oldSlots === undefined) return i;
+    const o = this.labelIn(this.oldSlots, label);
+    return o >= 0 ? -o - 2 : -1;
+  }
+
+  private labelIn(slots: Int32Array, label: number): number {
     const mask = slots.length - 1;
     for (let i = this.hashOf[label] & mask; ; i = (i + 1) & mask) {
       const entry = slots[i];
@@ -349,7 +398,7 @@ export class RowCatalog {
     if (label >= this.size) this.size = label + 1;
     // Another label holding the same id loses the mapping (the newer write wins).
     const other = this.find(this.hashOf[label], buf.subarray(start, start + idBytes), idBytes);
-    if (other >= 0) this.slots[other] = label + 1;
+    if (other !== -1) this.setEntry(other, label + 1);
     else this.insertSlot(label);
     this.count++;
   }
@@ -363,8 +412,9 @@ export class RowCatalog {
 
   private clear(label: number): void {
     if (!this.has(label)) return;
-    const slot = this.slotOfLabel(label);
-    if (slot >= 0) this.removeSlot(slot);
+    const ref = this.slotOfLabel(label);
+    if (ref >= 0) this.removeSlot(ref);
+    else if (ref !== -1) this.setEntry(ref, -1); // a tombstone in the table being moved
     this.live -= this.idLen[label] - 1 + this.metaLen[label];
     this.idLen[label] = 0;
     this.metaLen[label] = 0;
@@ -397,7 +447,7 @@ export class RowCatalog {
     setImmediate(() => {
       this.scheduled = false;
       try {
-        if (this.closed || this.compaction === undefined) return;
+        if (this.closed) return;
         if (!this.compactStep(performance.now() + this.sliceMs)) this.schedule();
       } catch (err) {
         this.onError(err);
@@ -405,8 +455,12 @@ export class RowCatalog {
     });
   }
 
-  /** Copies rows into the new arena until `deadline` (performance.now()); true when the compaction is done. */
+  /**
+   * Background work until `deadline` (performance.now()): moves the hash table's entries
+   * after a growth, then copies rows into the new arena of a compaction. True when done.
+   */
   compactStep(deadline = Infinity): boolean {
+    if (!this.migrate(deadline)) return false;
     const c = this.compaction;
     if (c === undefined) return true;
     while (c.cursor < this.size) {
@@ -432,8 +486,9 @@ export class RowCatalog {
     return this.compaction === undefined;
   }
 
-  /** Starts a compaction if none runs (whatever the garbage) and runs it to the end (tests). */
+  /** Starts a compaction if none runs (whatever the garbage) and runs it, and any table move, to the end (tests). */
   compact(): void {
+    this.migrate(Infinity);
     if (this.compaction === undefined) {
       this.compaction = { next: Buffer.allocUnsafeSlow(Math.max(1024, this.live)), used: 0, cursor: 0 };
     }
