@@ -145,7 +145,7 @@ export class RowCatalog {
     this.sliceMs = options.sliceMs ?? 2;
     this.compactMinBytes = options.compactMinBytes ?? 1 << 20;
     this.background = options.background ?? true;
-    this.compactChunk = options.compactChunk ?? 1024;
+    this.compactChunk = options.compactChunk ?? 4096;
     this.onError = options.onError ?? (() => undefined);
   }
 
@@ -303,11 +303,13 @@ export class RowCatalog {
     const old = this.oldSlots;
     if (old === undefined) return true;
     while (this.migrated < old.length) {
-      const end = Math.min(old.length, this.migrated + this.compactChunk * 16);
+      const end = Math.min(old.length, this.migrated + this.compactChunk);
       for (let i = this.migrated; i < end; i++) {
         const entry = old[i];
-        if (entry > 0) this.place(entry);
-        old[i] = -1;
+        if (entry > 0) {
+          this.place(entry);
+          old[i] = -1; // a tombstone: an empty slot stays empty, so probes of the old table still end
+        }
       }
       this.migrated = end;
       if (performance.now() >= deadline && this.migrated < old.length) return false;
