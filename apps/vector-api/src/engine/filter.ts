@@ -276,7 +276,40 @@ export interface FilterRows {
   /** One past the largest label ever stored. */
   readonly size: number;
   isAlive(label: number): boolean;
+  /** The row's metadata (may be a fresh object per call: read it once per row). */
   metadata(label: number): Metadata | undefined;
+  /**
+   * One field of the row's metadata, as `metadata(label)` holds it (undefined for a missing
+   * field or an object); a table whose metadata is kept as JSON finds it without parsing
+   * the rest (row-catalog.ts). Without it, filters read `metadata(label)`.
+   */
+  field?(label: number, key: string): MetadataValue | undefined;
+}
+
+/** A row's field through FilterRows. */
+function rowField(rows: FilterRows, label: number, key: string): MetadataValue | undefined {
+  return rows.field ? rows.field(label, key) : fieldOf(rows.metadata(label), key);
+}
+
+/** compileFilter over the rows of a FilterRows, by label: reads only the fields the filter names. */
+function compileRowFilter(filter: Filter, rows: FilterRows): (label: number) => boolean {
+  if (!rows.field) {
+    const matches = compileFilter(filter);
+    return (label) => matches(rows.metadata(label));
+  }
+  const tests = filter.map((c): ((label: number) => boolean) => {
+    if (isAnyOf(c)) {
+      const alternatives = c.anyOf.map((f) => compileRowFilter(f, rows));
+      return (label) => alternatives.some((test) => test(label));
+    }
+    const test = compileCondition(c);
+    const key = c.key;
+    return (label) => test(rowField(rows, label, key));
+  });
+  return (label) => {
+    for (let i = 0; i < tests.length; i++) if (!tests[i](label)) return false;
+    return true;
+  };
 }
 
 /**
@@ -448,7 +481,7 @@ export class MetadataIndex {
     const size = rows.size;
     for (let label = 0; label < size; label++) {
       if (rows.isAlive(label)) {
-        const field = fieldOf(rows.metadata(label), key);
+        const field = rowField(rows, label, key);
         if (field !== undefined && test(field)) labels.push(label);
       }
       if ((label + 1) % TESTS_PER_STEP === 0) yield;
@@ -585,7 +618,7 @@ export class MetadataIndex {
     const out: number[] = [];
     if (smallest !== undefined && (smallest.size * filter.length <= size || positives.length >= 255)) {
       // Check the selective part's rows against the whole filter.
-      const matches = compileFilter(filter);
+      const matches = compileRowFilter(filter, rows);
       const seen = smallest.sets.length > 1 ? new Uint8Array(size) : undefined;
       for (const set of smallest.sets) {
         for (const label of set) {
@@ -594,7 +627,7 @@ export class MetadataIndex {
             if (seen[label] === 1) continue;
             seen[label] = 1; // a row can be in several lists (an array field, several `$in` values)
           }
-          if (kept(label) && matches(rows.metadata(label))) out.push(label);
+          if (kept(label) && matches(label)) out.push(label);
           work += filter.length;
           if (work >= TESTS_PER_STEP) {
             work = 0;
@@ -706,10 +739,10 @@ export class MetadataIndex {
     if (smallest !== undefined && smallest.size === 0) return NO_ROW;
     const cost = filterCost(filter);
     if (smallest !== undefined && smallest.size * cost <= ctx.size) {
-      const matches = compileFilter(filter);
+      const matches = compileRowFilter(filter, ctx.rows);
       const labels: number[] = [];
       for (const label of yield* this.collect(smallest, ctx)) {
-        if (ctx.rows.isAlive(label) && matches(ctx.rows.metadata(label))) labels.push(label);
+        if (ctx.rows.isAlive(label) && matches(label)) labels.push(label);
         ctx.work += cost;
         if (tick(ctx)) yield;
       }
@@ -727,10 +760,10 @@ export class MetadataIndex {
     }
     const fewest = included.reduce<number[] | undefined>((a, b) => (a === undefined || b.length < a.length ? b : a), undefined);
     if (fewest !== undefined && fewest.length * cost <= ctx.size) {
-      const matches = compileFilter(filter);
+      const matches = compileRowFilter(filter, ctx.rows);
       const labels: number[] = [];
       for (const label of fewest) {
-        if (ctx.rows.isAlive(label) && matches(ctx.rows.metadata(label))) labels.push(label);
+        if (ctx.rows.isAlive(label) && matches(label)) labels.push(label);
         ctx.work += cost;
         if (tick(ctx)) yield;
       }

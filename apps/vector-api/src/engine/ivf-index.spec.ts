@@ -99,7 +99,7 @@ describe('ivf', () => {
   it.each([
     ['WebAssembly SIMD', true],
     ['JavaScript fallback', false],
-  ])('%s: probing every list equals the exact search across overflow rows, relayouts and deletes', async (_name, simd) => {
+  ])('%s: probing every list equals the exact search across assigned rows, reused labels and deletes', async (_name, simd) => {
     const { vectors } = clusteredVectors(14, 3000, DIM, 40);
     const store = new VectorStore(DIM, 1024, { simd });
     const index = new IvfIndex(store, { minRows: 1000 });
@@ -118,22 +118,38 @@ describe('ivf', () => {
     };
     add(0, 2000);
     await index.idle();
-    expect(index.status().details).toMatchObject({ trained_rows: 2000, overflow: 0 });
-    add(2000, 2100); // fewer than 1/8 of the laid-out rows: they stay in the lists' overflow
-    await index.idle();
-    expect(index.status().details.overflow).toBe(100);
+    expect(index.status().details).toMatchObject({ trained_rows: 2000, pending: 0 });
+    add(2000, 2100); // pending until the background assigns them, then in their lists
+    expect(index.status().details.pending).toBeLessThanOrEqual(100); // (the first slice runs at once)
     expectExhaustiveIsExact();
-    add(2100, 2400); // past 1/8: folded into a new contiguous layout
     await index.idle();
-    expect(index.status().details).toMatchObject({ trained_rows: 2000, overflow: 0 });
+    expect(index.status().details.pending).toBe(0);
+    expectExhaustiveIsExact();
+    add(2100, 2400);
+    await index.idle();
+    expect(index.status().details).toMatchObject({ trained_rows: 2000, pending: 0 });
+    expectExhaustiveIsExact();
+    // Labels deleted and written again with other vectors: they leave their old list at once.
+    const reused = [5, 6, 7, 2050, 2300];
+    for (const l of reused) expect(store.delete(l, 10)).toBe(true);
+    index.remove(reused);
+    const other = clusteredVectors(99, 3000, DIM, 40).vectors;
+    for (const l of reused) expect(store.put(l, toNormalized(other[l]), 11)).toBe(true);
+    index.add(reused);
+    expectExhaustiveIsExact();
+    await index.idle();
     expectExhaustiveIsExact();
     const victims = (index.search(queries[0], 400, undefined, 1e6) ?? []).map((h) => h.label);
     for (const l of victims) store.delete(l);
-    index.remove(victims); // relayout drops them (and the scan skips them until then)
+    index.remove(victims); // they leave their lists at once
     expectExhaustiveIsExact();
     await index.idle();
     expectExhaustiveIsExact();
     expect(store.alive).toBe(2400 - 400);
+    // Every live row is in exactly one list, once.
+    const model = index.exportModel();
+    const listed = model ? [...model.listOf].filter((c) => c >= 0).length : 0;
+    expect(listed).toBe(store.alive);
     index.close();
   });
 });

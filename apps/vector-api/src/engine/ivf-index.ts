@@ -48,62 +48,80 @@ interface IvfModel {
   readonly nprobe: number;
   readonly estimatedRecall: number;
   readonly trainedRows: number;
-  layout: ListLayout;
-  /**
-   * Rows assigned after `layout` was built, per list: scanned by gathering them from the
-   * store's kernel until the next relayout folds them in.
-   */
-  overflow: number[][];
-  overflowRows: number;
-  /** Laid-out rows deleted since the layout was built (still scanned, then rejected). */
-  staleRows: number;
-  /** 1 when the label is in one of the lists (laid out or overflow). */
-  listed: Uint8Array;
+  readonly lists: ListSet;
 }
 
 /**
- * The lists' rows copied into a kernel of their own, list after list, so a probed list is
- * one contiguous stretch scanned at streaming speed. Gathering the same rows from the
- * store (row = label) costs a cache miss per row: ≈3× slower on the 100-d GloVe set,
- * ≈1.7× on MNIST. The price is a second copy of the rows of an ivf table.
+ * Each list's labels in a typed array of its own (no vector copy: a probed list is scanned
+ * by gathering its rows from the store's kernel), and per label its list and position in
+ * it, so a row leaves its list at once (swap with the list's last entry) and no list ever
+ * holds a stale entry or needs rebuilding. About 12 bytes per row.
  */
-interface ListLayout {
-  readonly kernel: ScanKernel;
-  /** List c occupies kernel rows [start[c], start[c + 1]). */
-  readonly start: Int32Array;
-  /** Kernel row → label. */
-  readonly rowLabels: Int32Array;
-}
+class ListSet {
+  readonly labels: Int32Array[];
+  readonly counts: Int32Array;
+  /** Label → its list, or -1. */
+  listOf: Int32Array;
+  /** Label → its position in its list. */
+  posOf: Int32Array;
 
-/**
- * Copies the live rows of each list into one kernel, list after list. With `listed`, only
- * rows whose entry is current (1; 2 = the label was deleted, and maybe written again,
- * since it was listed) are kept.
- */
-function layOut(store: VectorStore, lists: ReadonlyArray<ArrayLike<number>>, listed?: Uint8Array): ListLayout {
-  const current = (label: number): boolean => store.isAlive(label) && (listed === undefined || listed[label] === 1);
-  let total = 0;
-  for (const list of lists) for (let i = 0; i < list.length; i++) if (current(list[i])) total++;
-  const kernel = createScanKernel(store.dim, Math.max(1, total), { simd: store.simd, metric: store.metric });
-  const start = new Int32Array(lists.length + 1);
-  const rowLabels = new Int32Array(total);
-  let row = 0;
-  lists.forEach((list, c) => {
-    start[c] = row;
-    for (let i = 0; i < list.length; i++) {
-      const label = list[i];
-      if (!current(label)) continue;
-      kernel.set(row, store.vector(label));
-      rowLabels[row++] = label;
+  constructor(nlist: number, sizes: Int32Array | undefined, labelCapacity: number) {
+    this.labels = Array.from({ length: nlist }, (_, c) => new Int32Array(Math.max(4, sizes ? sizes[c] : 4)));
+    this.counts = new Int32Array(nlist);
+    this.listOf = new Int32Array(Math.max(16, labelCapacity)).fill(-1);
+    this.posOf = new Int32Array(this.listOf.length);
+  }
+
+  listed(label: number): boolean {
+    return label < this.listOf.length && this.listOf[label] >= 0;
+  }
+
+  add(label: number, c: number): void {
+    if (label >= this.listOf.length) {
+      const cap = Math.max(label + 1, Math.ceil(this.listOf.length * 1.5));
+      const listOf = new Int32Array(cap).fill(-1);
+      listOf.set(this.listOf);
+      const posOf = new Int32Array(cap);
+      posOf.set(this.posOf);
+      this.listOf = listOf;
+      this.posOf = posOf;
     }
-  });
-  start[lists.length] = row;
-  return { kernel, start, rowLabels };
-}
+    let list = this.labels[c];
+    const n = this.counts[c];
+    if (n === list.length) {
+      const grown = new Int32Array(Math.ceil(n * 1.5) + 4);
+      grown.set(list);
+      this.labels[c] = list = grown;
+    }
+    list[n] = label;
+    this.counts[c] = n + 1;
+    this.listOf[label] = c;
+    this.posOf[label] = n;
+  }
 
-/** Relayout once an eighth of the laid-out rows are overflow or deleted: amortised, a row is copied ≤ 8 times more. */
-function needsRelayout(model: IvfModel): boolean {
-  return model.overflowRows + model.staleRows > model.layout.rowLabels.length / 8;
+  remove(label: number): void {
+    if (!this.listed(label)) return;
+    const c = this.listOf[label];
+    const list = this.labels[c];
+    const last = this.counts[c] - 1;
+    const pos = this.posOf[label];
+    const moved = list[last];
+    list[pos] = moved;
+    this.posOf[moved] = pos;
+    this.counts[c] = last;
+    this.listOf[label] = -1;
+  }
+
+  /** The labels of list c (a view: read it at once). */
+  list(c: number): Int32Array {
+    return this.labels[c].subarray(0, this.counts[c]);
+  }
+
+  get bytes(): number {
+    let n = this.listOf.byteLength + this.posOf.byteLength + this.counts.byteLength;
+    for (const list of this.labels) n += list.byteLength;
+    return n;
+  }
 }
 
 /** nlist ≈ 4·√N (the usual IVF rule of thumb), at least 1. */
@@ -133,22 +151,25 @@ export function emptyIvfStatus(): IndexStatus {
  * sample; spherical k-means for cosine, plain L2 k-means on the raw vectors for dot and
  * euclidean), one list of labels per centroid (a row joins its nearest centroid: by cosine,
  * or by L2); a query scans the `nprobe` lists whose centroids score best for the metric
- * (q · c for cosine and dot, nearest by L2 for euclidean). Training runs in a worker
- * thread; until the first model exists the index answers `null` (the planner scans exactly). New rows wait in `pending`
- * (scanned exactly by queries) until a background chunk assigns them to their nearest
- * centroid. Past `retrainGrowth` × the training size the model is retrained in the
- * background and swapped in. Scores are exact similarities (see Hit).
+ * (q · c for cosine and dot, nearest by L2 for euclidean), gathering the lists' rows from
+ * the store (the only float copy of the vectors). Training runs in a worker thread; until
+ * the first model exists the index answers `null` (the planner scans exactly). New rows
+ * wait in `pending` (scanned exactly by queries) until a background chunk assigns them to
+ * their nearest centroid; a deleted row leaves its list at once. Past `retrainGrowth` ×
+ * the training size the model is retrained in the background and swapped in. Everything
+ * the event loop does for it (copying the rows for the trainer, building the new lists,
+ * assigning rows) runs in slices of at most `sliceMs`, so a query waits one slice at most.
+ * Scores are exact similarities (see Hit).
  */
 export class IvfIndex implements VectorIndex {
   readonly kind = 'ivf' as const;
   private model: IvfModel | undefined;
   private readonly pending = new Set<number>();
   /**
-   * Labels deleted after being listed and written again: their old list entry (and its copy
-   * of the old vector) stays until the next relayout, so meanwhile they are scanned exactly
-   * like pending rows and then assigned afresh.
+   * While a training runs: labels added or removed since it took its rows, whose
+   * assignment by the training may be stale (they are assigned afresh after the swap).
    */
-  private readonly reused = new Set<number>();
+  private touched: Set<number> | undefined;
   private training: Promise<void> | undefined;
   private draining: Promise<void> | undefined;
   private closed = false;
@@ -168,34 +189,39 @@ export class IvfIndex implements VectorIndex {
 
   /** Starts from a snapshot's model: its lists as they were, changed rows assigned again. */
   private install(seed: IvfSeed): void {
-    const lists: number[][] = Array.from({ length: seed.nlist }, () => []);
-    const listed = new Uint8Array(this.store.size + 1024);
     const dirty = new Set(seed.dirty);
-    for (let label = 0; label < this.store.size; label++) {
-      if (!this.store.isAlive(label)) continue;
-      const list = label < seed.listOf.length ? seed.listOf[label] : -1;
-      if (list >= 0 && list < seed.nlist && !dirty.has(label)) {
-        lists[list].push(label);
-        listed[label] = 1;
-      } else {
-        this.pending.add(label);
-      }
+    const sizes = new Int32Array(seed.nlist);
+    const size = this.store.size;
+    const listOf = (label: number): number => {
+      if (!this.store.isAlive(label) || dirty.has(label)) return -1;
+      const c = label < seed.listOf.length ? seed.listOf[label] : -1;
+      return c >= 0 && c < seed.nlist ? c : -1;
+    };
+    for (let label = 0; label < size; label++) {
+      const c = listOf(label);
+      if (c >= 0) sizes[c]++;
     }
-    this.setModel(seed.centroids, seed.nlist, seed.nprobe, seed.estimatedRecall, seed.trainedRows, lists, listed);
+    const lists = new ListSet(seed.nlist, sizes, size + 1024);
+    for (let label = 0; label < size; label++) {
+      if (!this.store.isAlive(label)) continue;
+      const c = listOf(label);
+      if (c >= 0) lists.add(label, c);
+      else this.pending.add(label);
+    }
+    this.model = this.modelOf(seed.centroids, seed.nlist, seed.nprobe, seed.estimatedRecall, seed.trainedRows, lists);
     this.drain();
     this.maybeTrain();
   }
 
-  /** Makes a model current: its centroids in a kernel of their own, its lists laid out. */
-  private setModel(
+  /** A model: its centroids in a kernel of their own, its lists. */
+  private modelOf(
     centroidData: Float32Array,
     nlist: number,
     nprobe: number,
     estimatedRecall: number,
     trainedRows: number,
-    lists: number[][],
-    listed: Uint8Array,
-  ): void {
+    lists: ListSet,
+  ): IvfModel {
     const { dim, simd, metric } = this.store;
     const centroids = createScanKernel(dim, nlist, { simd, metric });
     centroids.load(centroidData, nlist);
@@ -204,19 +230,7 @@ export class IvfIndex implements VectorIndex {
       assigner = createScanKernel(dim, nlist, { simd, metric: 'euclidean' });
       assigner.load(centroidData, nlist);
     }
-    this.model = {
-      centroids,
-      assigner,
-      nlist,
-      nprobe,
-      estimatedRecall,
-      trainedRows,
-      layout: layOut(this.store, lists),
-      overflow: lists.map(() => []),
-      overflowRows: 0,
-      staleRows: 0,
-      listed,
-    };
+    return { centroids, assigner, nlist, nprobe, estimatedRecall, trainedRows, lists };
   }
 
   /** The model as a snapshot stores it (null before the first training). */
@@ -227,11 +241,7 @@ export class IvfIndex implements VectorIndex {
     const centroids = new Float32Array(model.nlist * dim);
     for (let c = 0; c < model.nlist; c++) centroids.set(model.centroids.row(c), c * dim);
     const listOf = new Int32Array(this.store.size).fill(-1);
-    const { layout, overflow } = model;
-    for (let c = 0; c < model.nlist; c++) {
-      for (let r = layout.start[c]; r < layout.start[c + 1]; r++) listOf[layout.rowLabels[r]] = c;
-      for (const label of overflow[c] ?? []) if (label < listOf.length) listOf[label] = c;
-    }
+    listOf.set(model.lists.listOf.subarray(0, Math.min(listOf.length, model.lists.listOf.length)));
     return {
       centroids,
       nlist: model.nlist,
@@ -242,12 +252,20 @@ export class IvfIndex implements VectorIndex {
     };
   }
 
+  /** Bytes of the index's own structures (centroids, lists), not the store's vectors. */
+  get bytes(): number {
+    const model = this.model;
+    if (!model) return 0;
+    return model.centroids.bytes + (model.assigner === model.centroids ? 0 : model.assigner.bytes) + model.lists.bytes;
+  }
+
   add(labels: readonly number[]): void {
-    if (this.model) {
-      const listed = this.model.listed;
+    for (const label of labels) this.touched?.add(label);
+    const model = this.model;
+    if (model) {
       for (const label of labels) {
-        if (label < listed.length && listed[label] === 2) this.reused.add(label);
-        else this.pending.add(label);
+        model.lists.remove(label); // a label written again is assigned afresh
+        this.pending.add(label);
       }
       this.drain();
     }
@@ -255,69 +273,32 @@ export class IvfIndex implements VectorIndex {
   }
 
   remove(labels: readonly number[]): void {
-    // Deleted labels stay in their list and are skipped by the scan (the store's state);
-    // the next relayout or training drops them.
     const model = this.model;
     for (const label of labels) {
+      this.touched?.add(label);
       this.pending.delete(label);
-      this.reused.delete(label);
-      if (model && label < model.listed.length && model.listed[label] === 1) {
-        model.staleRows++;
-        model.listed[label] = 2;
-      }
+      model?.lists.remove(label);
     }
-    if (model && needsRelayout(model)) this.drain();
   }
 
   private assign(model: IvfModel, label: number): void {
-    if (!this.store.isAlive(label)) return;
-    if (label >= model.listed.length) {
-      const grown = new Uint8Array(Math.max(label + 1, model.listed.length * 2));
-      grown.set(model.listed);
-      model.listed = grown;
-    }
-    if (model.listed[label] === 1) return;
+    if (!this.store.isAlive(label) || model.lists.listed(label)) return;
     const best = model.assigner.scan(this.store.vector(label), 1).labels[0] ?? 0;
-    model.overflow[best]?.push(label);
-    model.overflowRows++;
-    model.listed[label] = 1;
+    model.lists.add(label, best);
   }
 
-  /** Folds the overflow into a fresh layout and drops deleted rows (O(rows·dim) copy). */
-  private relayout(model: IvfModel): void {
-    const { layout, overflow } = model;
-    const lists = overflow.map((extra, c) => [...layout.rowLabels.subarray(layout.start[c], layout.start[c + 1]), ...extra]);
-    model.layout = layOut(this.store, lists, model.listed);
-    // Stale entries are gone now: their labels may be listed again.
-    for (let label = 0; label < model.listed.length; label++) if (model.listed[label] === 2) model.listed[label] = 0;
-    for (const label of this.reused) this.pending.add(label);
-    this.reused.clear();
-    model.overflow = lists.map(() => []);
-    model.overflowRows = 0;
-    model.staleRows = 0;
-  }
-
-  /**
-   * Assigns pending rows in chunks between event-loop turns (nlist·dim work per row), then
-   * relayouts the lists if enough rows arrived or left.
-   */
+  /** Assigns pending rows in chunks between event-loop turns (nlist·dim work per row). */
   private drain(): void {
     if (this.draining || this.closed) return;
     this.draining = (async () => {
       for (;;) {
         const model = this.model;
-        if (!model || this.closed) return;
-        if (this.pending.size > 0) {
-          const sliceEnd = performance.now() + this.options.sliceMs;
-          for (const label of this.pending) {
-            this.pending.delete(label);
-            this.assign(model, label);
-            if (performance.now() >= sliceEnd) break;
-          }
-        } else if (needsRelayout(model)) {
-          this.relayout(model);
-        } else {
-          return;
+        if (!model || this.closed || this.pending.size === 0) return;
+        const sliceEnd = performance.now() + this.options.sliceMs;
+        for (const label of this.pending) {
+          this.pending.delete(label);
+          this.assign(model, label);
+          if (performance.now() >= sliceEnd) break;
         }
         await yieldToEventLoop();
       }
@@ -339,16 +320,40 @@ export class IvfIndex implements VectorIndex {
       })
       .finally(() => {
         this.training = undefined;
+        this.touched = undefined;
         this.maybeTrain();
       });
   }
 
+  /** Runs `step(i)` for i in [from, to), giving the event loop a turn every sliceMs. */
+  private async sliced(from: number, to: number, step: (i: number) => void): Promise<void> {
+    let sliceEnd = performance.now() + this.options.sliceMs;
+    for (let i = from; i < to; i++) {
+      step(i);
+      if ((i & 255) === 255 && performance.now() >= sliceEnd) {
+        await yieldToEventLoop();
+        if (this.closed) return;
+        sliceEnd = performance.now() + this.options.sliceMs;
+      }
+    }
+  }
+
   private async train(): Promise<void> {
     const { dim } = this.store;
-    const labels = this.store.aliveLabels();
-    const n = labels.length;
+    this.touched = new Set();
+    // The rows to train on, copied for the trainer in slices (labels written or deleted
+    // meanwhile are in `touched` and get assigned afresh after the swap).
+    let n = 0;
+    const size = this.store.size;
+    const labels = new Int32Array(this.store.alive);
+    await this.sliced(0, size, (label) => {
+      if (n < labels.length && this.store.isAlive(label)) labels[n++] = label;
+    });
     const data = new Float32Array(n * dim);
-    for (let i = 0; i < n; i++) data.set(this.store.vector(labels[i]), i * dim);
+    await this.sliced(0, n, (i) => {
+      if (this.store.isAlive(labels[i])) data.set(this.store.vector(labels[i]), i * dim);
+    });
+    if (this.closed) return;
     const nlist = nlistFor(n);
     // Faiss trains on 39–256 points per centroid; 24 per list (at least 8192) keeps a
     // 100k-row training to seconds while the lists stay balanced.
@@ -359,21 +364,26 @@ export class IvfIndex implements VectorIndex {
         ? await runInWorker(trainIvfModel as (...a: never[]) => IvfModelData, args, [data.buffer], this.abort.signal)
         : trainIvfModel(...args);
     if (this.closed) return;
-    const lists: number[][] = Array.from({ length: result.nlist }, () => []);
-    const listed = new Uint8Array(this.store.size + 1024);
-    for (let i = 0; i < n; i++) {
+    // The new lists, built beside the current model (which keeps answering) in slices.
+    const sizes = new Int32Array(result.nlist);
+    for (let i = 0; i < n; i++) sizes[result.assign[i]]++;
+    const lists = new ListSet(result.nlist, sizes, this.store.size + 1024);
+    await this.sliced(0, n, (i) => {
       const label = labels[i];
-      if (!this.store.isAlive(label)) continue;
-      lists[result.assign[i]]?.push(label);
-      listed[label] = 1;
+      if (this.store.isAlive(label) && !this.touched?.has(label)) lists.add(label, result.assign[i]);
+    });
+    if (this.closed) return;
+    const model = this.modelOf(result.centroids, result.nlist, result.nprobe, result.recall, n, lists);
+    // Swap. Rows changed since the rows were taken (in any label order: several instances
+    // write), and the rows still waiting for the old model, wait in pending for the new one.
+    const touched = this.touched;
+    this.touched = undefined;
+    for (const label of touched) {
+      lists.remove(label);
+      if (this.store.isAlive(label)) this.pending.add(label);
     }
-    this.setModel(result.centroids, result.nlist, result.nprobe, result.recall, n, lists, listed);
-    // Rows that arrived while training ran (in any label order: several instances write)
-    // wait in pending for the new model.
-    this.pending.clear();
-    this.reused.clear();
-    for (let label = 0; label < this.store.size; label++)
-      if (this.store.isAlive(label) && listed[label] !== 1) this.pending.add(label);
+    for (const label of this.pending) if (lists.listed(label) || !this.store.isAlive(label)) this.pending.delete(label);
+    this.model = model;
     this.drain();
   }
 
@@ -387,26 +397,17 @@ export class IvfIndex implements VectorIndex {
     if (!model || this.store.alive < this.options.minRows) return null;
     const probes = Math.min(model.nlist, Math.ceil(model.nprobe * effort));
     const nearest = model.centroids.scan(query, probes).labels;
-    // One selection across the probed lists (their contiguous stretch, then their few
-    // overflow rows) and the pending rows, which are gathered from the store's kernel.
+    // One selection across the probed lists and the pending rows, all gathered from the
+    // store's kernel. A list holds only live rows (deletes leave at once); the store's
+    // liveness check stays for rows deleted by a write this instance applies later.
     const { kernel } = this.store;
-    const { layout, overflow } = model;
     const keep = this.store.acceptor(accept);
-    // A list entry counts only while current (a deleted label's entry is stale even if the
-    // label holds a row again: that row is in `reused`).
-    const listed = model.listed;
-    const keepListed = (label: number): boolean => listed[label] === 1 && keep(label);
     const top = new TopN(k);
     for (let i = 0; i < nearest.length; i++) {
-      const c = nearest[i];
-      const first = layout.start[c];
-      const count = layout.start[c + 1] - first;
-      if (count > 0) layout.kernel.scanRangeInto(query, first, count, top, keepListed, layout.rowLabels);
-      const extra = overflow[c];
-      if (extra !== undefined && extra.length > 0) kernel.scanRowsInto(query, extra, top, keepListed);
+      const list = model.lists.list(nearest[i]);
+      if (list.length > 0) kernel.scanRowsInto(query, list, top, keep);
     }
     if (this.pending.size > 0) kernel.scanRowsInto(query, rowList(this.pending), top, keep);
-    if (this.reused.size > 0) kernel.scanRowsInto(query, rowList(this.reused), top, keep);
     return toHits(top.result());
   }
 
@@ -429,9 +430,8 @@ export class IvfIndex implements VectorIndex {
         nprobe: model.nprobe,
         trained_rows: model.trainedRows,
         estimated_recall_at_10: Math.round(model.estimatedRecall * 1000) / 1000,
-        pending: this.pending.size + this.reused.size,
+        pending: this.pending.size,
         retraining: this.training ? 1 : 0,
-        overflow: model.overflowRows,
         simd: this.store.simd ? 1 : 0,
       },
     };
@@ -442,6 +442,5 @@ export class IvfIndex implements VectorIndex {
     this.abort.abort();
     this.model = undefined;
     this.pending.clear();
-    this.reused.clear();
   }
 }

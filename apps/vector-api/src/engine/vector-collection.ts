@@ -4,7 +4,7 @@ import { FlatIndex } from './flat-index';
 import { type Filter, type FilterRows, type IndexBudget, type Metadata, MetadataIndex } from './filter';
 import { emptyHnswStatus, HnswIndex, type HnswOptions, type HnswSeed } from './hnsw-index';
 import { emptyIvfStatus, IvfIndex, type IvfOptions, type IvfSeed } from './ivf-index';
-import { jsonBytes } from './json-size';
+import { RowCatalog } from './row-catalog';
 import { compareHits, type Hit, type IndexKind, type IndexStatus, type Metric, type VectorIndex } from './types';
 import { SlotState, toStored, VectorStore } from './vector-store';
 
@@ -88,11 +88,11 @@ export interface QueryPlan {
  */
 export class VectorCollection {
   readonly store: VectorStore;
-  private readonly labelsById = new Map<string, number>();
-  private readonly ids: Array<string | undefined> = [];
-  private readonly metadata: Array<Metadata | undefined> = [];
-  /** Bytes of each row's metadata as JSON (`{}` when none): answers are bounded by them before they are built. */
-  private readonly metadataBytes: number[] = [];
+  /**
+   * Each label's id, metadata and metadata size (the JSON's bytes, `{}` = 2 when none:
+   * answers are bounded by them before they are built), off the V8 heap (row-catalog.ts).
+   */
+  private readonly catalog: RowCatalog;
   private readonly metaIndex: MetadataIndex;
   private readonly indexes = new Map<IndexKind, VectorIndex>();
   private readonly exactFilterRows: number;
@@ -113,13 +113,16 @@ export class VectorCollection {
     this.exactFilterFraction = options.exactFilterFraction ?? 0.02;
     this.sliceMs = options.sliceMs ?? QUERY_SLICE_MS;
     this.metaIndex = new MetadataIndex(options.indexBudget);
-    const { store, metadata } = this;
+    const catalog = new RowCatalog({ onError: options.onError });
+    this.catalog = catalog;
+    const { store } = this;
     this.rows = {
       get size() {
         return store.size;
       },
       isAlive: (label) => store.isAlive(label),
-      metadata: (label) => metadata[label],
+      metadata: (label) => catalog.metadata(label),
+      field: (label, key) => catalog.field(label, key),
     };
     this.indexes.set('flat', new FlatIndex(this.store));
     // The default index is created with the first row (insert, warm): an empty table holds no
@@ -175,7 +178,7 @@ export class VectorCollection {
       if (state[i] !== SlotState.Alive) continue;
       const label = from + i;
       vectors.set(store.vector(label), rows.length * dimension);
-      rows.push([this.ids[label] ?? '', this.metadata[label] ?? null]);
+      rows.push([this.catalog.id(label) ?? '', this.catalog.metadata(label) ?? null]);
     }
     return { from, state, seqOf, vectors, rows };
   }
@@ -206,16 +209,16 @@ export class VectorCollection {
 
   /** Bytes of the row's metadata as JSON, or undefined when no row has this id. */
   metadataBytesOf(id: string): number | undefined {
-    const label = this.labelsById.get(id);
-    return label === undefined ? undefined : this.metadataBytes[label];
+    const label = this.catalog.labelOf(id);
+    return label === undefined ? undefined : this.catalog.metadataBytes(label);
   }
 
   has(id: string): boolean {
-    return this.labelsById.has(id);
+    return this.catalog.labelOf(id) !== undefined;
   }
 
   labelOf(id: string): number | undefined {
-    return this.labelsById.get(id);
+    return this.catalog.labelOf(id);
   }
 
   private index(kind: IndexKind, seed?: IndexSeed): VectorIndex {
@@ -241,28 +244,24 @@ export class VectorCollection {
     const added: number[] = [];
     const replaced: number[] = [];
     for (const row of rows) {
-      const previous = this.labelsById.get(row.id);
+      const previous = this.catalog.labelOf(row.id);
       // The same id under another label: one of the two was deleted by a change not yet
       // applied here. The newer write wins (without seqs: the larger label).
       if (previous !== undefined && previous !== row.label) {
         if (seq === 0 ? previous > row.label : this.store.seq(previous) > seq) continue;
       }
       const wasAlive = this.store.isAlive(row.label);
-      const oldId = wasAlive ? this.ids[row.label] : undefined;
-      const oldMetadata = wasAlive ? this.metadata[row.label] : undefined;
+      const oldMetadata = wasAlive ? this.catalog.metadata(row.label) : undefined;
       const vector = normalized && row.embedding instanceof Float32Array ? row.embedding : toStored(row.embedding, this.metric);
       if (!this.store.put(row.label, vector, seq)) continue;
       if (wasAlive) {
         this.metaIndex.remove(row.label, oldMetadata);
-        if (oldId !== undefined && oldId !== row.id && this.labelsById.get(oldId) === row.label) this.labelsById.delete(oldId);
+        // (catalog.set below drops the label's old id, when it pointed here.)
         replaced.push(row.label);
       }
       // The older label keeps its seq: the delete that freed it must still apply when it comes.
       if (previous !== undefined && previous !== row.label) this.removeLabel(previous, 0, true);
-      this.labelsById.set(row.id, row.label);
-      this.ids[row.label] = row.id;
-      this.metadata[row.label] = row.metadata;
-      this.metadataBytes[row.label] = row.metadata === undefined ? 2 : jsonBytes(row.metadata);
+      this.catalog.set(row.label, row.id, row.metadata);
       this.metaIndex.add(row.label, row.metadata);
       added.push(row.label);
       this.touched?.add(row.label);
@@ -277,11 +276,8 @@ export class VectorCollection {
 
   private removeLabel(label: number, seq: number, keepSeq = false): boolean {
     if (!this.store.delete(label, seq, keepSeq)) return false;
-    const id = this.ids[label];
-    if (id !== undefined && this.labelsById.get(id) === label) this.labelsById.delete(id);
-    this.metaIndex.remove(label, this.metadata[label]);
-    this.ids[label] = undefined;
-    this.metadata[label] = undefined;
+    this.metaIndex.remove(label, this.catalog.metadata(label));
+    this.catalog.delete(label);
     for (const index of this.indexes.values()) index.remove([label]);
     this.touched?.add(label);
     this.changes++;
@@ -325,7 +321,7 @@ export class VectorCollection {
     return {
       plan,
       hits: this.toCollectionHits(
-        hits.filter((h) => this.ids[h.label] !== undefined),
+        hits.filter((h) => this.catalog.has(h.label)),
         q,
       ),
     };
@@ -347,7 +343,7 @@ export class VectorCollection {
     const q = toStored(vector, this.metric);
     for (let attempt = 1; ; attempt++) {
       const { hits, plan } = await runSliced(this.plan(q, n, filter, indexKind), this.sliceMs);
-      const alive = hits.filter((h) => this.ids[h.label] !== undefined);
+      const alive = hits.filter((h) => this.catalog.has(h.label));
       if (alive.length === hits.length || attempt === QUERY_ATTEMPTS) return { plan, hits: this.toCollectionHits(alive, q) };
     }
   }
@@ -365,10 +361,10 @@ export class VectorCollection {
         ? hits.map((h) => ({ label: h.label, score: Math.min(1, Math.max(0, h.score)) }))
         : hits.map((h) => ({ label: h.label, score: this.store.score(h.label, q) })).sort(compareHits);
     return scored.map((h) => ({
-      id: this.ids[h.label] as string,
+      id: this.catalog.id(h.label) as string,
       score: h.score,
-      metadata: this.metadata[h.label] ?? {},
-      metadataBytes: this.metadataBytes[h.label] ?? 2,
+      metadata: this.catalog.metadata(h.label) ?? {},
+      metadataBytes: this.catalog.metadataBytes(h.label) ?? 2,
     }));
   }
 
@@ -424,6 +420,7 @@ export class VectorCollection {
   }
 
   close(): void {
+    this.catalog.close();
     for (const index of this.indexes.values()) index.close();
   }
 }
