@@ -117,23 +117,23 @@ function median(values: readonly number[]): number {
  * the held-out queries (budgetMs each), interleaved A B B A A B … so drift and bursts of
  * load from other processes land on both sides; per pair raw q/s ÷ ours − 1, and the median.
  */
-export async function measureWrapper(
+export function measureWrapper(
   ds: Dataset,
-  ours: (qi: number) => Promise<Labels>,
+  ours: (qi: number) => Labels,
   raw: (qi: number) => Labels,
   pairs: number,
   budgetMs: number,
-): Promise<{ runs: WrapperRun[]; median: number }> {
+): { runs: WrapperRun[]; median: number } {
   const runs: WrapperRun[] = [];
   for (let i = 0; i < pairs; i++) {
     let o: QueryRun;
     let r: QueryRun;
     if (i % 2 === 0) {
-      o = await runQueriesAsync(ds, ours, budgetMs);
+      o = runQueries(ds, ours, budgetMs);
       r = runQueries(ds, raw, budgetMs);
     } else {
       r = runQueries(ds, raw, budgetMs);
-      o = await runQueriesAsync(ds, ours, budgetMs);
+      o = runQueries(ds, ours, budgetMs);
     }
     runs.push({ ours: o.qps, raw: r.qps, overhead: r.qps / o.qps - 1 });
   }
@@ -161,11 +161,12 @@ export async function benchWrapperOnly(
   for (let r = 0; r < rows; r++) g.addPoint(Array.from(ds.base.subarray(r * dim, (r + 1) * dim)), r);
   g.setEf(ef);
   const plain = Array.from({ length: ds.queryCount }, (_, qi) => Array.from(query(ds, qi)));
-  const ours = async (qi: number): Promise<Labels> => labelsOf(await hnsw.search(query(ds, qi), K));
+  // The index answers on the calling thread (issue 32): timed as synchronously as the raw search.
+  const ours = (qi: number): Labels => labelsOf(hnsw.search(query(ds, qi), K));
   const raw = (qi: number): Labels => g.searchKnn(plain[qi], K).neighbors;
-  const recallOurs = (await runQueriesAsync(ds, ours, budgetMs)).recall;
+  const recallOurs = runQueries(ds, ours, budgetMs).recall;
   const recallRaw = runQueries(ds, raw, budgetMs).recall;
-  const res = await measureWrapper(ds, ours, raw, pairs, budgetMs);
+  const res = measureWrapper(ds, ours, raw, pairs, budgetMs);
   hnsw.close();
   return { name: ds.name, ef, ...res, recallOurs, recallRaw };
 }
@@ -355,11 +356,7 @@ export async function benchDataset(ds: Dataset, opts: EngineBenchOptions): Promi
       let bestOurs: QueryRun | undefined;
       let bestRaw: QueryRun | undefined;
       for (let round = 0; round < ROUNDS; round++) {
-        const o = await runQueriesAsync(
-          ds,
-          async (qi) => labelsOf(await hnsw.search(query(ds, qi), K, undefined, effort)),
-          budget / ROUNDS,
-        );
+        const o = runQueries(ds, (qi) => labelsOf(hnsw.search(query(ds, qi), K, undefined, effort)), budget / ROUNDS);
         g.setEf(ef);
         const r = runQueries(ds, (qi) => g.searchKnn(plain[qi], K).neighbors, budget / ROUNDS);
         bestOurs = bestOurs ? faster(bestOurs, o) : o;
@@ -371,9 +368,9 @@ export async function benchDataset(ds: Dataset, opts: EngineBenchOptions): Promi
       }
     }
     g.setEf(defaultEf);
-    const wrapper = await measureWrapper(
+    const wrapper = measureWrapper(
       ds,
-      async (qi) => labelsOf(await hnsw.search(query(ds, qi), K)),
+      (qi) => labelsOf(hnsw.search(query(ds, qi), K)),
       (qi) => g.searchKnn(plain[qi], K).neighbors,
       Math.max(5, opts.wrapperPairs ?? 7),
       Math.max(300, budget / 2),

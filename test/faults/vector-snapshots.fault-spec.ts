@@ -202,7 +202,11 @@ describe('vector-api table snapshots across restarts and crashes', () => {
       201,
     );
     await insert(0, 6_000);
-    await until('first graph built', (t) => t.index_status.state === 'ready' && (t.index_status.details.points ?? 0) > 0, 120_000);
+    await until(
+      'first graph built',
+      (t) => t.index_status.state === 'ready' && (t.index_status.details.points ?? 0) > 0,
+      120_000,
+    );
     // A build extending the graph is under way when the process is killed (rows are added
     // until one is seen running); rows of the graph and rows being built are deleted meanwhile.
     let upTo = 6_000;
@@ -224,4 +228,3 @@ describe('vector-api table snapshots across restarts and crashes', () => {
     await expectTable((i) => i < upTo && !gone.includes(i), upTo);
   });
 });
-

@@ -259,4 +259,3 @@ describe('hnsw (a sealed hnswlib graph searched in place, built in a worker, and
     });
   });
 });
-

@@ -431,7 +431,12 @@ export class HnswIndex implements VectorIndex {
     // sent by this build and written or deleted since are caught by their seq here.
     for (let i = 0; i < build.labels.length; i++) {
       const label = build.labels[i];
-      if (this.store.isAlive(label) && this.store.seq(label) === build.seqs[i] && this.growing.has(label) && !build.removed.has(label)) {
+      if (
+        this.store.isAlive(label) &&
+        this.store.seq(label) === build.seqs[i] &&
+        this.growing.has(label) &&
+        !build.removed.has(label)
+      ) {
         this.growing.delete(label);
         if (this.graphState(label) !== 1) this.live++;
         this.setGraphState(label, 1);
