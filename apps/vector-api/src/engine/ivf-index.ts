@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { runInWorker, yieldToEventLoop } from './background';
+import { yieldToEventLoop } from './background';
+import { startWorkerFile } from '@app/platform';
 import { rowList, toHits } from './exact';
-import { type IvfModelData, trainIvfModel } from './ivf-train';
+import { type IvfModelData, type IvfTrainJob, type IvfTrainReply, trainIvfModel } from './ivf-train';
 import { createScanKernel, type ScanKernel, TopN } from './simd';
 import type { Hit, IndexStatus, LabelFilter, VectorIndex } from './types';
 import type { VectorStore } from './vector-store';
@@ -358,11 +359,21 @@ export class IvfIndex implements VectorIndex {
     // Faiss trains on 39–256 points per centroid; 24 per list (at least 8192) keeps a
     // 100k-row training to seconds while the lists stay balanced.
     const sampleSize = Math.min(n, Math.max(nlist * 24, 8192));
-    const args = [data, n, dim, nlist, this.options.seed, sampleSize, 10, this.options.targetRecall, this.store.metric] as const;
+    const job: IvfTrainJob = {
+      data,
+      n,
+      dim,
+      nlist,
+      seed: this.options.seed,
+      sampleSize,
+      iterations: 10,
+      targetRecall: this.options.targetRecall,
+      metric: this.store.metric,
+    };
     const result: IvfModelData =
       n * dim >= this.options.workerFromFloats
-        ? await runInWorker(trainIvfModel as (...a: never[]) => IvfModelData, args, [data.buffer], this.abort.signal)
-        : trainIvfModel(...args);
+        ? await trainInWorker(job, this.abort.signal)
+        : trainIvfModel(job.data, n, dim, nlist, job.seed, sampleSize, job.iterations, job.targetRecall, job.metric);
     if (this.closed) return;
     // The new lists, built beside the current model (which keeps answering) in slices.
     const sizes = new Int32Array(result.nlist);
@@ -443,4 +454,28 @@ export class IvfIndex implements VectorIndex {
     this.model = undefined;
     this.pending.clear();
   }
+}
+
+/** Runs one training in ivf-train.worker.ts; aborting `signal` terminates the thread (a table dropped, the service stopping). */
+function trainInWorker(job: IvfTrainJob, signal: AbortSignal): Promise<IvfModelData> {
+  return new Promise<IvfModelData>((resolve, reject) => {
+    const worker = startWorkerFile(new URL('./ivf-train.worker.js', import.meta.url), {
+      workerData: job,
+      transferList: [job.data.buffer as ArrayBuffer],
+    });
+    let settled = false;
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      fn();
+      void worker.terminate();
+    };
+    worker.once('message', (reply: IvfTrainReply) =>
+      settle(() => (reply.t === 'done' ? resolve(reply.model) : reject(new Error(`ivf training failed: ${reply.error}`)))),
+    );
+    worker.once('error', (err) => settle(() => reject(err)));
+    worker.once('exit', (code) => settle(() => reject(new Error(`ivf training worker exited with code ${code}`))));
+    if (signal.aborted) settle(() => reject(new Error('worker aborted')));
+    signal.addEventListener('abort', () => settle(() => reject(new Error('worker aborted'))), { once: true });
+  });
 }

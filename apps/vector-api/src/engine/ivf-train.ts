@@ -11,6 +11,23 @@ export interface IvfModelData {
   recall: number;
 }
 
+/** workerData of ivf-train.worker.ts: trainIvfModel's arguments (`data` is transferred). */
+export interface IvfTrainJob {
+  readonly data: Float32Array;
+  readonly n: number;
+  readonly dim: number;
+  readonly nlist: number;
+  readonly seed: number;
+  readonly sampleSize: number;
+  readonly iterations: number;
+  readonly targetRecall: number;
+  readonly metric: 'cosine' | 'dot' | 'euclidean';
+}
+
+/** ivf-train.worker.ts → main thread. */
+export type IvfTrainReply =
+  { readonly t: 'done'; readonly model: IvfModelData } | { readonly t: 'failed'; readonly error: string };
+
 /**
  * Trains the ivf model on n rows (normalised for cosine, raw for dot and euclidean):
  * k-means (k-means++ seeding, Lloyd iterations) on a random sample, spherical for cosine
@@ -22,9 +39,8 @@ export interface IvfModelData {
  * and nprobe is the smallest number of probed lists that contains `targetRecall` of those
  * neighbours.
  *
- * The function is deliberately self-contained (no imports, no outer references): it runs
- * both in-thread and in a worker thread from its source text (see ivf-index.ts), so large
- * trainings never block the event loop.
+ * Small trainings run in-thread; large ones in ivf-train.worker.ts (see IvfIndex.train),
+ * so they never block the event loop.
  */
 export function trainIvfModel(
   data: Float32Array,
