@@ -6,7 +6,7 @@ import { yieldToEventLoop } from './background';
 import { HnswIndex, type HnswSeed } from './hnsw-index';
 import { IvfIndex, type IvfSeed } from './ivf-index';
 import type { Metadata } from './filter';
-import type { IndexKind, Metric } from './types';
+import type { IndexKind, Metric, Seq } from './types';
 import type { IndexSeed, VectorCollection } from './vector-collection';
 
 /**
@@ -57,7 +57,7 @@ interface Header extends SnapshotShape {
   /** Absent in snapshots written before metrics existed: those are of cosine tables. */
   readonly metric?: Metric;
   readonly formatVersion: number;
-  readonly seq: number;
+  readonly seq: Seq;
 }
 
 export class SnapshotMismatchError extends Error {}
@@ -142,7 +142,7 @@ function* chunksOf(bytes: Uint8Array, tag: Tag): Generator<Uint8Array> {
 export async function* writeSnapshot(
   collection: VectorCollection,
   shape: SnapshotShape,
-  seq: number,
+  seq: Seq,
   tmpDir: string,
 ): AsyncGenerator<Uint8Array> {
   collection.beginCapture();
@@ -257,7 +257,7 @@ class ByteReader {
 
 export interface LoadedSnapshot {
   readonly collection: VectorCollection;
-  readonly seq: number;
+  readonly seq: Seq;
 }
 
 /**

@@ -1,3 +1,17 @@
+/**
+ * A table's change number: every write takes the next `vector_tables.seq` and records its
+ * change under it (see docs/vector-engine.md, "Rows, labels and seq"). PostgreSQL keeps it
+ * as a bigint; in memory, in snapshots and in answers it is this number (exact to 2^53,
+ * enforced by toSeq where it crosses from the database). 0 means "order unknown".
+ */
+export type Seq = number;
+
+/** A seq read from PostgreSQL as the engine holds it. */
+export function toSeq(seq: bigint): Seq {
+  if (seq < 0n || seq > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`seq ${seq} is outside 0..2^53`);
+  return Number(seq);
+}
+
 /** The three index kinds of the vector-search interface ("Index" table). */
 export const INDEX_KINDS = ['flat', 'ivf', 'hnsw'] as const;
 export type IndexKind = (typeof INDEX_KINDS)[number];

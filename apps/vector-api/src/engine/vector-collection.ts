@@ -5,7 +5,7 @@ import { type Filter, type FilterRows, type IndexBudget, type Metadata, Metadata
 import { emptyHnswStatus, HnswIndex, type HnswOptions, type HnswSeed } from './hnsw-index';
 import { emptyIvfStatus, IvfIndex, type IvfOptions, type IvfSeed } from './ivf-index';
 import { RowCatalog } from './row-catalog';
-import { compareHits, type Hit, type IndexKind, type IndexStatus, type Metric, type VectorIndex } from './types';
+import { compareHits, type Hit, type IndexKind, type IndexStatus, type Metric, type Seq, type VectorIndex } from './types';
 import { SlotState, toStored, VectorStore } from './vector-store';
 
 export interface CollectionRow {
@@ -240,7 +240,7 @@ export class VectorCollection {
    * an older live row at the label is replaced (the label was freed and reused by changes
    * applied out of order), so applying the log in any order, twice, converges.
    */
-  insert(rows: readonly CollectionRow[], seq = 0, normalized = false): number {
+  insert(rows: readonly CollectionRow[], seq: Seq = 0, normalized = false): number {
     const added: number[] = [];
     const replaced: number[] = [];
     for (const row of rows) {
@@ -274,7 +274,7 @@ export class VectorCollection {
     return added.length;
   }
 
-  private removeLabel(label: number, seq: number, keepSeq = false): boolean {
+  private removeLabel(label: number, seq: Seq, keepSeq = false): boolean {
     if (!this.store.delete(label, seq, keepSeq)) return false;
     this.metaIndex.remove(label, this.catalog.metadata(label));
     this.catalog.delete(label);
@@ -285,7 +285,7 @@ export class VectorCollection {
   }
 
   /** Deletes rows by label as change `seq` did (idempotent). Returns how many were present. */
-  deleteLabels(labels: readonly number[], seq = 0): number {
+  deleteLabels(labels: readonly number[], seq: Seq = 0): number {
     let n = 0;
     for (const label of labels) if (this.removeLabel(label, seq)) n++;
     return n;

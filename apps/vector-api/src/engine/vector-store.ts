@@ -1,5 +1,5 @@
 import { createScanKernel, type ScanKernel } from './simd';
-import type { Metric } from './types';
+import type { Metric, Seq } from './types';
 
 /** Slot states of a label. A deleted label may be written again (labels are reused). */
 export const SlotState = { Empty: 0, Alive: 1, Deleted: 2 } as const;
@@ -125,7 +125,7 @@ export class VectorStore {
    * accepted only over an empty slot). Returns false when the label holds a write at
    * least as new (stale replay), or seq 0 meets a used slot.
    */
-  put(label: number, normalized: Float32Array, seq = 0): boolean {
+  put(label: number, normalized: Float32Array, seq: Seq = 0): boolean {
     if (label < this.size && this.state[label] !== SlotState.Empty && (seq === 0 || seq <= this.seqOf[label])) return false;
     if (normalized.length !== this.dim) throw new RangeError(`vector has ${normalized.length} dimensions, expected ${this.dim}`);
     if (label >= this.capacity) this.grow(label + 1);
@@ -142,7 +142,7 @@ export class VectorStore {
    * `keepSeq` leaves the label's seq as it was (a row removed because its id moved to a
    * newer label: the delete that freed it has not been applied yet, and must still apply).
    */
-  delete(label: number, seq = 0, keepSeq = false): boolean {
+  delete(label: number, seq: Seq = 0, keepSeq = false): boolean {
     if (this.isAlive(label) && (seq === 0 || seq > this.seqOf[label])) {
       this.state[label] = SlotState.Deleted;
       if (!keepSeq) this.seqOf[label] = seq;
@@ -158,7 +158,7 @@ export class VectorStore {
   }
 
   /** Marks a label that holds no row as deleted by change `seq`. */
-  private tombstone(label: number, seq: number): void {
+  private tombstone(label: number, seq: Seq): void {
     if (label >= this.capacity) this.grow(label + 1);
     this.state[label] = SlotState.Deleted;
     this.seqOf[label] = seq;

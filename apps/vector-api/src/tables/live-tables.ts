@@ -9,9 +9,9 @@ import {
 import { performance } from 'node:perf_hooks';
 import { VectorConfig } from '../config';
 import { VectorError } from '../errors';
-import type { IndexKind, Metric } from '../engine/types';
+import { type IndexKind, type Metric, toSeq } from '../engine/types';
 import { type CollectionRow, VectorCollection } from '../engine/vector-collection';
-import { type SnapshotMark, TableSnapshots } from './table-snapshots';
+import { type SnapshotMark, TableSnapshots } from '../snapshots/table-snapshots';
 import { LoadQueue } from './load-queue';
 import { ownsTable } from './partition';
 import { TableUsageRepository } from './table-usage.repository';
@@ -459,7 +459,7 @@ export class LiveTables
   /** After a local insert committed. */
   applyInsert(table: LiveTable, seq: bigint, rows: readonly CollectionRow[]): Promise<void> {
     return table.mutex.run(() => {
-      table.collection.insert(rows, Number(seq));
+      table.collection.insert(rows, toSeq(seq));
       if (seq === table.appliedSeq + 1n) table.appliedSeq = seq;
     });
   }
@@ -467,7 +467,7 @@ export class LiveTables
   /** After a local delete committed. */
   applyDelete(table: LiveTable, seq: bigint, labels: readonly number[]): Promise<void> {
     return table.mutex.run(() => {
-      table.collection.deleteLabels(labels, Number(seq));
+      table.collection.deleteLabels(labels, toSeq(seq));
       if (seq === table.appliedSeq + 1n) table.appliedSeq = seq;
     });
   }
@@ -566,7 +566,7 @@ export class LiveTables
           if (this.stopped) throw new Error(`shutting down: the load of table '${head.name}' stopped`);
           const page = await this.repo.rowsPage(head.id, after, LOAD_PAGE);
           // As of head.seq at least (the log after it is replayed next; newer seqs win).
-          collection.insert(toCollectionRows(page), Number(head.seq));
+          collection.insert(toCollectionRows(page), toSeq(head.seq));
           rows += page.length;
           this.rowsInFlight.set(head.id, rows);
           if (page.length < LOAD_PAGE) break;
@@ -611,9 +611,9 @@ export class LiveTables
           if (target !== undefined && change.seq > target) return true;
           if (change.op === 'insert') {
             const rows = await this.repo.rowsByLabels(table.id, change.labels, tx);
-            table.collection.insert(toCollectionRows(rows), Number(change.seq));
+            table.collection.insert(toCollectionRows(rows), toSeq(change.seq));
           } else {
-            table.collection.deleteLabels(change.labels, Number(change.seq));
+            table.collection.deleteLabels(change.labels, toSeq(change.seq));
           }
           table.appliedSeq = change.seq;
         }

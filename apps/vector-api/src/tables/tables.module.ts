@@ -5,7 +5,7 @@ import { InsertParsePool } from './insert-body.pipe';
 import { LiveTables } from './live-tables';
 import { QueryLatency } from './query-latency';
 import { TablePartition } from './table-partition';
-import { TableSnapshots } from './table-snapshots';
+import { TableSnapshots } from '../snapshots/table-snapshots';
 import { TablesMetrics } from './tables.metrics';
 import { TablesController } from './tables.controller';
 import { TablesRepository } from './tables.repository';

@@ -1,7 +1,7 @@
 import { PageLimit } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { INDEX_KINDS, type IndexKind, type IndexState, METRICS, type Metric } from '../../engine/types';
+import { INDEX_KINDS, type IndexKind, type IndexState, METRICS, type Metric, toSeq } from '../../engine/types';
 import type { LiveTable } from '../live-tables';
 import type { TableHead } from '../tables.repository';
 
@@ -93,7 +93,7 @@ export class TableDeletedDto {
 function snapshotDetails(t: LiveTable): Record<string, number> {
   const s = t.snapshot;
   return {
-    applied_seq: Number(t.appliedSeq),
+    applied_seq: toSeq(t.appliedSeq),
     ...(s ? { snapshot_seq: s.seq, snapshot_bytes: s.bytes, snapshot_write_ms: s.writeMs, snapshot_load_ms: s.loadMs } : {}),
   };
 }

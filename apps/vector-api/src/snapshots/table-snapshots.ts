@@ -4,15 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { VectorConfig } from '../config';
+import { type Seq, toSeq } from '../engine/types';
 import { DEFAULT_HNSW_OPTIONS } from '../engine/hnsw-index';
 import { readSnapshot, SNAPSHOT_FORMAT_VERSION, type SnapshotShape, writeSnapshot } from '../engine/snapshot';
 import type { VectorCollection } from '../engine/vector-collection';
-import { SNAPSHOT_STORE, type SnapshotInfo, type SnapshotStore } from '../snapshots/snapshot-store';
-import type { TableHead } from './tables.repository';
+import { SNAPSHOT_STORE, type SnapshotInfo, type SnapshotStore } from './snapshot-store';
+import type { TableHead } from '../tables/tables.repository';
 
 /** The last snapshot a table's memory is known to match (loaded from, or written by this instance). */
 export interface SnapshotMark {
-  readonly seq: number;
+  readonly seq: Seq;
   readonly bytes: number;
   /** Milliseconds the write took (0 when loaded). */
   readonly writeMs: number;
@@ -102,12 +103,12 @@ export class TableSnapshots {
     const info = await this.store.write(
       head.id,
       { seq, formatVersion: SNAPSHOT_FORMAT_VERSION, fingerprint: shape.fingerprint },
-      writeSnapshot(collection, shape, Number(seq), await this.tmpDir()),
+      writeSnapshot(collection, shape, toSeq(seq), await this.tmpDir()),
     );
     const writeMs = Math.round(performance.now() - started);
     await this.store.prune(head.id, this.config.VECTOR_SNAPSHOT_KEEP);
-    this.logger.log({ table: head.name, seq: Number(seq), bytes: info.bytes, ms: writeMs }, 'vector table snapshot written');
-    return { seq: Number(seq), bytes: info.bytes, writeMs, loadMs: 0, at: performance.now() };
+    this.logger.log({ table: head.name, seq: toSeq(seq), bytes: info.bytes, ms: writeMs }, 'vector table snapshot written');
+    return { seq: toSeq(seq), bytes: info.bytes, writeMs, loadMs: 0, at: performance.now() };
   }
 
   /** Removes a dropped table's snapshots (PostgreSQL's cascade already does; a directory needs it). */
@@ -122,6 +123,6 @@ export class TableSnapshots {
   /** The newest published snapshot's seq (another instance may have written it), or -1. */
   async newestSeq(tableId: string): Promise<number> {
     const [best] = await this.store.list(tableId);
-    return best ? Number(best.seq) : -1;
+    return best ? toSeq(best.seq) : -1;
   }
 }
