@@ -63,8 +63,10 @@ export class InsertBodyPipe implements PipeTransform<unknown, Promise<InsertVect
         ? await this.pool.parse(value, this.options)
         : parseInsertBody(value, this.options);
     if (outcome.kind === 'error') {
-      const { code, message, param } = outcome.error;
-      throw new DomainError(code as PlatformErrorCode, message, param === undefined ? {} : { param });
+      const { message, param } = outcome.error;
+      // The parse forwards a DomainError's code as it was raised (parse-insert.ts): typed as one.
+      const code: PlatformErrorCode = outcome.error.code as PlatformErrorCode;
+      throw new DomainError(code, message, param === undefined ? {} : { param });
     }
     if (outcome.kind === 'rows') return dtoOf(outcome.rows);
     await this.validate(JSON.parse(outcome.light));
