@@ -182,6 +182,16 @@ interface Build {
 const GROWTH = 1.5;
 
 /**
+ * hnswlib-node takes queries as plain arrays: the float32 query copied into a reused one
+ * (an indexed loop; `Array.from` goes through the iterator protocol, several times slower).
+ */
+function toPlain(query: Float32Array, into: number[]): number[] {
+  into.length = query.length;
+  for (let i = 0; i < query.length; i++) into[i] = query[i];
+  return into;
+}
+
+/**
  * `hnsw` over hnswlib-node as a sealed graph and a growing segment (see docs/vector-engine.md).
  * Queries run on the calling thread, never waiting for a build: the sealed graph is
  * searched synchronously (hnswlib-node's searchKnn) and the growing segment (rows written
@@ -202,6 +212,8 @@ export class HnswIndex implements VectorIndex {
   private inGraph = new Uint8Array(1024);
   private live = 0;
   private readonly growing = new LabelList();
+  /** The array a query is copied into for searchKnn (one per index: a search runs to its end before the next starts). */
+  private readonly plain: number[] = [];
   private build: Build | undefined;
   private closed = false;
   private failures = 0;
@@ -466,7 +478,7 @@ export class HnswIndex implements VectorIndex {
       const { index, capacity } = this.sealed;
       const ef = Math.ceil(Math.min(Math.max(k, this.options.efSearch) * effort, Math.max(this.live, k)));
       index.setEf(ef);
-      const q = Array.from(query);
+      const q = toPlain(query, this.plain);
       const kk = Math.min(k, capacity);
       const found = accept ? index.searchKnn(q, kk, accept) : index.searchKnn(q, kk);
       const { store } = this;
