@@ -35,17 +35,7 @@ import { formatGc, gcEventsOfLog, gcSummaries, type GcSummary } from './gc-trace
 import { queryFor, startInsertLoad, type InsertLoadStats } from './insert-load';
 import { machineInfo } from './measure';
 import { insertBody, MixtureData, vectorJson } from './scale-data';
-import {
-  cleanOrphans,
-  createDatabase,
-  dropDatabase,
-  dropOwnDatabases,
-  expectOk,
-  killAllNow,
-  ROOT,
-  sleep,
-  VectorService,
-} from './scale-server';
+import { cleanOrphans, createDatabase, dropDatabase, expectOk, runBenchmark, ROOT, sleep, VectorService } from './scale-server';
 
 const env = process.env;
 const num = (name: string, fallback: number): number => {
@@ -518,27 +508,4 @@ async function main(): Promise<void> {
   print(`raw profiles, GC logs and summary.json: ${OUT.slice(ROOT.length + 1)}/ and .data/bench-scale/profile-${label}-*.log`);
 }
 
-let interrupted = false;
-const onSignal = (signal: NodeJS.Signals): void => {
-  if (interrupted) return;
-  interrupted = true;
-  log(`${signal}: stopping the services and dropping the databases`);
-  killAllNow();
-  void Promise.race([dropOwnDatabases(log), sleep(15_000)]).finally(() => process.exit(130));
-};
-process.on('SIGINT', onSignal);
-process.on('SIGTERM', onSignal);
-process.on('exit', killAllNow);
-
-main().then(
-  async () => {
-    await dropOwnDatabases(log);
-    process.exit(0);
-  },
-  async (err: unknown) => {
-    process.stderr.write(`bench:profile failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    killAllNow();
-    await Promise.race([dropOwnDatabases(log), sleep(15_000)]);
-    process.exit(1);
-  },
-);
+runBenchmark('bench:profile', main, log);

@@ -181,6 +181,36 @@ export async function dropOwnDatabases(log: Log): Promise<void> {
   rmSync(runFile, { force: true });
 }
 
+/**
+ * Runs a benchmark's main: Ctrl-C or SIGTERM stops the services it started and drops its
+ * databases; so does a failure; the exit code says which (0, 1, 130).
+ */
+export function runBenchmark(name: string, main: () => Promise<void>, log: Log): void {
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`${signal}: stopping the services and dropping the databases`);
+    killAllNow();
+    void Promise.race([dropOwnDatabases(log), sleep(15_000)]).finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', killAllNow);
+  main().then(
+    async () => {
+      await dropOwnDatabases(log);
+      process.exit(0);
+    },
+    async (err: unknown) => {
+      process.stderr.write(`${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      killAllNow();
+      await Promise.race([dropOwnDatabases(log), sleep(15_000)]);
+      process.exit(1);
+    },
+  );
+}
+
 // ---------------------------------------------------------------------------------------
 // Databases
 

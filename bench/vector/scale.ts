@@ -62,9 +62,8 @@ import {
   createDatabase,
   DATA_DIR,
   dropDatabase,
-  dropOwnDatabases,
   expectOk,
-  killAllNow,
+  runBenchmark,
   ROOT,
   sleep,
   VectorService,
@@ -948,27 +947,4 @@ async function main(): Promise<void> {
   }
 }
 
-let interrupted = false;
-const onSignal = (signal: NodeJS.Signals): void => {
-  if (interrupted) return;
-  interrupted = true;
-  log(`${signal}: stopping the services and dropping the databases`);
-  killAllNow();
-  void Promise.race([dropOwnDatabases(log), sleep(15_000)]).finally(() => process.exit(130));
-};
-process.on('SIGINT', onSignal);
-process.on('SIGTERM', onSignal);
-process.on('exit', killAllNow);
-
-main().then(
-  async () => {
-    await dropOwnDatabases(log);
-    process.exit(0);
-  },
-  async (err: unknown) => {
-    process.stderr.write(`bench:scale failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    killAllNow();
-    await Promise.race([dropOwnDatabases(log), sleep(15_000)]);
-    process.exit(1);
-  },
-);
+runBenchmark('bench:scale', main, log);
