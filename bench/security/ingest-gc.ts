@@ -7,6 +7,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { type Service, startService } from './support';
 
 export interface GcLog {
   /** Variables for the service: NODE_OPTIONS with the observer, INGEST_GC_LOG. */
@@ -64,4 +65,18 @@ export async function writeProfile(pid: number): Promise<void> {
   if (!process.env.BENCH_CPU_PROF) return;
   process.kill(pid, 'SIGUSR2');
   await new Promise((r) => setTimeout(r, 3000));
+}
+
+/**
+ * vector-api as the stall benchmarks run it: development, rate limits out of the way,
+ * no snapshots, quiet logs, and the GC observer of `gc` preloaded.
+ */
+export function startObservedVectorApi(root: string, databaseUrl: string, gc: GcLog): Promise<Service> {
+  return startService({
+    root,
+    service: 'vector-api',
+    nodeEnv: 'development',
+    databaseUrl,
+    env: { VECTOR_RATE_LIMIT_PER_MINUTE: '100000000', VECTOR_SNAPSHOTS: 'false', LOG_LEVEL: 'error', ...gc.env },
+  });
 }

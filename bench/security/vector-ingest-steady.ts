@@ -13,18 +13,8 @@
  * Bounded: each phase sends at most rate × seconds rows and stops after its time. Needs
  * PostgreSQL and Redis as bench/security/support.ts says; it creates and drops its own database.
  */
-import {
-  benchRoot,
-  createDatabase,
-  logCodeUnderTest,
-  logger,
-  machineLine,
-  quantile,
-  type Service,
-  sleep,
-  startService,
-} from './support';
-import { describeGc, gcLog, writeProfile } from './ingest-gc';
+import { benchRoot, createDatabase, logCodeUnderTest, logger, machineLine, quantile, type Service, sleep } from './support';
+import { describeGc, gcLog, startObservedVectorApi, writeProfile } from './ingest-gc';
 
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
@@ -123,18 +113,7 @@ async function main(): Promise<void> {
   const gc = gcLog();
   let service: Service | undefined;
   try {
-    service = await startService({
-      root: ROOT,
-      service: 'vector-api',
-      nodeEnv: 'development',
-      databaseUrl: db.url,
-      env: {
-        VECTOR_RATE_LIMIT_PER_MINUTE: '100000000',
-        VECTOR_SNAPSHOTS: 'false',
-        LOG_LEVEL: 'error',
-        ...gc.env,
-      },
-    });
+    service = await startObservedVectorApi(ROOT, db.url, gc);
     const { base } = service;
     const project = await call(base, ADMIN, 'POST', '/admin/v1/projects', JSON.stringify({ name: 'ingest' }));
     if (project.status !== 201) throw new Error(`project: ${project.status}`);

@@ -26,8 +26,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { benchRoot, createDatabase, logCodeUnderTest, logger, quantile, type Service, sleep, startService } from './support';
-import { describeGc, gcLog, writeProfile, type GcSummary } from './ingest-gc';
+import { benchRoot, createDatabase, logCodeUnderTest, logger, quantile, type Service, sleep } from './support';
+import { describeGc, gcLog, startObservedVectorApi, writeProfile, type GcSummary } from './ingest-gc';
 
 const LOAD_INSERTS = Number(process.env.BENCH_LOAD_INSERTS ?? 2);
 const TAGS = Number(process.env.BENCH_TAGS ?? 2400);
@@ -120,18 +120,7 @@ async function main(): Promise<void> {
   const gc = gcLog();
   let service: Service | undefined;
   try {
-    service = await startService({
-      root: ROOT,
-      service: 'vector-api',
-      nodeEnv: 'development',
-      databaseUrl: db.url,
-      env: {
-        VECTOR_RATE_LIMIT_PER_MINUTE: '100000000',
-        VECTOR_SNAPSHOTS: 'false',
-        LOG_LEVEL: 'error',
-        ...gc.env,
-      },
-    });
+    service = await startObservedVectorApi(ROOT, db.url, gc);
     const { base, pid } = service;
     const token = async (name: string): Promise<string> => {
       const project = await call(base, ADMIN, 'POST', '/admin/v1/projects', JSON.stringify({ name }));
