@@ -191,6 +191,17 @@ describe('hnsw (a sealed hnswlib graph searched in place, built in a worker, and
       expect(index.status().details.building).toBeGreaterThan(0);
     }
 
+    /** 1,500 rows sealed in a graph, then 1,000 more on their way into the next one (the build started). */
+    async function buildRunning(): Promise<{ store: VectorStore; index: HnswIndex }> {
+      const store = storeOf(1500);
+      const index = indexOf(store, { sealRows: 200 });
+      await index.idle();
+      for (let l = 1500; l < 2500; l++) store.put(l, toNormalized(vectors[l]), 2);
+      index.add(Array.from({ length: 1000 }, (_, i) => 1500 + i));
+      await building(index);
+      return { store, index };
+    }
+
     function top1(index: HnswIndex, label: number, store: VectorStore): number | undefined {
       const hits = index.search(store.vector(label).slice(), 1);
       if (hits === null) throw new Error('the index did not answer');
@@ -198,12 +209,7 @@ describe('hnsw (a sealed hnswlib graph searched in place, built in a worker, and
     }
 
     it('every row is found while a build runs, and rows deleted or written again meanwhile stay so after it is swapped in', async () => {
-      const store = storeOf(1500);
-      const index = indexOf(store, { sealRows: 200 });
-      await index.idle();
-      for (let l = 1500; l < 2500; l++) store.put(l, toNormalized(vectors[l]), 2);
-      index.add(Array.from({ length: 1000 }, (_, i) => 1500 + i));
-      await building(index);
+      const { store, index } = await buildRunning();
       // Queries during the build: rows of the sealed graph and rows being built are all found.
       for (const l of [0, 700, 1499, 1500, 2000, 2499]) expect(top1(index, l, store)).toBe(l);
       // Changes during the build: sealed rows and rows being built, deleted and rewritten.
@@ -225,12 +231,7 @@ describe('hnsw (a sealed hnswlib graph searched in place, built in a worker, and
     });
 
     it('a snapshot of the graph taken while a build runs restores every row', async () => {
-      const store = storeOf(1500);
-      const index = indexOf(store, { sealRows: 200 });
-      await index.idle();
-      for (let l = 1500; l < 2500; l++) store.put(l, toNormalized(vectors[l]), 2);
-      index.add(Array.from({ length: 1000 }, (_, i) => 1500 + i));
-      await building(index);
+      const { store, index } = await buildRunning();
       const path = join(dir, 'during-build.bin');
       const file = must(await index.writeGraph(path));
       store.delete(10, 4);
