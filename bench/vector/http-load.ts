@@ -6,6 +6,7 @@
  * start to the last byte of its answer, measured in this process.
  */
 import { Agent, request } from 'node:http';
+import { createRequire } from 'node:module';
 
 export interface LoadResult {
   readonly connections: number;
@@ -101,3 +102,17 @@ export async function httpLoad(options: {
     errors,
   };
 }
+
+/** What the vector benchmarks read of an autocannon run (whole-millisecond latencies). */
+export interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+
+/** autocannon (CommonJS, untyped here), as the profile and request-path benchmarks call it. */
+export const autocannon = createRequire(__filename)('autocannon') as (
+  options: Record<string, unknown>,
+) => Promise<AutocannonResult>;

@@ -27,7 +27,6 @@
  * Needs PostgreSQL and Redis as bench:scale does.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { buildIfNeeded } from '../http/platform';
@@ -36,6 +35,7 @@ import { queryFor, startInsertLoad, type InsertLoadStats } from './insert-load';
 import { machineInfo } from './measure';
 import { insertBody, MixtureData, vectorJson } from './scale-data';
 import { cleanOrphans, createDatabase, dropDatabase, expectOk, runBenchmark, ROOT, sleep, VectorService } from './scale-server';
+import { autocannon } from './http-load';
 
 const env = process.env;
 const num = (name: string, fallback: number): number => {
@@ -69,16 +69,6 @@ const log = (msg: string): void => {
 const print = (line = ''): void => {
   process.stdout.write(`${line}\n`);
 };
-
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-const autocannon = createRequire(__filename)('autocannon') as Autocannon;
 
 // ---------------------------------------------------------------------------------------
 // .cpuprofile aggregation

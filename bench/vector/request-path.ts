@@ -17,22 +17,12 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { migrate } from '@app/platform';
 import { freePort, stopChild } from '../http/platform';
 import { queryAt } from '../../test/support/database';
-
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-const autocannon = createRequire(__filename)('autocannon') as Autocannon;
+import { autocannon } from './http-load';
 
 const ROOT = join(__dirname, '..', '..');
 const ROWS = Number(process.env.BENCH_RP_ROWS ?? 20_000);
