@@ -71,6 +71,19 @@ describe('vector-api table snapshots across restarts and crashes', () => {
     }
   }
 
+  /** No tables, a service that will not snapshot on its own, and an empty hnsw table TABLE. */
+  async function freshHnswTable(): Promise<ServiceProcess> {
+    await queryAt(db.url, `DELETE FROM vector_tables`);
+    const started = await startService('vector-api', env({ VECTOR_SNAPSHOT_MIN_CHANGES: '100000' }));
+    service = started;
+    auth = await newVectorToken(started.baseUrl);
+    await must(
+      call(started.baseUrl, 'POST', '/v1/tables', { headers: auth, body: { name: TABLE, dimension: DIM, index: 'hnsw' } }),
+      201,
+    );
+    return started;
+  }
+
   async function insert(from: number, to: number): Promise<void> {
     for (let start = from; start < to; start += 500) {
       const rows = [];
@@ -141,13 +154,7 @@ describe('vector-api table snapshots across restarts and crashes', () => {
   });
 
   it('a process killed while it writes a snapshot leaves nothing half-published; the next start is right', async () => {
-    await queryAt(db.url, `DELETE FROM vector_tables`);
-    service = await startService('vector-api', env({ VECTOR_SNAPSHOT_MIN_CHANGES: '100000' }));
-    auth = await newVectorToken(service.baseUrl);
-    await must(
-      call(service.baseUrl, 'POST', '/v1/tables', { headers: auth, body: { name: TABLE, dimension: DIM, index: 'hnsw' } }),
-      201,
-    );
+    service = await freshHnswTable();
     await insert(0, 20_000);
     await until('index complete', (t) => t.index_status.state === 'ready', 120_000);
     await service.kill();
@@ -195,13 +202,7 @@ describe('vector-api table snapshots across restarts and crashes', () => {
   });
 
   it('a process killed while an hnsw graph build runs (rows being added, rows deleted meanwhile): the next start is right', async () => {
-    await queryAt(db.url, `DELETE FROM vector_tables`);
-    service = await startService('vector-api', env({ VECTOR_SNAPSHOT_MIN_CHANGES: '100000' }));
-    auth = await newVectorToken(service.baseUrl);
-    await must(
-      call(service.baseUrl, 'POST', '/v1/tables', { headers: auth, body: { name: TABLE, dimension: DIM, index: 'hnsw' } }),
-      201,
-    );
+    service = await freshHnswTable();
     await insert(0, 6_000);
     await until(
       'first graph built',
