@@ -7,7 +7,7 @@
  */
 import 'reflect-metadata';
 import { Writable } from 'node:stream';
-import { createRootLogger, createServiceApp, loadConfig, PrismaService, type PrismaTx, runTransaction } from '@app/platform';
+import { createRootLogger, createServiceApp, loadConfig, newId, PrismaService, runTransaction } from '@app/platform';
 import { Pool } from 'pg';
 import { WebhookOutboxRepository } from '../../libs/webhooks/src/webhook-outbox.repository';
 import { WebhookEmitter } from '@app/webhooks';
@@ -60,21 +60,16 @@ async function main(): Promise<void> {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      const tx = {
-        $executeRaw: async (strings: TemplateStringsArray, ...values: unknown[]): Promise<number> => {
-          const text = strings.reduce((sql, part, i) => `${sql}$${i}${part}`);
-          return (await client.query(text, values)).rowCount ?? 0;
-        },
-      } as unknown as PrismaTx;
       const ids: string[] = [];
       for (const e of events) {
-        ids.push(
-          await outbox.insertEvent(
-            tx,
-            { ownerType: BENCH_OWNER_TYPE, ownerId: e.ownerId, event: BENCH_EVENT, data: { n: e.n, pad: 'x'.repeat(200) } },
-            new Date(),
-          ),
+        const id = newId('evt');
+        const row = outbox.eventRow(
+          id,
+          { ownerType: BENCH_OWNER_TYPE, ownerId: e.ownerId, event: BENCH_EVENT, data: { n: e.n, pad: 'x'.repeat(200) } },
+          new Date(),
         );
+        await client.query(row.text, row.values);
+        ids.push(id);
       }
       await client.query('COMMIT');
       return ids;
@@ -114,11 +109,11 @@ async function main(): Promise<void> {
             ? pgTransaction(events)
             : runTransaction(
                 prisma,
-                async (tx) => {
+                async (_tx, closing) => {
                   const ids: string[] = [];
                   for (const e of events) {
                     ids.push(
-                      await emitter.emit(tx, {
+                      emitter.emit(closing, {
                         ownerType: BENCH_OWNER_TYPE,
                         ownerId: e.ownerId,
                         event: BENCH_EVENT,

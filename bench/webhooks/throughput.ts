@@ -206,10 +206,10 @@ async function main(): Promise<void> {
             next += LOAD_TX_EVENTS;
             await runTransaction(
               prisma,
-              async (tx) => {
+              async (_tx, closing) => {
                 for (let n = from; n < Math.min(from + LOAD_TX_EVENTS, BACKLOG); n++) {
                   const ownerId = owners[n % owners.length] ?? 'partner_0';
-                  await emitter.emit(tx, {
+                  emitter.emit(closing, {
                     ownerType: BENCH_OWNER_TYPE,
                     ownerId,
                     event: BENCH_EVENT,

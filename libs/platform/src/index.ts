@@ -6,6 +6,7 @@ export * from './config/platform-config';
 export * from './config/installation-secret';
 export * from './database/migrator';
 export * from './database/prisma.service';
+export type { Db, Queryable, SqlTx, Tx } from './database/handles';
 export { Prisma } from './database/generated/client';
 export * from './database/schema-drift';
 export * from './docs/api-errors';

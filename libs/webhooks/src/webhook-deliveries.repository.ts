@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type PrismaTx } from '@app/platform';
+import { PrismaService, type Tx } from '@app/platform';
 import type {
   WebhookDeliveryRecord,
   WebhookDeliveryStatus,
@@ -244,12 +244,12 @@ export class WebhookDeliveriesRepository {
    * (only while still pending, so a late duplicate attempt cannot undo a success) and the
    * endpoints' health — in ONE statement (data-modifying CTEs are atomic together), for
    * as many attempts as the worker's recorder gathered in a few ms: one commit instead of
-   * one per attempt. Being atomic by itself, it needs no transaction of its own: the worker
-   * passes the pool (`db` = PrismaService, autocommit). The rows travel as one JSON
+   * one per attempt. Being atomic by itself, it needs no transaction of its own: it runs on
+   * the pool (autocommit). The rows travel as one JSON
    * parameter. A delivery may appear once per call (its UPDATE changes a row once);
    * endpoints' changes are folded in attempt order first (foldHealth).
    */
-  async recordAttempts(db: PrismaTx, records: readonly AttemptRecord[]): Promise<void> {
+  async recordAttempts(records: readonly AttemptRecord[]): Promise<void> {
     if (records.length === 0) return;
     const attempts = JSON.stringify(
       records.map((r) => ({
@@ -274,9 +274,11 @@ export class WebhookDeliveriesRepository {
         reason: h.reason,
       })),
     );
-    await db.$executeRawUnsafe(
-      `WITH input AS (
-         SELECT * FROM json_to_recordset($1::json) AS t(
+    const deliveryIds = records.map((r) => r.deliveryId);
+    const endpointIds = changes.map((h) => h.endpointId);
+    await this.prisma.$executeRaw`
+      WITH input AS (
+         SELECT * FROM json_to_recordset(${attempts}::json) AS t(
            delivery_id text, endpoint_id text, status_code int, duration_ms int, error text, response_excerpt text,
            at timestamptz, status text, next_attempt_at timestamptz)
        ), attempt AS (
@@ -292,9 +294,9 @@ export class WebhookDeliveriesRepository {
              "updated_at" = now()
          FROM input i
          -- the ANY lets the planner reach the rows by primary key (it cannot see inside the JSON)
-         WHERE d."id" = ANY($3::text[]) AND d."id" = i.delivery_id AND d."status" = 'pending'
+         WHERE d."id" = ANY(${deliveryIds}::text[]) AND d."id" = i.delivery_id AND d."status" = 'pending'
        ), health AS (
-         SELECT * FROM json_to_recordset($2::json) AS h(endpoint_id text, mode text, since timestamptz, disabled_at timestamptz, reason text)
+         SELECT * FROM json_to_recordset(${health}::json) AS h(endpoint_id text, mode text, since timestamptz, disabled_at timestamptz, reason text)
        )
        UPDATE "webhook_endpoints" e
        SET "failing_since" = CASE h.mode WHEN 'set' THEN h.since WHEN 'coalesce' THEN COALESCE(e."failing_since", h.since) ELSE e."failing_since" END,
@@ -302,21 +304,16 @@ export class WebhookDeliveriesRepository {
            "disabled_reason" = CASE WHEN e."disabled_at" IS NULL AND h.disabled_at IS NOT NULL THEN h.reason ELSE e."disabled_reason" END,
            "updated_at" = now()
        FROM health h
-       WHERE e."id" = ANY($4::text[]) AND e."id" = h.endpoint_id
+       WHERE e."id" = ANY(${endpointIds}::text[]) AND e."id" = h.endpoint_id
          AND ((h.mode = 'set' AND e."failing_since" IS DISTINCT FROM h.since)
            OR (h.mode = 'coalesce' AND e."failing_since" IS NULL)
-           OR (h.disabled_at IS NOT NULL AND e."disabled_at" IS NULL))`,
-      attempts,
-      health,
-      records.map((r) => r.deliveryId),
-      changes.map((h) => h.endpointId),
-    );
+           OR (h.disabled_at IS NOT NULL AND e."disabled_at" IS NULL))`;
   }
 
   /** Ends a pending delivery without an attempt (its endpoint was disabled meanwhile). */
-  async failDelivery(tx: PrismaTx, deliveryId: string): Promise<void> {
-    // one autocommit statement (the worker passes the pool)
-    await tx.webhookDelivery.updateMany({
+  async failDelivery(deliveryId: string): Promise<void> {
+    // one autocommit statement on the pool
+    await this.prisma.webhookDelivery.updateMany({
       where: { id: deliveryId, status: 'pending' },
       data: { status: 'failed', nextAttemptAt: null },
     });
@@ -397,7 +394,7 @@ export class WebhookDeliveriesRepository {
 
   /** Puts deliveries back to pending with a fresh retry schedule; returns the ids requeued. */
   async requeue(
-    tx: PrismaTx,
+    tx: Tx,
     owner: WebhookOwner,
     endpointId: string,
     filter: { deliveryId: string } | { failedSince: Date; until?: Date },

@@ -1,17 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, type PrismaTx } from '@app/platform';
+import { Clock, type Closing, newId } from '@app/platform';
 import { WebhookOutboxRepository } from './webhook-outbox.repository';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from './webhooks.tokens';
 import type { WebhookEventInput } from './webhooks.types';
 
 /**
- * The transactional outbox's write side. Call `emit` inside the transaction that makes
- * the change the event reports: the event exists if and only if the change committed,
- * and the dispatcher is notified at commit.
+ * The transactional outbox's write side. Call `emit` with the Closing of the transaction
+ * that makes the change the event reports: the event's row is written with that
+ * transaction's last statement, so it exists if and only if the change committed, and the
+ * dispatcher is notified at commit.
  *
- *     await transactions.run(async (tx) => {
+ *     await transactions.run(async (tx, closing) => {
  *       const row = await repo.create(tx, ...);
- *       await webhooks.emit(tx, { ownerType, ownerId, event: 'thing.created', data: view(row) });
+ *       webhooks.emit(closing, { ownerType, ownerId, event: 'thing.created', data: view(row) });
  *     });
  */
 @Injectable()
@@ -23,13 +24,15 @@ export class WebhookEmitter {
   ) {}
 
   /** Returns the event id (`evt_…`, the envelope's `id` and the `webhook-id` header). */
-  async emit(tx: PrismaTx, input: WebhookEventInput): Promise<string> {
+  emit(closing: Closing, input: WebhookEventInput): string {
     if (input.ownerType !== this.options.ownerType) {
       throw new Error(`WebhookEmitter of ${this.options.ownerType} cannot emit for owner type ${input.ownerType}`);
     }
     if (!this.options.eventTypes.includes(input.event)) {
       throw new Error(`Unknown webhook event type ${input.event}; add it to WebhooksModule.forRoot({ events })`);
     }
-    return this.outbox.insertEvent(tx, input, this.clock.now());
+    const id = newId('evt');
+    closing.write(this.outbox.eventRow(id, input, this.clock.now()));
+    return id;
   }
 }

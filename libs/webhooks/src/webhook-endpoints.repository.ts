@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { newId, PrismaService, type PrismaTx } from '@app/platform';
+import { newId, PrismaService, type Db, type Tx } from '@app/platform';
 import type { WebhookEndpointRecord, WebhookOwner } from './webhooks.types';
 
 /** A `webhook_endpoints` row as Prisma returns it. */
@@ -64,7 +64,7 @@ export class WebhookEndpointsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   async createEndpoint(
-    tx: PrismaTx,
+    tx: Tx,
     owner: WebhookOwner,
     input: EndpointSettings & { url: string; events: readonly string[]; secret: string },
   ): Promise<WebhookEndpointRecord> {
@@ -88,14 +88,14 @@ export class WebhookEndpointsRepository {
    * transaction-scoped advisory lock on the owner), so a count followed by an insert
    * cannot be raced past a limit by concurrent creates.
    */
-  async lockOwner(tx: PrismaTx, owner: WebhookOwner): Promise<void> {
+  async lockOwner(tx: Tx, owner: WebhookOwner): Promise<void> {
     // the owner type has no ':' (WebhooksModule checks it), so the key names one owner
     const key = `webhook_endpoints:${owner.ownerType}:${owner.ownerId}`;
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
   }
 
   /** How many endpoints the owner has (disabled ones included). */
-  countEndpoints(tx: PrismaTx, owner: WebhookOwner): Promise<number> {
+  countEndpoints(tx: Tx, owner: WebhookOwner): Promise<number> {
     return tx.webhookEndpoint.count({ where: { ownerType: owner.ownerType, ownerId: owner.ownerId } });
   }
 
@@ -111,7 +111,7 @@ export class WebhookEndpointsRepository {
     return findEndpoint(this.prisma, owner, id);
   }
 
-  async deleteEndpoint(tx: PrismaTx, owner: WebhookOwner, id: string): Promise<boolean> {
+  async deleteEndpoint(tx: Tx, owner: WebhookOwner, id: string): Promise<boolean> {
     const { count } = await tx.webhookEndpoint.deleteMany({
       where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId },
     });
@@ -119,7 +119,7 @@ export class WebhookEndpointsRepository {
   }
 
   /** Enables a disabled endpoint again: its failure window starts afresh. Null when not the owner's. */
-  async enableEndpoint(tx: PrismaTx, owner: WebhookOwner, id: string): Promise<WebhookEndpointRecord | null> {
+  async enableEndpoint(tx: Tx, owner: WebhookOwner, id: string): Promise<WebhookEndpointRecord | null> {
     // only a disabled one: enabling an enabled endpoint must not reset its failure window
     await tx.webhookEndpoint.updateMany({
       where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId, disabledAt: { not: null } },
@@ -134,7 +134,7 @@ export class WebhookEndpointsRepository {
    * not the owner's.
    */
   async updateEndpoint(
-    tx: PrismaTx,
+    tx: Tx,
     owner: WebhookOwner,
     id: string,
     patch: EndpointPatch,
@@ -157,7 +157,7 @@ export class WebhookEndpointsRepository {
 
   /** The current secret becomes the previous one until `previousExpiresAt`. */
   async rotateSecret(
-    tx: PrismaTx,
+    tx: Tx,
     owner: WebhookOwner,
     id: string,
     newSecret: string,
@@ -176,7 +176,7 @@ export class WebhookEndpointsRepository {
   }
 }
 
-async function findEndpoint(db: PrismaTx, owner: WebhookOwner, id: string): Promise<WebhookEndpointRecord | null> {
+async function findEndpoint(db: Db, owner: WebhookOwner, id: string): Promise<WebhookEndpointRecord | null> {
   const row = await db.webhookEndpoint.findFirst({
     where: { id, ownerType: owner.ownerType, ownerId: owner.ownerId },
   });

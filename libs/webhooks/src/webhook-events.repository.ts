@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { newId, PrismaService, type PrismaTx } from '@app/platform';
+import { newId, PrismaService, type Tx } from '@app/platform';
 import type { WebhookOwner } from './webhooks.types';
 
 /** A `webhook_events` row as the events API reads it. */
@@ -98,7 +98,7 @@ export class WebhookEventsRepository {
    * pending delivery, which the delivery worker sends like any other. Returns the delivery id.
    */
   async insertTestEvent(
-    tx: PrismaTx,
+    tx: Tx,
     owner: WebhookOwner,
     endpointId: string,
     input: { event: string; data: object },

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { deferToCompletion, newId, Prisma, PrismaService, type PrismaTx } from '@app/platform';
+import { newId, Prisma, PrismaService, type Tx } from '@app/platform';
 import type { DeliveryJobData } from './webhooks.tokens';
 import type { WebhookEventInput, WebhookOwnerType } from './webhooks.types';
 
@@ -14,34 +14,21 @@ export const OUTBOX_CHANNEL = 'webhook_outbox';
 export class WebhookOutboxRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** Writes the event in the caller's transaction and notifies dispatchers at commit. */
-  async insertEvent(tx: PrismaTx, input: WebhookEventInput, at: Date): Promise<string> {
-    const id = newId('evt');
-    // Under an Idempotency-Key the row rides with the response's UPDATE at the end of the
-    // transaction (platform's deferToCompletion): one round trip fewer per idempotent write.
-    const carried = Prisma.sql`
+  /**
+   * The event's row, for the emitting transaction's Closing (written with its last
+   * statement): the INSERT and, at commit, its notification to the dispatchers.
+   */
+  eventRow(id: string, input: WebhookEventInput, at: Date): Prisma.Sql {
+    return Prisma.sql`
       INSERT INTO webhook_events (id, owner_type, owner_id, event, data, created_at)
       VALUES (${id}, ${input.ownerType}, ${input.ownerId}, ${input.event}, ${JSON.stringify(input.data)}::jsonb, ${at})
       RETURNING pg_notify(${OUTBOX_CHANNEL}, owner_type)`;
-    if (deferToCompletion(tx, carried)) return id;
-    // The row and its notification in one round trip (this runs in every emitting request's
-    // transaction). LISTENers get the notification only when (and if) the transaction commits.
-    await tx.$executeRaw`
-      WITH event AS (
-        INSERT INTO webhook_events (id, owner_type, owner_id, event, data, created_at)
-        VALUES (${id}, ${input.ownerType}, ${input.ownerId}, ${input.event}, ${JSON.stringify(input.data)}::jsonb, ${at})
-        RETURNING owner_type)
-      SELECT pg_notify(${OUTBOX_CHANNEL}, owner_type) FROM event`;
-    return id;
   }
 
   async undispatchedEvents(ownerType: WebhookOwnerType, limit: number): Promise<Array<{ id: string }>> {
-    return this.prisma.$queryRawUnsafe<Array<{ id: string }>>(
-      `SELECT "id" FROM "webhook_events" WHERE "owner_type" = $1 AND "dispatched_at" IS NULL
-       ORDER BY "created_at", "id" LIMIT $2::int`,
-      ownerType,
-      limit,
-    );
+    return this.prisma.$queryRaw<Array<{ id: string }>>`
+      SELECT "id" FROM "webhook_events" WHERE "owner_type" = ${ownerType} AND "dispatched_at" IS NULL
+       ORDER BY "created_at", "id" LIMIT ${limit}::int`;
   }
 
   /**
@@ -52,21 +39,20 @@ export class WebhookOutboxRepository {
    * `recover` can send what it missed.
    *
    * Two raw statements per batch (the events with their owners' endpoints; the inserts with
-   * the pending deliveries returned), each atomic by itself, so `db` may be the pool: run
+   * the pending deliveries returned), each atomic by itself, so they run on the pool: run
    * again after a crash between them, the insert finds what exists and returns it too.
    */
-  async fanOut(db: PrismaTx, eventIds: readonly string[]): Promise<DeliveryJobData[]> {
+  async fanOut(eventIds: readonly string[]): Promise<DeliveryJobData[]> {
     if (eventIds.length === 0) return [];
+    const ids = [...eventIds];
     // every endpoint of the batch's owners with its event; subscriptions are matched here
-    const pairs = await db.$queryRawUnsafe<
+    const pairs = await this.prisma.$queryRaw<
       Array<{ event_id: string; event: string; endpoint_id: string; events: string[]; disabled: boolean }>
-    >(
-      `SELECT v."id" AS "event_id", v."event", e."id" AS "endpoint_id", e."events", e."disabled_at" IS NOT NULL AS "disabled"
+    >`
+      SELECT v."id" AS "event_id", v."event", e."id" AS "endpoint_id", e."events", e."disabled_at" IS NOT NULL AS "disabled"
        FROM "webhook_events" v
        JOIN "webhook_endpoints" e ON e."owner_type" = v."owner_type" AND e."owner_id" = v."owner_id"
-       WHERE v."id" = ANY($1::text[])`,
-      [...eventIds],
-    );
+       WHERE v."id" = ANY(${ids}::text[])`;
     const rows = pairs
       .filter((p) => subscribes(p.events, p.event))
       .map((p) => ({ id: newId('dlv'), event_id: p.event_id, endpoint_id: p.endpoint_id, pending: !p.disabled }));
@@ -74,36 +60,33 @@ export class WebhookOutboxRepository {
     // it cannot see how many rows the JSON holds.)
     // The insert's RETURNING gives the new pending deliveries; the second SELECT (which,
     // in the same statement, does not see the new rows) those created by an earlier pass.
-    const pending = await db.$queryRawUnsafe<Array<{ id: string; endpoint_id: string; owner_id: string }>>(
-      `WITH input AS (
-         SELECT * FROM json_to_recordset($1::json) AS t(id text, event_id text, endpoint_id text, pending boolean)
+    const input = JSON.stringify(rows);
+    const pending = await this.prisma.$queryRaw<Array<{ id: string; endpoint_id: string; owner_id: string }>>`
+      WITH input AS (
+         SELECT * FROM json_to_recordset(${input}::json) AS t(id text, event_id text, endpoint_id text, pending boolean)
        ), created AS (
          INSERT INTO "webhook_deliveries" ("id", "event_id", "endpoint_id", "status", "next_attempt_at", "created_at", "updated_at")
          SELECT t.id, t.event_id, t.endpoint_id,
                 CASE WHEN t.pending THEN 'pending' ELSE 'failed' END::"webhook_delivery_status",
                 CASE WHEN t.pending THEN v."created_at" END, v."created_at", now()
-         FROM input t JOIN "webhook_events" v ON v."id" = t.event_id AND v."id" = ANY($2::text[])
+         FROM input t JOIN "webhook_events" v ON v."id" = t.event_id AND v."id" = ANY(${ids}::text[])
          ON CONFLICT ("event_id", "endpoint_id") DO NOTHING
          RETURNING "id", "endpoint_id", "event_id", "status"
        )
        SELECT c."id", c."endpoint_id", v."owner_id" FROM created c JOIN "webhook_events" v ON v."id" = c."event_id"
-       WHERE c."status" = 'pending' AND v."id" = ANY($2::text[])
+       WHERE c."status" = 'pending' AND v."id" = ANY(${ids}::text[])
        UNION ALL
        SELECT d."id", d."endpoint_id", v."owner_id" FROM "webhook_deliveries" d JOIN "webhook_events" v ON v."id" = d."event_id"
-       WHERE d."event_id" = ANY($2::text[]) AND d."status" = 'pending'`,
-      JSON.stringify(rows),
-      [...eventIds],
-    );
+       WHERE d."event_id" = ANY(${ids}::text[]) AND d."status" = 'pending'`;
     return pending.map((d) => ({ deliveryId: d.id, endpointId: d.endpoint_id, ownerId: d.owner_id }));
   }
 
-  async markDispatched(db: PrismaTx, eventIds: readonly string[], at: Date): Promise<void> {
+  async markDispatched(eventIds: readonly string[], at: Date): Promise<void> {
     if (eventIds.length === 0) return;
-    await db.$executeRawUnsafe(
-      `UPDATE "webhook_events" SET "dispatched_at" = $2::timestamptz WHERE "id" = ANY($1::text[]) AND "dispatched_at" IS NULL`,
-      [...eventIds],
-      at.toISOString(),
-    );
+    const ids = [...eventIds];
+    await this.prisma.$executeRaw`
+      UPDATE "webhook_events" SET "dispatched_at" = ${at.toISOString()}::timestamptz
+       WHERE "id" = ANY(${ids}::text[]) AND "dispatched_at" IS NULL`;
   }
 
   async oldestUndispatchedAt(ownerType: WebhookOwnerType): Promise<Date | null> {
@@ -122,7 +105,7 @@ export class WebhookOutboxRepository {
    * deliveries and attempts go with them).
    * Returns how many events were deleted.
    */
-  async purgeEvents(tx: PrismaTx, ownerType: WebhookOwnerType, before: Date, limit: number): Promise<number> {
+  async purgeEvents(tx: Tx, ownerType: WebhookOwnerType, before: Date, limit: number): Promise<number> {
     return tx.$executeRaw`
       DELETE FROM "webhook_events" WHERE "id" IN (
         SELECT e."id" FROM "webhook_events" e

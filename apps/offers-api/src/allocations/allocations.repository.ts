@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type PrismaTx } from '@app/platform';
+import { PrismaService, type Tx } from '@app/platform';
 import type { Currency } from '../common/money';
 import type { AllocationRecord, ReceivedIndication } from './allocation.types';
 
@@ -29,7 +29,7 @@ export class AllocationsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Claims the offer's one allocation run: closed and not yet allocated (a conditional update). */
-  async claimRun(tx: PrismaTx, offerId: string, at: Date): Promise<boolean> {
+  async claimRun(tx: Tx, offerId: string, at: Date): Promise<boolean> {
     const { count } = await tx.offer.updateMany({
       where: { id: offerId, status: 'closed', allocatedAt: null },
       data: { allocatedAt: at },
@@ -38,7 +38,7 @@ export class AllocationsRepository {
   }
 
   /** Every partner's received indications on the offer (admin run), oldest first. */
-  async receivedIndications(tx: PrismaTx, offerId: string): Promise<ReceivedIndication[]> {
+  async receivedIndications(tx: Tx, offerId: string): Promise<ReceivedIndication[]> {
     return tx.indication.findMany({
       where: { offerId, status: 'received' },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -46,7 +46,7 @@ export class AllocationsRepository {
     });
   }
 
-  async insert(tx: PrismaTx, rows: readonly AllocationRecord[]): Promise<void> {
+  async insert(tx: Tx, rows: readonly AllocationRecord[]): Promise<void> {
     await tx.allocation.createMany({ data: rows.map((r) => ({ ...r })) });
   }
 

@@ -66,7 +66,7 @@ export class AllocationsService {
     const priceTicks = decimalToTicks(offer.pricePerShare);
 
     const records = await this.transactions.run(
-      async (tx) => {
+      async (tx, closing) => {
         const now = this.clock.now();
         if (!(await this.repository.claimRun(tx, offerId, now))) {
           if (offer.allocatedAt !== null || offer.status === 'closed') {
@@ -107,7 +107,7 @@ export class AllocationsService {
         await this.repository.insert(tx, rows);
         for (const row of rows) {
           const event = row.sharesAllocated === row.sharesRequested ? 'allocation.confirmed' : 'allocation.scaled';
-          await this.events.emit(tx, { partnerId: row.partnerId, event, data: allocationEventData(row) });
+          this.events.emit(closing, row.partnerId, event, allocationEventData(row));
         }
         return rows;
       },

@@ -1,5 +1,6 @@
-import type { PrismaTx } from '@app/platform';
-import { eventKind } from '@app/webhooks';
+import { Injectable } from '@nestjs/common';
+import type { Closing } from '@app/platform';
+import { eventKind, WebhookEmitter } from '@app/webhooks';
 import { AllocationEventData, allocationEventData } from '../allocations/dto/allocation.dto';
 import {
   IndicationDto,
@@ -122,19 +123,16 @@ export type OfferEventType = keyof typeof OFFER_EVENT_KINDS;
 /** The `data` an event kind carries: an instance of its catalogue class. */
 export type OfferEventData<K extends OfferEventType> = InstanceType<(typeof OFFER_EVENT_KINDS)[K]['data']>;
 
-export interface OfferEvent<K extends OfferEventType = OfferEventType> {
-  /** The partner the event is for (its webhook endpoints receive it). */
-  readonly partnerId: string;
-  readonly event: K;
-  /** The event's `data`, of the class the catalogue documents for this kind. */
-  readonly data: OfferEventData<K>;
-}
-
 /**
- * The port through which the domain reports events. `emit` must be called inside the
- * transaction that makes the change (transactional outbox): the event exists if and only
- * if the change committed. Implemented by libs/webhooks' WebhookEmitter.
+ * Offers' events: each an outbox row written with the last statement of the change's
+ * transaction (its Closing), so it exists if and only if the change committed. Every
+ * event is for one partner: its webhook endpoints receive it.
  */
-export abstract class OfferEvents {
-  abstract emit<K extends OfferEventType>(tx: PrismaTx, event: OfferEvent<K>): Promise<void>;
+@Injectable()
+export class OfferEvents {
+  constructor(private readonly emitter: WebhookEmitter) {}
+
+  emit<K extends OfferEventType>(closing: Closing, partnerId: string, event: K, data: OfferEventData<K>): string {
+    return this.emitter.emit(closing, { ownerType: 'partner', ownerId: partnerId, event, data: { ...data } });
+  }
 }

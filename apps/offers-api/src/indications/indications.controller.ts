@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Param, Patch, Post } from '@nestjs/commo
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
-import { ApiErrors, Idempotent } from '@app/platform';
+import { ApiErrors, Idempotent, IdempotencyOf, type IdempotentRequest } from '@app/platform';
 import { IndicationCreateDto, IndicationDto, IndicationListDto, IndicationUpdateDto } from './dto/indication.dto';
 import { IndicationsService } from './indications.service';
 
@@ -29,8 +29,9 @@ export class IndicationsController {
     @CurrentPrincipal() partner: PartnerPrincipal,
     @Param('offer_id') offerId: string,
     @Body() body: IndicationCreateDto,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
   ): Promise<IndicationDto> {
-    return this.indications.create(partner, offerId, body);
+    return this.indications.create(partner, offerId, body, idempotency);
   }
 
   @Get()

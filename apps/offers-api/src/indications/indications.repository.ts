@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type PrismaTx } from '@app/platform';
+import { PrismaService, type SqlTx, type Tx } from '@app/platform';
+import { visibleTo } from '../offers/offers.repository';
+import { currentTermsVersion } from '../terms/terms.repository';
 import type { Currency } from '../common/money';
 import type { OfferStatus } from '../offers/offer.types';
 import type { IndicationRecord, IndicationTarget, NewIndication } from './indication.types';
@@ -29,7 +31,7 @@ export class IndicationsRepository {
    * statement saves the separate visibility, terms and lock round trips on the hot path
    * (docs/benchmarks.md, HTTP load: Profile).
    */
-  async lockVisibleOffer(tx: PrismaTx, partnerId: string, offerId: string): Promise<IndicationTarget | undefined> {
+  async lockVisibleOffer(tx: SqlTx, partnerId: string, offerId: string): Promise<IndicationTarget | undefined> {
     const rows = await tx.$queryRaw<
       Array<{
         status: OfferStatus;
@@ -42,10 +44,9 @@ export class IndicationsRepository {
     >`
       SELECT o.status::text AS status, o.currency::text AS currency, trim_scale(o.minimum_investment)::text AS minimum_investment,
              trim_scale(o.maximum_investment)::text AS maximum_investment, o.closes_at,
-             (SELECT t.version FROM terms_versions t ORDER BY t.published_at DESC, t.version DESC LIMIT 1) AS current_terms
+             ${currentTermsVersion} AS current_terms
       FROM offers o
-      WHERE o.id = ${offerId}
-        AND EXISTS (SELECT 1 FROM offer_agreements a WHERE a.partner_id = ${partnerId} AND a.offer_id = o.id)
+      WHERE o.id = ${offerId} AND ${visibleTo(partnerId)}
       FOR SHARE OF o`;
     const row = rows[0];
     if (row === undefined) return undefined;
@@ -65,7 +66,7 @@ export class IndicationsRepository {
    * One raw INSERT: every column is known here (created_at comes from the clock), so nothing
    * is read back, and the hot path skips Prisma's query compilation (docs/decisions.md 112).
    */
-  async create(tx: PrismaTx, partnerId: string, indication: NewIndication): Promise<IndicationRecord> {
+  async create(tx: SqlTx, partnerId: string, indication: NewIndication): Promise<IndicationRecord> {
     const i = indication;
     await tx.$executeRaw`
       INSERT INTO indications (id, offer_id, partner_id, investor_id, amount, currency, terms_version, status, created_at)
@@ -82,7 +83,7 @@ export class IndicationsRepository {
     return rows.map(toRecord);
   }
 
-  async find(tx: PrismaTx, partnerId: string, offerId: string, id: string): Promise<IndicationRecord | undefined> {
+  async find(tx: Tx, partnerId: string, offerId: string, id: string): Promise<IndicationRecord | undefined> {
     const row = await tx.indication.findFirst({ where: { id, partnerId, offerId } });
     return row === null ? undefined : toRecord(row);
   }
@@ -97,7 +98,7 @@ export class IndicationsRepository {
    * A received indication's new amount, in one conditional UPDATE; undefined when it was not
    * `received` any more (cancelled by a concurrent request).
    */
-  async changeAmount(tx: PrismaTx, partnerId: string, id: string, amount: number): Promise<IndicationRecord | undefined> {
+  async changeAmount(tx: Tx, partnerId: string, id: string, amount: number): Promise<IndicationRecord | undefined> {
     const { count } = await tx.indication.updateMany({ where: { id, partnerId, status: 'received' }, data: { amount } });
     if (count !== 1) return undefined;
     const row = await tx.indication.findFirst({ where: { id, partnerId } });
@@ -105,7 +106,7 @@ export class IndicationsRepository {
   }
 
   /** received → cancelled; false when it was not `received` any more. */
-  async cancel(tx: PrismaTx, partnerId: string, id: string, at: Date): Promise<boolean> {
+  async cancel(tx: Tx, partnerId: string, id: string, at: Date): Promise<boolean> {
     const { count } = await tx.indication.updateMany({
       where: { id, partnerId, status: 'received' },
       data: { status: 'cancelled', cancelledAt: at },

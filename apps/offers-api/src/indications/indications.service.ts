@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PartnerPrincipal } from '../oauth/partner.principal';
-import { Clock, newId, NotFoundError, TransactionRunner } from '@app/platform';
+import { Clock, newId, NotFoundError, TransactionRunner, type IdempotentRequest } from '@app/platform';
 import { maximumInMinor, minimumInMinor } from '../common/money';
 import { OfferEvents } from '../events/offer-events';
 import type { OfferStatus } from '../offers/offer.types';
@@ -34,9 +34,16 @@ export class IndicationsService {
    * then the offer being live (409). The row, its indication.received event and, with an
    * Idempotency-Key, the stored response commit in one transaction.
    */
-  async create(partner: PartnerPrincipal, offerId: string, dto: IndicationCreateDto): Promise<IndicationDto> {
-    return this.transactions.run(
-      async (tx) => {
+  async create(
+    partner: PartnerPrincipal,
+    offerId: string,
+    dto: IndicationCreateDto,
+    idempotency?: IdempotentRequest,
+  ): Promise<IndicationDto> {
+    // Three rows commit together: the indication, its event (outbox, written with the last
+    // statement) and, under an Idempotency-Key, the stored response (the completion hook).
+    return this.transactions.runSql(
+      async (tx, closing) => {
         // One statement: visibility, the offer row under a shared lock, and the current terms.
         const offer = await this.repository.lockVisibleOffer(tx, partner.partnerId, offerId);
         if (!offer) throw new NotFoundError('offer', offerId);
@@ -62,10 +69,10 @@ export class IndicationsService {
           createdAt: this.clock.now(),
         });
         const view = indicationView(indication);
-        await this.events.emit(tx, { partnerId: partner.partnerId, event: 'indication.received', data: view });
+        this.events.emit(closing, partner.partnerId, 'indication.received', view);
         return view;
       },
-      { sqlOnly: true },
+      { completion: idempotency?.completion() },
     ); // raw statements only: a pg transaction, not Prisma's (decisions 117)
   }
 
@@ -97,7 +104,7 @@ export class IndicationsService {
     indicationId: string,
     dto: IndicationUpdateDto,
   ): Promise<IndicationDto> {
-    return this.transactions.run(async (tx) => {
+    return this.transactions.run(async (tx, closing) => {
       const offer = await this.repository.lockVisibleOffer(tx, partner.partnerId, offerId);
       if (!offer) throw new NotFoundError('offer', offerId);
       const indication = await this.repository.find(tx, partner.partnerId, offerId, indicationId);
@@ -108,11 +115,7 @@ export class IndicationsService {
       if (dto.amount === indication.amount) return indicationView(indication);
       const updated = await this.repository.changeAmount(tx, partner.partnerId, indicationId, dto.amount);
       if (!updated) throw cancelledError(indicationId);
-      await this.events.emit(tx, {
-        partnerId: partner.partnerId,
-        event: 'indication.updated',
-        data: indicationUpdatedEventData(updated, indication.amount),
-      });
+      this.events.emit(closing, partner.partnerId, 'indication.updated', indicationUpdatedEventData(updated, indication.amount));
       return indicationView(updated);
     });
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Prisma, PrismaService, type PrismaTx } from '@app/platform';
+import { type Prisma, PrismaService, type Tx } from '@app/platform';
 import { toOfferRecord } from '../offers/offer-row';
 import type { OfferRecord } from '../offers/offer.types';
 
@@ -19,12 +19,12 @@ const openOrCloseDue = (at: Date): Prisma.OfferWhereInput[] => [
 export class LifecycleRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async find(tx: PrismaTx, offerId: string): Promise<OfferRecord | undefined> {
+  async find(tx: Tx, offerId: string): Promise<OfferRecord | undefined> {
     const row = await tx.offer.findUnique({ where: { id: offerId } });
     return row === null ? undefined : toOfferRecord(row);
   }
 
-  async markOpened(tx: PrismaTx, offerId: string, now: Date): Promise<boolean> {
+  async markOpened(tx: Tx, offerId: string, now: Date): Promise<boolean> {
     const { count } = await tx.offer.updateMany({
       where: { id: offerId, status: 'upcoming', opensAt: { lte: now } },
       data: { status: 'live' },
@@ -33,7 +33,7 @@ export class LifecycleRepository {
   }
 
   /** Only while time remains: a warning for an offer that is already due to close is not sent. */
-  async markClosingSoon(tx: PrismaTx, offerId: string, now: Date, dueBefore: Date): Promise<boolean> {
+  async markClosingSoon(tx: Tx, offerId: string, now: Date, dueBefore: Date): Promise<boolean> {
     const { count } = await tx.offer.updateMany({
       where: { id: offerId, status: 'live', closingSoonNotifiedAt: null, closesAt: { gt: now, lte: dueBefore } },
       data: { closingSoonNotifiedAt: now },
@@ -41,7 +41,7 @@ export class LifecycleRepository {
     return count === 1;
   }
 
-  async markClosed(tx: PrismaTx, offerId: string, now: Date): Promise<boolean> {
+  async markClosed(tx: Tx, offerId: string, now: Date): Promise<boolean> {
     const { count } = await tx.offer.updateMany({
       where: { id: offerId, status: 'live', closesAt: { lte: now } },
       data: { status: 'closed' },
@@ -50,7 +50,7 @@ export class LifecycleRepository {
   }
 
   /** Every partner whose distribution agreement includes the offer. */
-  async agreementPartners(tx: PrismaTx, offerId: string): Promise<string[]> {
+  async agreementPartners(tx: Tx, offerId: string): Promise<string[]> {
     const rows = await tx.offerAgreement.findMany({
       where: { offerId },
       select: { partnerId: true },

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock, type PrismaTx, QueueRegistry, TransactionRunner, type TypedQueue } from '@app/platform';
+import { Clock, type Tx, QueueRegistry, TransactionRunner, type TypedQueue, type Closing } from '@app/platform';
 import { OfferEvents, type OfferEventType } from '../events/offer-events';
 import { offerView } from '../offers/dto/offer.dto';
 import type { OfferRecord } from '../offers/offer.types';
@@ -34,24 +34,24 @@ export class LifecycleService {
 
   /** Applies every transition due now, in order, each with its events, in one transaction. */
   async advance(offerId: string): Promise<OfferRecord | undefined> {
-    return this.transactions.run(async (tx) => {
+    return this.transactions.run(async (tx, closing) => {
       const now = this.clock.now();
       const closingSoonBefore = new Date(now.getTime() + CLOSING_SOON_MS);
-      if (await this.repository.markOpened(tx, offerId, now)) await this.announce(tx, offerId, 'offer.opened');
+      if (await this.repository.markOpened(tx, offerId, now)) await this.announce(tx, closing, offerId, 'offer.opened');
       if (await this.repository.markClosingSoon(tx, offerId, now, closingSoonBefore)) {
-        await this.announce(tx, offerId, 'offer.closing_soon');
+        await this.announce(tx, closing, offerId, 'offer.closing_soon');
       }
-      if (await this.repository.markClosed(tx, offerId, now)) await this.announce(tx, offerId, 'offer.closed');
+      if (await this.repository.markClosed(tx, offerId, now)) await this.announce(tx, closing, offerId, 'offer.closed');
       return this.repository.find(tx, offerId);
     });
   }
 
-  private async announce(tx: PrismaTx, offerId: string, event: OfferEventType): Promise<void> {
+  private async announce(tx: Tx, closing: Closing, offerId: string, event: OfferEventType): Promise<void> {
     const offer = await this.repository.find(tx, offerId);
     if (!offer) return;
     const data = offerView(offer);
     for (const partnerId of await this.repository.agreementPartners(tx, offerId)) {
-      await this.events.emit(tx, { partnerId, event, data });
+      this.events.emit(closing, partnerId, event, data);
     }
     this.logger.log({ offerId, event }, `${event} ${offerId}`);
   }

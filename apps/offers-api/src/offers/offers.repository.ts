@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, PrismaService, type PrismaTx } from '@app/platform';
+import { Prisma, PrismaService, type Db, type Tx } from '@app/platform';
 import { type OfferRow, toOfferRecord } from './offer-row';
 import type { OfferFields, OfferRecord, OfferStatus, OfferType } from './offer.types';
 
@@ -17,6 +17,25 @@ export interface OfferListFilter {
   readonly skip: number;
   readonly take: number;
 }
+
+/**
+ * The rule "this offer is visible to this partner": it is in the partner's distribution
+ * agreement. Written here once, as the SQL condition on an offers row aliased `o`; every
+ * partner-facing read of offers (here, and the indications' hot path) uses it.
+ */
+export function visibleTo(partnerId: string): Prisma.Sql {
+  return Prisma.sql`EXISTS (SELECT 1 FROM offer_agreements a WHERE a.partner_id = ${partnerId} AND a.offer_id = o.id)`;
+}
+
+/** An offers row (alias `o`) under OfferRow's names, so toOfferRecord maps it. */
+const OFFER_COLUMNS = Prisma.sql`
+  o.id, o.company, o.ticker, o.type::text AS type, o.status::text AS status,
+  trim_scale(o.price_per_share)::text AS "pricePerShare", o.currency::text AS currency,
+  trim_scale(o.minimum_investment)::text AS "minimumInvestment",
+  trim_scale(o.maximum_investment)::text AS "maximumInvestment", o.documents,
+  o.shares_offered AS "sharesOffered",
+  o.opens_at AS "opensAt", o.closes_at AS "closesAt", o.closing_soon_notified_at AS "closingSoonNotifiedAt",
+  o.allocated_at AS "allocatedAt", o.created_at AS "createdAt", o.updated_at AS "updatedAt"`;
 
 /**
  * Offers and distribution agreements. Partner-facing reads take the partner and only see
@@ -41,48 +60,35 @@ export class OffersRepository {
       filter.modifiedAfter === undefined
         ? Prisma.sql`ORDER BY o.closes_at ASC, o.id ASC`
         : Prisma.sql`ORDER BY o.updated_at ASC, o.id ASC`;
-    // Columns under OfferRow's names, so toOfferRecord maps them; trim_scale(...)::text prints
-    // a decimal as Prisma's Decimal does ("250.50" → "250.5").
-    const rows = await this.prisma.$queryRaw<Array<OfferRow & { readonly total: bigint | number }>>`
-      SELECT o.id, o.company, o.ticker, o.type::text AS type, o.status::text AS status,
-             trim_scale(o.price_per_share)::text AS "pricePerShare", o.currency::text AS currency,
-             trim_scale(o.minimum_investment)::text AS "minimumInvestment",
-             trim_scale(o.maximum_investment)::text AS "maximumInvestment", o.documents,
-             o.shares_offered AS "sharesOffered",
-             o.opens_at AS "opensAt", o.closes_at AS "closesAt", o.closing_soon_notified_at AS "closingSoonNotifiedAt",
-             o.allocated_at AS "allocatedAt", o.created_at AS "createdAt", o.updated_at AS "updatedAt",
-             count(*) OVER () AS total
-      FROM offers o
-      WHERE EXISTS (SELECT 1 FROM offer_agreements a WHERE a.partner_id = ${partnerId} AND a.offer_id = o.id)
+    // trim_scale(...)::text (OFFER_COLUMNS) prints a decimal as Prisma's Decimal does ("250.50" → "250.5").
+    const where = Prisma.sql`
+      WHERE ${visibleTo(partnerId)}
         AND o.status::text = ANY(${[...filter.statuses]}::text[])
         AND (${type}::text IS NULL OR o.type::text = ${type}::text)
-        AND (${modifiedAfter}::timestamptz IS NULL OR o.updated_at > ${modifiedAfter}::timestamptz)
+        AND (${modifiedAfter}::timestamptz IS NULL OR o.updated_at > ${modifiedAfter}::timestamptz)`;
+    const rows = await this.prisma.$queryRaw<Array<OfferRow & { readonly total: bigint | number }>>`
+      SELECT ${OFFER_COLUMNS}, count(*) OVER () AS total
+      FROM offers o ${where}
       ${order}
       LIMIT ${filter.take}::int OFFSET ${filter.skip}::int`;
     const offers = rows.map(toOfferRecord);
     if (rows[0] !== undefined) return { offers, total: Number(rows[0].total) };
     if (filter.skip === 0) return { offers, total: 0 };
-    const total = await this.prisma.offer.count({
-      where: {
-        agreements: { some: { partnerId } },
-        status: { in: [...filter.statuses] },
-        ...(filter.type === undefined ? {} : { type: filter.type }),
-        ...(filter.modifiedAfter === undefined ? {} : { updatedAt: { gt: filter.modifiedAfter } }),
-      },
-    });
-    return { offers, total };
+    const counted = await this.prisma.$queryRaw<Array<{ total: number }>>`SELECT count(*)::int AS total FROM offers o ${where}`;
+    return { offers, total: counted[0]?.total ?? 0 };
   }
 
   async findVisible(partnerId: string, offerId: string): Promise<OfferRecord | undefined> {
-    const row = await this.prisma.offer.findFirst({ where: { id: offerId, agreements: { some: { partnerId } } } });
-    return row === null ? undefined : toOfferRecord(row);
+    const rows = await this.prisma.$queryRaw<OfferRow[]>`
+      SELECT ${OFFER_COLUMNS} FROM offers o WHERE o.id = ${offerId} AND ${visibleTo(partnerId)}`;
+    return rows[0] === undefined ? undefined : toOfferRecord(rows[0]);
   }
 
   async adminFind(offerId: string): Promise<OfferRecord | undefined> {
     return this.findById(this.prisma, offerId);
   }
 
-  async adminCreate(tx: PrismaTx, id: string, fields: OfferFields): Promise<OfferRecord> {
+  async adminCreate(tx: Tx, id: string, fields: OfferFields): Promise<OfferRecord> {
     const row = await tx.offer.create({ data: { id, ...toData(fields), status: 'upcoming' } });
     return toOfferRecord(row);
   }
@@ -92,7 +98,7 @@ export class OffersRepository {
    * sent for the old time is forgotten so the new time gets its own.
    */
   async adminUpdate(
-    tx: PrismaTx,
+    tx: Tx,
     offerId: string,
     fields: Partial<OfferFields>,
     resetClosingSoon: boolean,
@@ -109,7 +115,7 @@ export class OffersRepository {
   }
 
   /** Adds the offer to the partner's agreement (idempotent); returns when it was added. */
-  async adminAddToAgreement(tx: PrismaTx, partnerId: string, offerId: string): Promise<Date> {
+  async adminAddToAgreement(tx: Tx, partnerId: string, offerId: string): Promise<Date> {
     const row = await tx.offerAgreement.upsert({
       where: { partnerId_offerId: { partnerId, offerId } },
       create: { partnerId, offerId },
@@ -118,7 +124,7 @@ export class OffersRepository {
     return row.createdAt;
   }
 
-  private async findById(db: PrismaTx, offerId: string): Promise<OfferRecord | undefined> {
+  private async findById(db: Db, offerId: string): Promise<OfferRecord | undefined> {
     const row = await db.offer.findUnique({ where: { id: offerId } });
     return row === null ? undefined : toOfferRecord(row);
   }

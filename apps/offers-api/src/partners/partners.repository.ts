@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type PrismaTx } from '@app/platform';
+import { PrismaService, type Db, type Tx } from '@app/platform';
 import type { Tier } from './partner-tier';
 
 export interface PartnerRecord {
@@ -34,7 +34,7 @@ const WITH_TIER = { partner: { select: { tier: true } } } as const;
 export class PartnersRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  createPartner(tx: PrismaTx, id: string, name: string, tier: Tier): Promise<PartnerRecord> {
+  createPartner(tx: Tx, id: string, name: string, tier: Tier): Promise<PartnerRecord> {
     return tx.partner.create({ data: { id, name, tier } });
   }
 
@@ -46,13 +46,13 @@ export class PartnersRepository {
    * Locks the partner's row until the transaction ends (serialises the "how many clients,
    * then create one" of concurrent requests); false when there is no such partner.
    */
-  async lockPartner(tx: PrismaTx, partnerId: string): Promise<boolean> {
+  async lockPartner(tx: Tx, partnerId: string): Promise<boolean> {
     const rows = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "partners" WHERE "id" = ${partnerId} FOR UPDATE`;
     return rows.length > 0;
   }
 
   /** `name` unset: the column default (`default`), as for clients made by the operator. */
-  async createClient(tx: PrismaTx, id: string, partnerId: string, secretHash: string, name?: string): Promise<ClientRecord> {
+  async createClient(tx: Tx, id: string, partnerId: string, secretHash: string, name?: string): Promise<ClientRecord> {
     const row = await tx.oAuthClient.create({
       data: { id, partnerId, secretHash, ...(name === undefined ? {} : { name }) },
       include: WITH_TIER,
@@ -70,7 +70,7 @@ export class PartnersRepository {
     return rows.map((row) => ({ ...row, tier: row.partner.tier }));
   }
 
-  countActiveClients(tx: PrismaTx, partnerId: string): Promise<number> {
+  countActiveClients(tx: Tx, partnerId: string): Promise<number> {
     return tx.oAuthClient.count({ where: { partnerId, active: true } });
   }
 
@@ -93,7 +93,7 @@ export class PartnersRepository {
    * partner has no such active client.
    */
   async rotateSecret(
-    tx: PrismaTx,
+    tx: Tx,
     partnerId: string,
     clientId: string,
     secretHash: string,
@@ -112,7 +112,7 @@ export class PartnersRepository {
   }
 
   /** Disables a partner's client that is still active; null when it has no such active client. */
-  async disableActiveClient(tx: PrismaTx, partnerId: string, clientId: string, at: Date): Promise<ClientRecord | null> {
+  async disableActiveClient(tx: Tx, partnerId: string, clientId: string, at: Date): Promise<ClientRecord | null> {
     const { count } = await tx.oAuthClient.updateMany({
       where: { id: clientId, partnerId, active: true },
       data: { active: false, disabledAt: at },
@@ -125,7 +125,7 @@ export class PartnersRepository {
   }
 
   /** Disables a partner's client; null when the partner has no such client. */
-  async disableClient(tx: PrismaTx, partnerId: string, clientId: string, at: Date): Promise<ClientRecord | null> {
+  async disableClient(tx: Tx, partnerId: string, clientId: string, at: Date): Promise<ClientRecord | null> {
     await tx.oAuthClient.updateMany({
       where: { id: clientId, partnerId, active: true },
       data: { active: false, disabledAt: at },
@@ -135,7 +135,7 @@ export class PartnersRepository {
     return row;
   }
 
-  private async clientIn(db: PrismaTx, id: string): Promise<ClientRecord | null> {
+  private async clientIn(db: Db, id: string): Promise<ClientRecord | null> {
     const row = await db.oAuthClient.findUnique({ where: { id }, include: WITH_TIER });
     return row ? { ...row, tier: row.partner.tier } : null;
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Prisma, PrismaService, type PrismaTx } from '@app/platform';
+import { type Prisma, PrismaService, type Tx } from '@app/platform';
 import { type Cursor, keyset, type PageRequest } from '../common/list';
 import type { ApiKeyKind, PaymentsMode, Permissions } from './payments-key.principal';
 
@@ -65,7 +65,7 @@ const working = (now: Date): Prisma.PaymentApiKeyWhereInput => ({
 export class PaymentAccountsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(tx: PrismaTx, id: string, name: string, keys: readonly NewPaymentKey[]): Promise<PaymentAccountRecord> {
+  create(tx: Tx, id: string, name: string, keys: readonly NewPaymentKey[]): Promise<PaymentAccountRecord> {
     return tx.paymentAccount.create({
       data: { id, name, keys: { create: keys.map((k) => keyData(k)) } },
       select: { id: true, name: true, createdAt: true },
@@ -98,16 +98,16 @@ export class PaymentAccountsRepository {
    * account's keys run one at a time, so "the only working secret key" and the key limit
    * cannot be raced past.
    */
-  async lockAccount(tx: PrismaTx, accountId: string): Promise<void> {
+  async lockAccount(tx: Tx, accountId: string): Promise<void> {
     await tx.$queryRaw`SELECT id FROM payment_accounts WHERE id = ${accountId} FOR UPDATE`;
   }
 
-  createKey(tx: PrismaTx, accountId: string, key: NewPaymentKey): Promise<PaymentKeyRecord> {
+  createKey(tx: Tx, accountId: string, key: NewPaymentKey): Promise<PaymentKeyRecord> {
     return tx.paymentApiKey.create({ data: { ...keyData(key), accountId }, select: RECORD });
   }
 
   /** How many keys of the account and mode still work at `now`. */
-  countWorking(tx: PrismaTx, accountId: string, mode: PaymentsMode, now: Date): Promise<number> {
+  countWorking(tx: Tx, accountId: string, mode: PaymentsMode, now: Date): Promise<number> {
     return tx.paymentApiKey.count({ where: { accountId, mode, ...working(now) } });
   }
 
@@ -115,7 +115,7 @@ export class PaymentAccountsRepository {
    * The ids of the secret keys of the account and mode that manage keys: not revoked and not
    * in a grace period (no expiry; a rolled key in grace cannot manage keys).
    */
-  async managingSecretKeys(tx: PrismaTx, accountId: string, mode: PaymentsMode): Promise<string[]> {
+  async managingSecretKeys(tx: Tx, accountId: string, mode: PaymentsMode): Promise<string[]> {
     const rows = await tx.paymentApiKey.findMany({
       where: { accountId, mode, kind: 'secret', revokedAt: null, expiresAt: null },
       select: { id: true },
@@ -127,7 +127,7 @@ export class PaymentAccountsRepository {
    * Sets `expiresAt` on the working secret keys of the account and mode that would otherwise
    * work longer (never extends an earlier expiry); returns the ids it changed.
    */
-  async expireSecretKeys(tx: PrismaTx, accountId: string, mode: PaymentsMode, now: Date, at: Date): Promise<string[]> {
+  async expireSecretKeys(tx: Tx, accountId: string, mode: PaymentsMode, now: Date, at: Date): Promise<string[]> {
     const rows = await tx.paymentApiKey.findMany({
       where: {
         accountId,
@@ -145,12 +145,12 @@ export class PaymentAccountsRepository {
   }
 
   /** A key of the account (of either mode), revoked or not. */
-  findKey(tx: PrismaTx, accountId: string, id: string): Promise<PaymentKeyRecord | null> {
+  findKey(tx: Tx, accountId: string, id: string): Promise<PaymentKeyRecord | null> {
     return tx.paymentApiKey.findFirst({ where: { id, accountId }, select: RECORD });
   }
 
   /** Revokes a working key of the account; false when it has none by that id. */
-  async revoke(tx: PrismaTx, accountId: string, id: string, now: Date): Promise<boolean> {
+  async revoke(tx: Tx, accountId: string, id: string, now: Date): Promise<boolean> {
     const { count } = await tx.paymentApiKey.updateMany({ where: { id, accountId, ...working(now) }, data: { revokedAt: now } });
     return count > 0;
   }

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
-import { ApiErrors, Idempotent } from '@app/platform';
+import { ApiErrors, Idempotent, IdempotencyOf, type IdempotentRequest } from '@app/platform';
 import { KeyResource } from '../accounts/permissions';
 import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
 import { LIST_ERRORS } from '../common/list';
@@ -34,8 +34,12 @@ export class ApiKeysController {
   @ApiCreatedResponse({ type: ApiKeyCreatedView })
   @Idempotent({ sealed: true })
   @ApiErrors(TEST_KEY_ON_LIVE, IN_GRACE, { code: 'api_key_limit_reached', when: 'the mode already has 100 working keys' })
-  roll(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Body() dto: ApiKeyRollDto): Promise<ApiKeyCreatedView> {
-    return this.keys.roll(key, dto);
+  roll(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Body() dto: ApiKeyRollDto,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
+  ): Promise<ApiKeyCreatedView> {
+    return this.keys.roll(key, dto, idempotency);
   }
 
   @Post()
@@ -43,8 +47,12 @@ export class ApiKeysController {
   @ApiCreatedResponse({ type: ApiKeyCreatedView })
   @Idempotent({ sealed: true })
   @ApiErrors(TEST_KEY_ON_LIVE, IN_GRACE, { code: 'api_key_limit_reached', when: 'the mode already has 100 working keys' })
-  create(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Body() dto: ApiKeyCreateDto): Promise<ApiKeyCreatedView> {
-    return this.keys.create(key, dto);
+  create(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Body() dto: ApiKeyCreateDto,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
+  ): Promise<ApiKeyCreatedView> {
+    return this.keys.create(key, dto, idempotency);
   }
 
   @Get()

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { apiKeyHash, invalidApiKey, newOpaqueSecret, RevocationBus } from '@app/auth';
-import { Clock, newId, NotFoundError, type PrismaTx, TransactionRunner } from '@app/platform';
+import { Clock, newId, NotFoundError, type Tx, TransactionRunner, type IdempotentRequest } from '@app/platform';
 import { page, resolvePage } from '../common/list';
 import { PaymentsError } from '../errors';
 import { PaymentAccountsRepository } from '../accounts/payment-accounts.repository';
@@ -41,7 +41,7 @@ export class ApiKeysService {
    * A new secret key of `mode`; the working secret keys of that mode stop after
    * `expires_in_hours` (at once by default; an earlier expiry stays).
    */
-  async roll(caller: PaymentsKeyPrincipal, dto: ApiKeyRollDto): Promise<ApiKeyCreatedView> {
+  async roll(caller: PaymentsKeyPrincipal, dto: ApiKeyRollDto, idempotency?: IdempotentRequest): Promise<ApiKeyCreatedView> {
     this.mayManage(caller, dto.mode);
     const secret = newOpaqueSecret(`sk_${dto.mode}_`);
     const now = this.clock.now();
@@ -61,7 +61,7 @@ export class ApiKeysService {
         return { view: { ...apiKeyView(row), secret }, expired };
       },
       // what an Idempotency-Key replays (stored sealed): the answer, not the expired ids
-      { responseFor: ({ view }) => ({ status: 201, body: view }) },
+      { completion: idempotency?.completion<{ view: ApiKeyCreatedView; expired: string[] }>(({ view }) => ({ status: 201, body: view })) },
     );
     // The cached principals of the replaced keys hold their old expiry: drop them everywhere.
     for (const id of expired) await this.revocations.publish(PAYMENTS_KEY_REVOKED, id);
@@ -69,7 +69,7 @@ export class ApiKeysService {
   }
 
   /** A restricted key (`rk_…`) with the permissions given (a resource left out is "none"). */
-  async create(caller: PaymentsKeyPrincipal, dto: ApiKeyCreateDto): Promise<ApiKeyCreatedView> {
+  async create(caller: PaymentsKeyPrincipal, dto: ApiKeyCreateDto, idempotency?: IdempotentRequest): Promise<ApiKeyCreatedView> {
     this.mayManage(caller, dto.mode);
     const secret = newOpaqueSecret(`rk_${dto.mode}_`);
     const now = this.clock.now();
@@ -88,7 +88,7 @@ export class ApiKeysService {
       });
       await this.withinLimit(tx, caller.accountId, dto.mode, now);
       return { ...apiKeyView(created), secret };
-    });
+    }, { completion: idempotency?.completion() });
   }
 
   /** The keys that still work, of the modes the caller manages, newest first. */
@@ -138,7 +138,7 @@ export class ApiKeysService {
    * from the database, not the cached principal: a roll committed just before counts. A
    * console session acts as the account's current secret key of its mode, never in grace.
    */
-  private async notInGrace(tx: PrismaTx, caller: PaymentsKeyPrincipal, now: Date): Promise<void> {
+  private async notInGrace(tx: Tx, caller: PaymentsKeyPrincipal, now: Date): Promise<void> {
     if (caller.via === 'console') return;
     const key = await this.repository.findKey(tx, caller.accountId, caller.keyId);
     if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) {
@@ -163,7 +163,7 @@ export class ApiKeysService {
   }
 
   /** Refuses (and so rolls back) a change that leaves more than MAX_KEYS_PER_MODE working keys. */
-  private async withinLimit(tx: PrismaTx, accountId: string, mode: PaymentsMode, now: Date): Promise<void> {
+  private async withinLimit(tx: Tx, accountId: string, mode: PaymentsMode, now: Date): Promise<void> {
     if ((await this.repository.countWorking(tx, accountId, mode, now)) > MAX_KEYS_PER_MODE) {
       throw new PaymentsError(
         'api_key_limit_reached',

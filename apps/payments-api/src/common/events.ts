@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PrismaTx } from '@app/platform';
+import type { Closing } from '@app/platform';
 import { eventKind, WebhookEmitter } from '@app/webhooks';
 import { PaymentView, paymentView } from '../payments/dto/payment.view';
 import type { PaymentRow } from '../payments/payments.repository';
@@ -129,13 +129,13 @@ export type PaymentEventType = keyof typeof PAYMENT_EVENT_KINDS;
 /** The `data` an event kind carries: an instance of its catalogue class. */
 export type PaymentEventData<K extends PaymentEventType> = InstanceType<(typeof PAYMENT_EVENT_KINDS)[K]['data']>;
 
-/** Payments' events, written to the webhooks outbox inside the transaction of the change. */
+/** Payments' events: each an outbox row written with the last statement of the change's transaction (its Closing). */
 @Injectable()
 export class PaymentEvents {
   constructor(private readonly emitter: WebhookEmitter) {}
 
-  emit<K extends PaymentEventType>(tx: PrismaTx, tenant: Tenant, event: K, data: PaymentEventData<K>): Promise<string> {
-    return this.emitter.emit(tx, {
+  emit<K extends PaymentEventType>(closing: Closing, tenant: Tenant, event: K, data: PaymentEventData<K>): string {
+    return this.emitter.emit(closing, {
       ownerType: PAYMENTS_WEBHOOK_OWNER,
       ownerId: paymentsOwnerId(tenant.accountId, tenant.mode),
       event,

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
-import { ApiErrors, Idempotent } from '@app/platform';
+import { ApiErrors, Idempotent, IdempotencyOf, type IdempotentRequest } from '@app/platform';
 import { LIST_ERRORS } from '../common/list';
 import { tenantOf } from '../common/tenant';
 import { CustomersService } from './customers.service';
@@ -21,8 +21,12 @@ export class CustomersController {
   @Post()
   @ApiOperation({ summary: 'Create a customer' })
   @ApiCreatedResponse({ type: CustomerView })
-  create(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Body() dto: CustomerCreateDto): Promise<CustomerView> {
-    return this.customers.create(tenantOf(key), dto);
+  create(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Body() dto: CustomerCreateDto,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
+  ): Promise<CustomerView> {
+    return this.customers.create(tenantOf(key), dto, idempotency);
   }
 
   @Get()
@@ -49,15 +53,20 @@ export class CustomersController {
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @Param('id') id: string,
     @Body() dto: CustomerUpdateDto,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
   ): Promise<CustomerView> {
-    return this.customers.update(tenantOf(key), id, dto);
+    return this.customers.update(tenantOf(key), id, dto, idempotency);
   }
 
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a customer; it can no longer be charged' })
   @ApiOkResponse({ type: DeletedCustomerView })
   @ApiErrors({ code: 'resource_missing', when: 'no such customer' })
-  delete(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Param('id') id: string): Promise<DeletedCustomerView> {
-    return this.customers.delete(tenantOf(key), id);
+  delete(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Param('id') id: string,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
+  ): Promise<DeletedCustomerView> {
+    return this.customers.delete(tenantOf(key), id, idempotency);
   }
 }

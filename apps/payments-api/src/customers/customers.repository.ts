@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Prisma, PrismaService, type PrismaTx } from '@app/platform';
+import { type Prisma, PrismaService, type Db, type Tx } from '@app/platform';
 import { type Cursor, keyset, type PageRequest } from '../common/list';
 import type { Metadata } from '../common/metadata';
 import type { Tenant } from '../common/tenant';
@@ -21,7 +21,7 @@ export type CustomerChanges = Partial<Omit<NewCustomer, 'id'>>;
 export class CustomersRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(tx: PrismaTx, tenant: Tenant, data: NewCustomer): Promise<CustomerRow> {
+  create(tx: Tx, tenant: Tenant, data: NewCustomer): Promise<CustomerRow> {
     return tx.customer.create({ data: { ...data, accountId: tenant.accountId, mode: tenant.mode } });
   }
 
@@ -56,7 +56,7 @@ export class CustomersRepository {
   }
 
   /** The updated customer, or null when the tenant has no live customer with this id. */
-  async update(tx: PrismaTx, tenant: Tenant, id: string, data: CustomerChanges): Promise<CustomerRow | null> {
+  async update(tx: Tx, tenant: Tenant, id: string, data: CustomerChanges): Promise<CustomerRow | null> {
     const { count } = await tx.customer.updateMany({
       where: { id, accountId: tenant.accountId, mode: tenant.mode, deletedAt: null },
       data,
@@ -64,7 +64,7 @@ export class CustomersRepository {
     return count === 0 ? null : activeCustomer(tx, tenant, id);
   }
 
-  async markDeleted(tx: PrismaTx, tenant: Tenant, id: string, at: Date): Promise<boolean> {
+  async markDeleted(tx: Tx, tenant: Tenant, id: string, at: Date): Promise<boolean> {
     const { count } = await tx.customer.updateMany({
       where: { id, accountId: tenant.accountId, mode: tenant.mode, deletedAt: null },
       data: { deletedAt: at },
@@ -73,6 +73,6 @@ export class CustomersRepository {
   }
 }
 
-function activeCustomer(db: PrismaTx, tenant: Tenant, id: string): Promise<CustomerRow | null> {
+function activeCustomer(db: Db, tenant: Tenant, id: string): Promise<CustomerRow | null> {
   return db.customer.findFirst({ where: { id, accountId: tenant.accountId, mode: tenant.mode, deletedAt: null } });
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, newId, NotFoundError, TransactionRunner } from '@app/platform';
+import { Clock, newId, NotFoundError, TransactionRunner, type IdempotentRequest } from '@app/platform';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
 import type { Metadata } from '../common/metadata';
 import type { Tenant } from '../common/tenant';
@@ -21,7 +21,7 @@ export class CustomersService {
     private readonly clock: Clock,
   ) {}
 
-  create(tenant: Tenant, dto: CustomerCreateDto): Promise<CustomerView> {
+  create(tenant: Tenant, dto: CustomerCreateDto, idempotency?: IdempotentRequest): Promise<CustomerView> {
     // The view is the transaction's result: under an Idempotency-Key it is the stored response.
     return this.transactions.run(async (tx) => {
       const row = await this.customers.create(tx, tenant, {
@@ -32,7 +32,7 @@ export class CustomersService {
         metadata: dto.metadata ?? {},
       });
       return customerView(row);
-    });
+    }, { completion: idempotency?.completion() });
   }
 
   async retrieve(tenant: Tenant, id: string): Promise<CustomerView> {
@@ -47,7 +47,7 @@ export class CustomersService {
     return page(rows, request, '/v2/customers', customerView) satisfies CustomerListView;
   }
 
-  async update(tenant: Tenant, id: string, dto: CustomerUpdateDto): Promise<CustomerView> {
+  async update(tenant: Tenant, id: string, dto: CustomerUpdateDto, idempotency?: IdempotentRequest): Promise<CustomerView> {
     const current = await this.customers.findActive(tenant, id);
     if (!current) throw new NotFoundError('customer', id, 'id');
     let metadata: Metadata | undefined;
@@ -71,13 +71,13 @@ export class CustomersService {
       const row = await this.customers.update(tx, tenant, id, changes);
       if (!row) throw new NotFoundError('customer', id, 'id');
       return customerView(row);
-    });
+    }, { completion: idempotency?.completion() });
   }
 
-  delete(tenant: Tenant, id: string): Promise<DeletedCustomerView> {
+  delete(tenant: Tenant, id: string, idempotency?: IdempotentRequest): Promise<DeletedCustomerView> {
     return this.transactions.run(async (tx) => {
       if (!(await this.customers.markDeleted(tx, tenant, id, this.clock.now()))) throw new NotFoundError('customer', id, 'id');
       return deletedCustomerView(id);
-    });
+    }, { completion: idempotency?.completion() });
   }
 }

@@ -1,13 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import {
-  Clock,
-  NotFoundError,
-  type PrismaTx,
-  QueueRegistry,
-  TransactionRunner,
-  type TypedQueue,
-  withTimeout,
-} from '@app/platform';
+import { Clock, NotFoundError, type Tx, QueueRegistry, TransactionRunner, type TypedQueue, withTimeout, type IdempotentRequest } from '@app/platform';
 import { PaymentEvents } from '../common/events';
 import type { Tenant } from '../common/tenant';
 import { PaymentsConfig } from '../config';
@@ -64,8 +56,8 @@ export class AuthorizationsService {
   }
 
   /** Captures `amount_to_capture` (default: all that is capturable) and releases the rest. */
-  capture(tenant: Tenant, id: string, dto: PaymentCaptureDto): Promise<PaymentView> {
-    return this.transactions.run(async (tx) => {
+  capture(tenant: Tenant, id: string, dto: PaymentCaptureDto, idempotency?: IdempotentRequest): Promise<PaymentView> {
+    return this.transactions.run(async (tx, closing) => {
       const payment = await this.lockAuthorization(tx, tenant, id, 'capture');
       const amount = dto.amount_to_capture ?? payment.amountCapturable;
       if (amount > payment.amountCapturable) {
@@ -79,16 +71,16 @@ export class AuthorizationsService {
       const row = await this.payments.markCaptured(tx, tenant, id, amount, this.clock.now());
       if (!row) throw unexpectedState(payment, 'capture');
       const view = paymentView(row);
-      await this.events.emit(tx, tenant, 'payment.captured', view);
+      this.events.emit(closing, tenant, 'payment.captured', view);
       // Stripe's payment_intent.succeeded fires on capture too: a handler of payment.succeeded sees every payment that took money.
-      await this.events.emit(tx, tenant, 'payment.succeeded', view);
+      this.events.emit(closing, tenant, 'payment.succeeded', view);
       return view;
-    });
+    }, { completion: idempotency?.completion() });
   }
 
   /** Releases the authorization in full. */
-  cancel(tenant: Tenant, id: string, dto: PaymentCancelDto): Promise<PaymentView> {
-    return this.transactions.run(async (tx) => {
+  cancel(tenant: Tenant, id: string, dto: PaymentCancelDto, idempotency?: IdempotentRequest): Promise<PaymentView> {
+    return this.transactions.run(async (tx, closing) => {
       const payment = await this.lockAuthorization(tx, tenant, id, 'cancel');
       await this.processor(tenant).release({ paymentId: id, mode: tenant.mode, amount: payment.amountCapturable });
       const row = await this.payments.markCanceled(
@@ -100,9 +92,9 @@ export class AuthorizationsService {
       );
       if (!row) throw unexpectedState(payment, 'cancel');
       const view = paymentView(row);
-      await this.events.emit(tx, tenant, 'payment.canceled', view);
+      this.events.emit(closing, tenant, 'payment.canceled', view);
       return view;
-    });
+    }, { completion: idempotency?.completion() });
   }
 
   /**
@@ -111,14 +103,14 @@ export class AuthorizationsService {
    * payment now", so a duplicate, early or late job is harmless. Answers whether it canceled.
    */
   async expire(paymentId: string): Promise<boolean> {
-    const canceled = await this.transactions.run(async (tx) => {
+    const canceled = await this.transactions.run(async (tx, closing) => {
       const row = await this.payments.expireAuthorization(tx, paymentId, this.clock.now());
       if (!row) return false;
       const tenant: Tenant = { accountId: row.accountId, mode: row.mode };
       if (tenant.mode === 'live' && this.liveProcessor) {
         await this.liveProcessor.release({ paymentId, mode: 'live', amount: row.amount });
       }
-      await this.events.emit(tx, tenant, 'payment.canceled', paymentView(row));
+      this.events.emit(closing, tenant, 'payment.canceled', paymentView(row));
       return true;
     });
     if (canceled) this.logger.log({ paymentId }, `authorization ${paymentId} expired and was canceled`);
@@ -170,7 +162,7 @@ export class AuthorizationsService {
     return { expired, scheduled: pending.length };
   }
 
-  private async lockAuthorization(tx: PrismaTx, tenant: Tenant, id: string, action: 'capture' | 'cancel'): Promise<PaymentRow> {
+  private async lockAuthorization(tx: Tx, tenant: Tenant, id: string, action: 'capture' | 'cancel'): Promise<PaymentRow> {
     const payment = await this.payments.lock(tx, tenant, id);
     if (!payment) throw new NotFoundError('payment', id, 'id');
     if (payment.status !== 'requires_capture') throw unexpectedState(payment, action);

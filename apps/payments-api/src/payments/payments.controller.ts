@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiPaymentRequiredResponse, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
-import { ApiErrors, Idempotent } from '@app/platform';
+import { ApiErrors, Idempotent, IdempotencyOf, type IdempotentRequest } from '@app/platform';
 import { LIST_ERRORS } from '../common/list';
 import { tenantOf } from '../common/tenant';
 import { AuthorizationsService } from './authorizations.service';
@@ -42,8 +42,12 @@ export class PaymentsController {
     { code: 'resource_missing', status: 400, when: 'customer_id names no customer of yours' },
     { code: 'parameter_invalid', when: 'an unknown test payment_method' },
   )
-  create(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Body() dto: PaymentCreateDto): Promise<PaymentView> {
-    return this.payments.create(tenantOf(key), dto);
+  create(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Body() dto: PaymentCreateDto,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
+  ): Promise<PaymentView> {
+    return this.payments.create(tenantOf(key), dto, idempotency);
   }
 
   @Post(':id')
@@ -58,8 +62,9 @@ export class PaymentsController {
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @Param('id') id: string,
     @Body() dto: PaymentUpdateDto,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
   ): Promise<PaymentView> {
-    return this.payments.update(tenantOf(key), id, dto);
+    return this.payments.update(tenantOf(key), id, dto, idempotency);
   }
 
   @Post(':id/capture')
@@ -74,8 +79,9 @@ export class PaymentsController {
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @Param('id') id: string,
     @Body() dto: PaymentCaptureDto,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
   ): Promise<PaymentView> {
-    return this.authorizations.capture(tenantOf(key), id, dto);
+    return this.authorizations.capture(tenantOf(key), id, dto, idempotency);
   }
 
   @Post(':id/cancel')
@@ -90,8 +96,9 @@ export class PaymentsController {
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @Param('id') id: string,
     @Body() dto: PaymentCancelDto,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
   ): Promise<PaymentView> {
-    return this.authorizations.cancel(tenantOf(key), id, dto);
+    return this.authorizations.cancel(tenantOf(key), id, dto, idempotency);
   }
 
   @Get()

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Prisma, PrismaService, type PrismaTx } from '@app/platform';
+import { type Prisma, PrismaService, type SqlTx, type Tx } from '@app/platform';
 import { type Cursor, keyset, type PageRequest } from '../common/list';
 import type { Metadata } from '../common/metadata';
 import type { Tenant } from '../common/tenant';
@@ -47,7 +47,7 @@ export class PaymentsRepository {
    * One raw INSERT … RETURNING created_at (filled in by the database) and metadata: the hot
    * path skips Prisma's query compilation (docs/decisions.md 112).
    */
-  async create(tx: PrismaTx, tenant: Tenant, data: NewPayment): Promise<PaymentRow> {
+  async create(tx: SqlTx, tenant: Tenant, data: NewPayment): Promise<PaymentRow> {
     const d = data;
     const rows = await tx.$queryRaw<Array<{ created_at: Date; metadata: PaymentRow['metadata'] }>>`
       INSERT INTO payments (id, account_id, mode, customer_id, amount, currency, status, description, metadata,
@@ -82,7 +82,7 @@ export class PaymentsRepository {
    * cancels and updates of one payment run one after another, so the refundable balance cannot
    * be overspent and only one of a capture and a cancel applies.
    */
-  async lockForRefund(tx: PrismaTx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
+  async lockForRefund(tx: Tx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
     const locked = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM payments WHERE id = ${id} AND account_id = ${tenant.accountId} AND mode = ${tenant.mode}::payment_mode FOR UPDATE`;
     if (locked.length === 0) return null;
@@ -93,7 +93,7 @@ export class PaymentsRepository {
    * Captures `amount` of a locked authorization: succeeded, received = amount, nothing left
    * capturable. Conditional on requires_capture, so it can never apply twice.
    */
-  markCaptured(tx: PrismaTx, tenant: Tenant, id: string, amount: number, at: Date): Promise<PaymentRow | null> {
+  markCaptured(tx: Tx, tenant: Tenant, id: string, amount: number, at: Date): Promise<PaymentRow | null> {
     return this.leaveAuthorization(
       tx,
       { id, accountId: tenant.accountId, mode: tenant.mode },
@@ -102,7 +102,7 @@ export class PaymentsRepository {
   }
 
   /** Cancels a locked authorization (conditional on requires_capture). */
-  markCanceled(tx: PrismaTx, tenant: Tenant, id: string, reason: string, at: Date): Promise<PaymentRow | null> {
+  markCanceled(tx: Tx, tenant: Tenant, id: string, reason: string, at: Date): Promise<PaymentRow | null> {
     return this.leaveAuthorization(
       tx,
       { id, accountId: tenant.accountId, mode: tenant.mode },
@@ -115,7 +115,7 @@ export class PaymentsRepository {
    * PostgreSQL re-checks the condition after a concurrent capture or cancel commits, so exactly
    * one of them changes the row; a duplicate, early or late job updates nothing. System-wide.
    */
-  expireAuthorization(tx: PrismaTx, id: string, now: Date): Promise<PaymentRow | null> {
+  expireAuthorization(tx: Tx, id: string, now: Date): Promise<PaymentRow | null> {
     return this.leaveAuthorization(
       tx,
       { id, captureBefore: { lte: now } },
@@ -128,7 +128,7 @@ export class PaymentsRepository {
    * capturable afterwards), then the row, or null when the payment had already left it.
    */
   private async leaveAuthorization(
-    tx: PrismaTx,
+    tx: Tx,
     where: Prisma.PaymentWhereInput & { id: string },
     data: Prisma.PaymentUpdateManyMutationInput,
   ): Promise<PaymentRow | null> {
@@ -163,7 +163,7 @@ export class PaymentsRepository {
 
   /** Description and metadata of a locked payment (POST /v2/payments/{id}). */
   update(
-    tx: PrismaTx,
+    tx: Tx,
     tenant: Tenant,
     id: string,
     data: { description?: string | null; metadata?: Metadata },
@@ -172,11 +172,11 @@ export class PaymentsRepository {
   }
 
   /** lockForRefund under the name capture, cancel and update use. */
-  lock(tx: PrismaTx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
+  lock(tx: Tx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
     return this.lockForRefund(tx, tenant, id);
   }
 
-  addRefunded(tx: PrismaTx, tenant: Tenant, id: string, amount: number): Promise<PaymentRow> {
+  addRefunded(tx: Tx, tenant: Tenant, id: string, amount: number): Promise<PaymentRow> {
     return tx.payment.update({
       where: { id, accountId: tenant.accountId, mode: tenant.mode },
       data: { amountRefunded: { increment: amount } },

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { Clock, currentRequestId, domainErrorBody, newId, NotFoundError, parseTimestamp, TransactionRunner } from '@app/platform';
+import { Clock, currentRequestId, domainErrorBody, newId, NotFoundError, parseTimestamp, TransactionRunner, type IdempotentRequest } from '@app/platform';
 import { CustomersRepository } from '../customers/customers.repository';
 import { PaymentEvents } from '../common/events';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
@@ -57,7 +57,7 @@ export class PaymentsService {
    * Idempotency-Key — the response commit in one transaction; a failed payment is stored and
    * then answered 402.
    */
-  async create(tenant: Tenant, dto: PaymentCreateDto): Promise<PaymentView> {
+  async create(tenant: Tenant, dto: PaymentCreateDto, idempotency?: IdempotentRequest): Promise<PaymentView> {
     const processor = tenant.mode === 'test' ? this.testProcessor : this.liveProcessor;
     if (!processor) {
       throw new PaymentsError(
@@ -93,8 +93,10 @@ export class PaymentsService {
     const received = failed || authorized ? 0 : dto.amount;
 
     const now = this.clock.now();
-    const view = await this.transactions.run(
-      async (tx) => {
+    // Three rows commit together: the payment, its event (outbox, written with the last
+    // statement) and, under an Idempotency-Key, the stored response (the completion hook).
+    const view = await this.transactions.runSql(
+      async (tx, closing) => {
         const row = await this.payments.create(tx, tenant, {
           id: newId('pay'),
           customerId: dto.customer_id,
@@ -114,8 +116,8 @@ export class PaymentsService {
           capturedAt: received > 0 ? now : null,
         });
         const payment = paymentView(row);
-        await this.events.emit(
-          tx,
+        this.events.emit(
+          closing,
           tenant,
           failed ? 'payment.failed' : authorized ? 'payment.requires_capture' : 'payment.succeeded',
           payment,
@@ -123,11 +125,12 @@ export class PaymentsService {
         return payment;
       },
       {
-        sqlOnly: true, // raw statements only: a pg transaction, not Prisma's (decisions 117)
-        responseFor: (payment) =>
+        // a declined charge is committed and answered 402: that answer is what a retry replays
+        completion: idempotency?.completion<PaymentView>((payment) =>
           payment.status === 'failed'
             ? { status: 402, body: domainErrorBody(cardError(payment), currentRequestId() ?? '') }
             : undefined,
+        ),
       },
     );
     if (view.status === 'failed') throw cardError(view);
@@ -136,7 +139,7 @@ export class PaymentsService {
   }
 
   /** Description and metadata (Stripe's update: metadata merges, a key set to "" or null is removed). */
-  update(tenant: Tenant, id: string, dto: PaymentUpdateDto): Promise<PaymentView> {
+  update(tenant: Tenant, id: string, dto: PaymentUpdateDto, idempotency?: IdempotentRequest): Promise<PaymentView> {
     return this.transactions.run(async (tx) => {
       const current = await this.payments.lock(tx, tenant, id);
       if (!current) throw new NotFoundError('payment', id, 'id');
@@ -149,7 +152,7 @@ export class PaymentsService {
       }
       if (Object.keys(changes).length === 0) return paymentView(current);
       return paymentView(await this.payments.update(tx, tenant, id, changes));
-    });
+    }, { completion: idempotency?.completion() });
   }
 
   async retrieve(tenant: Tenant, id: string): Promise<PaymentView> {

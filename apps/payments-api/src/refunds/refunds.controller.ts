@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '@app/auth';
 import type { PaymentsKeyPrincipal } from '../accounts/payments-key.principal';
-import { ApiErrors, Idempotent } from '@app/platform';
+import { ApiErrors, Idempotent, IdempotencyOf, type IdempotentRequest } from '@app/platform';
 import { LIST_ERRORS } from '../common/list';
 import { tenantOf } from '../common/tenant';
 import { RefundCreateDto, RefundListQuery, RefundUpdateDto } from './dto/refund.dto';
@@ -26,8 +26,12 @@ export class RefundsController {
     { code: 'payment_not_refundable', when: 'the payment did not succeed' },
     { code: 'resource_missing', status: 400, when: 'payment_id names no payment of yours' },
   )
-  create(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Body() dto: RefundCreateDto): Promise<RefundView> {
-    return this.refunds.create(tenantOf(key), dto);
+  create(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Body() dto: RefundCreateDto,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
+  ): Promise<RefundView> {
+    return this.refunds.create(tenantOf(key), dto, idempotency);
   }
 
   @Post(':id')
@@ -42,8 +46,9 @@ export class RefundsController {
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @Param('id') id: string,
     @Body() dto: RefundUpdateDto,
+    @IdempotencyOf() idempotency: IdempotentRequest | undefined,
   ): Promise<RefundView> {
-    return this.refunds.update(tenantOf(key), id, dto);
+    return this.refunds.update(tenantOf(key), id, dto, idempotency);
   }
 
   @Get()

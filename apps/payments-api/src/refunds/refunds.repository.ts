@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Prisma, PrismaService, type PrismaTx } from '@app/platform';
+import { type Prisma, PrismaService, type Tx } from '@app/platform';
 import { type Cursor, keyset, type PageRequest } from '../common/list';
 import type { Metadata } from '../common/metadata';
 import type { Tenant } from '../common/tenant';
@@ -12,7 +12,7 @@ export class RefundsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   create(
-    tx: PrismaTx,
+    tx: Tx,
     tenant: Tenant,
     data: { id: string; paymentId: string; amount: number; currency: string; reason: string | null; metadata: Metadata },
   ): Promise<RefundRow> {
@@ -20,14 +20,14 @@ export class RefundsRepository {
   }
 
   /** The refund row locked FOR UPDATE until the transaction ends (a metadata merge is read-modify-write). */
-  async lock(tx: PrismaTx, tenant: Tenant, id: string): Promise<RefundRow | null> {
+  async lock(tx: Tx, tenant: Tenant, id: string): Promise<RefundRow | null> {
     const locked = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM refunds WHERE id = ${id} AND account_id = ${tenant.accountId} AND mode = ${tenant.mode}::payment_mode FOR UPDATE`;
     if (locked.length === 0) return null;
     return tx.refund.findUnique({ where: { id } });
   }
 
-  updateMetadata(tx: PrismaTx, tenant: Tenant, id: string, metadata: Metadata): Promise<RefundRow> {
+  updateMetadata(tx: Tx, tenant: Tenant, id: string, metadata: Metadata): Promise<RefundRow> {
     return tx.refund.update({ where: { id, accountId: tenant.accountId, mode: tenant.mode }, data: { metadata } });
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { newId, NotFoundError, TransactionRunner } from '@app/platform';
+import { newId, NotFoundError, TransactionRunner, type IdempotentRequest } from '@app/platform';
 import { PaymentEvents } from '../common/events';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
 import type { Tenant } from '../common/tenant';
@@ -24,8 +24,8 @@ export class RefundsService {
    * so concurrent refunds are applied one at a time against the true remaining balance
    * (and a CHECK constraint backs it up in the database).
    */
-  create(tenant: Tenant, dto: RefundCreateDto): Promise<RefundView> {
-    return this.transactions.run(async (tx) => {
+  create(tenant: Tenant, dto: RefundCreateDto, idempotency?: IdempotentRequest): Promise<RefundView> {
+    return this.transactions.run(async (tx, closing) => {
       const payment = await this.payments.lockForRefund(tx, tenant, dto.payment_id);
       if (!payment)
         throw new PaymentsError('resource_missing', `No such payment: '${dto.payment_id}'`, { param: 'payment_id', status: 400 });
@@ -60,13 +60,13 @@ export class RefundsService {
       });
       await this.payments.addRefunded(tx, tenant, payment.id, amount);
       const refund = refundView(row);
-      await this.events.emit(tx, tenant, 'refund.succeeded', refund);
+      this.events.emit(closing, tenant, 'refund.succeeded', refund);
       return refund;
-    });
+    }, { completion: idempotency?.completion() });
   }
 
   /** Merges metadata into the refund (Stripe: a refund's metadata is all that can change). */
-  update(tenant: Tenant, id: string, dto: RefundUpdateDto): Promise<RefundView> {
+  update(tenant: Tenant, id: string, dto: RefundUpdateDto, idempotency?: IdempotentRequest): Promise<RefundView> {
     return this.transactions.run(async (tx) => {
       const current = await this.refunds.lock(tx, tenant, id);
       if (!current) throw new NotFoundError('refund', id, 'id');
@@ -74,7 +74,7 @@ export class RefundsService {
       const metadata = mergeMetadata(current.metadata as Metadata, dto.metadata);
       if (metadata === false) throw tooManyKeys();
       return refundView(await this.refunds.updateMetadata(tx, tenant, id, metadata));
-    });
+    }, { completion: idempotency?.completion() });
   }
 
   async retrieve(tenant: Tenant, id: string): Promise<RefundView> {

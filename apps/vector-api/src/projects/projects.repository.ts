@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type PrismaTx } from '@app/platform';
+import { PrismaService, type Tx } from '@app/platform';
 
 export interface ProjectRecord {
   readonly id: string;
@@ -17,7 +17,7 @@ const RECORD = { id: true, name: true, createdAt: true } as const;
 export class ProjectsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(tx: PrismaTx, id: string, name: string): Promise<ProjectRecord> {
+  create(tx: Tx, id: string, name: string): Promise<ProjectRecord> {
     return tx.vectorProject.create({ data: { id, name }, select: RECORD });
   }
 

@@ -1,4 +1,4 @@
-import { HealthService, type PrismaTx, type ReadinessContribution, type ReadinessContributor } from '@app/platform';
+import { HealthService, type Tx, type ReadinessContribution, type ReadinessContributor, type Db } from '@app/platform';
 import {
   type BeforeApplicationShutdown,
   Injectable,
@@ -401,7 +401,7 @@ export class LiveTables
     const seq = await this.repo.currentSeq(table.id);
     const current = seq === null ? undefined : await this.current(table);
     if (seq === null || !current) return undefined;
-    if (seq > current.appliedSeq && !(await this.catchUp(current, seq))) {
+    if (seq > current.appliedSeq && !(await this.catchUp(current, this.repo.pool, seq))) {
       this.logger.warn({ table: current.name, project: current.projectId }, 'change log has a gap (pruned); reloading the table');
       const head = await this.repo.findTable(current.projectId, current.name);
       if (!head || head.id !== current.id) return undefined;
@@ -417,10 +417,10 @@ export class LiveTables
    * ChangeLogGap when the log no longer reaches back to what this instance holds: the caller
    * rolls back and calls catchUpNow, which reloads, then tries again.
    */
-  async catchUpLocked(table: LiveTable, tx: PrismaTx, seq: bigint): Promise<LiveTable | undefined> {
+  async catchUpLocked(table: LiveTable, tx: Tx, seq: bigint): Promise<LiveTable | undefined> {
     const current = await this.current(table);
     if (!current) return undefined;
-    if (seq - 1n > current.appliedSeq && !(await this.catchUp(current, seq - 1n, tx))) throw new ChangeLogGap(current.name);
+    if (seq - 1n > current.appliedSeq && !(await this.catchUp(current, tx, seq - 1n))) throw new ChangeLogGap(current.name);
     return current;
   }
 
@@ -522,9 +522,9 @@ export class LiveTables
    * is served.
    */
   private async caughtUpThenInstalled(live: LiveTable): Promise<boolean> {
-    if (!(await this.catchUp(live))) return false;
+    if (!(await this.catchUp(live, this.repo.pool))) return false;
     this.install(live);
-    await this.catchUp(live); // a gap here cannot be: the log was complete a moment ago
+    await this.catchUp(live, this.repo.pool); // a gap here cannot be: the log was complete a moment ago
     return true;
   }
 
@@ -600,17 +600,18 @@ export class LiveTables
 
   /**
    * Applies every committed change after `appliedSeq`, in seq order, up to `target`.
-   * Returns false when changes are missing (pruned from the log): the caller reloads.
+   * Returns false when changes are missing (pruned from the log): the caller reloads. `db`:
+   * the pool, or the transaction of a write that holds the table's lock.
    */
-  private catchUp(table: LiveTable, target?: bigint, tx?: PrismaTx): Promise<boolean> {
+  private catchUp(table: LiveTable, db: Db, target?: bigint): Promise<boolean> {
     return table.mutex.run(async () => {
       for (;;) {
-        const changes = await this.repo.changesSince(table.id, table.appliedSeq, 1000, tx);
+        const changes = await this.repo.changesSince(db, table.id, table.appliedSeq, 1000);
         for (const change of changes) {
           if (change.seq !== table.appliedSeq + 1n) return false;
           if (target !== undefined && change.seq > target) return true;
           if (change.op === 'insert') {
-            const rows = await this.repo.rowsByLabels(table.id, change.labels, tx);
+            const rows = await this.repo.rowsByLabels(db, table.id, change.labels);
             table.collection.insert(toCollectionRows(rows), toSeq(change.seq));
           } else {
             table.collection.deleteLabels(change.labels, toSeq(change.seq));
@@ -647,7 +648,7 @@ export class LiveTables
         this.failed.delete(key);
         fresh.push({ key, head });
       } else if (live.id !== head.id) await this.load(head);
-      else if (head.seq > live.appliedSeq && !(await this.catchUp(live, head.seq))) {
+      else if (head.seq > live.appliedSeq && !(await this.catchUp(live, this.repo.pool, head.seq))) {
         this.logger.warn({ table: head.name, project: head.projectId }, 'change log has a gap (pruned); reloading the table');
         await this.load(head);
       }

@@ -1,4 +1,4 @@
-import { PrismaService, type PrismaTx } from '@app/platform';
+import { PrismaService, type Tx, type Db } from '@app/platform';
 import { Injectable } from '@nestjs/common';
 import type { Metadata } from '../engine/filter';
 import type { IndexKind, Metric } from '../engine/types';
@@ -91,7 +91,7 @@ export class TablesRepository {
   }
 
   /** null when the project already has a table of this name. */
-  async createTable(tx: PrismaTx, table: NewTable): Promise<TableHead | null> {
+  async createTable(tx: Tx, table: NewTable): Promise<TableHead | null> {
     const rows = await tx.vectorTable.createManyAndReturn({ data: [table], skipDuplicates: true });
     const row = rows[0];
     return row ? this.head(row) : null;
@@ -101,13 +101,13 @@ export class TablesRepository {
    * Locks the project's row until commit, so the project's table creates serialise and a
    * count taken after it stays true until the create commits. false: no such project.
    */
-  async lockProject(tx: PrismaTx, projectId: string): Promise<boolean> {
+  async lockProject(tx: Tx, projectId: string): Promise<boolean> {
     const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM vector_projects WHERE id = ${projectId} FOR UPDATE`;
     return rows.length > 0;
   }
 
   /** How many tables the project has (under lockProject: exact until commit). */
-  countTables(tx: PrismaTx, projectId: string): Promise<number> {
+  countTables(tx: Tx, projectId: string): Promise<number> {
     return tx.vectorTable.count({ where: { projectId } });
   }
 
@@ -117,7 +117,7 @@ export class TablesRepository {
    * concurrent writers of one project cannot overshoot between them. `stored`: the project's
    * floats before this write (as the statement saw them; for the 409's message).
    */
-  async reserveFloats(tx: PrismaTx, projectId: string, floats: number, max: number): Promise<{ ok: boolean; stored: number }> {
+  async reserveFloats(tx: Tx, projectId: string, floats: number, max: number): Promise<{ ok: boolean; stored: number }> {
     const n = BigInt(floats);
     const [row] = await tx.$queryRaw<Array<{ after: bigint | null; before: bigint | null }>>`
       WITH before AS (SELECT stored_floats FROM vector_projects WHERE id = ${projectId}),
@@ -131,7 +131,7 @@ export class TablesRepository {
   }
 
   /** Gives back the floats of deleted rows (never below zero). */
-  async releaseFloats(tx: PrismaTx, projectId: string, floats: number): Promise<void> {
+  async releaseFloats(tx: Tx, projectId: string, floats: number): Promise<void> {
     if (floats === 0) return;
     await tx.$executeRaw`
       UPDATE vector_projects SET stored_floats = GREATEST(stored_floats - ${BigInt(floats)}, 0) WHERE id = ${projectId}`;
@@ -175,7 +175,7 @@ export class TablesRepository {
    * the project; its id, or null when it did not exist. The table's row is locked first, as
    * every write of its rows does (nextChange), so the rows counted are the rows deleted.
    */
-  async deleteTable(tx: PrismaTx, projectId: string, name: string): Promise<string | null> {
+  async deleteTable(tx: Tx, projectId: string, name: string): Promise<string | null> {
     const [table] = await tx.$queryRaw<Array<{ id: string; dimension: number }>>`
       SELECT id::text AS id, dimension FROM vector_tables WHERE project_id = ${projectId} AND name = ${name} FOR UPDATE`;
     if (!table) return null;
@@ -211,18 +211,25 @@ export class TablesRepository {
     return rows.map((r) => storedRow(r));
   }
 
-  /** `tx`: read inside a write's transaction (it holds the table's lock). */
-  async rowsByLabels(tableId: string, labels: readonly number[], tx?: PrismaTx): Promise<StoredRow[]> {
+  /**
+   * The pool, for the reads below when they run outside a write (a write passes its `tx`,
+   * which holds the table's lock): each is one statement, so either is right.
+   */
+  get pool(): Db {
+    return this.prisma;
+  }
+
+  async rowsByLabels(db: Db, tableId: string, labels: readonly number[]): Promise<StoredRow[]> {
     if (labels.length === 0) return [];
-    const rows = await (tx ?? this.prisma).vectorRow.findMany({
+    const rows = await db.vectorRow.findMany({
       where: { tableId, label: { in: [...labels] } },
       orderBy: { label: 'asc' },
     });
     return rows.map((r) => storedRow(r));
   }
 
-  async changesSince(tableId: string, seq: bigint, limit = 1000, tx?: PrismaTx): Promise<Change[]> {
-    const rows = await (tx ?? this.prisma).vectorChange.findMany({
+  async changesSince(db: Db, tableId: string, seq: bigint, limit: number): Promise<Change[]> {
+    const rows = await db.vectorChange.findMany({
       where: { tableId, seq: { gt: seq } },
       orderBy: { seq: 'asc' },
       take: limit,
@@ -237,7 +244,7 @@ export class TablesRepository {
    * for the new rows: labels freed by deletes first (smallest first), fresh ones after.
    * null when the table is gone.
    */
-  async nextChange(tx: PrismaTx, tableId: string, newLabels: number): Promise<NextChange | null> {
+  async nextChange(tx: Tx, tableId: string, newLabels: number): Promise<NextChange | null> {
     const locked = await tx.vectorTable.updateManyAndReturn({
       where: { id: tableId },
       data: { seq: { increment: 1 } },
@@ -252,7 +259,7 @@ export class TablesRepository {
    * `newLabels` labels for new rows, after nextChange locked the table: labels freed by
    * deletes first (smallest first), fresh ones after.
    */
-  async takeLabels(tx: PrismaTx, tableId: string, newLabels: number): Promise<number[]> {
+  async takeLabels(tx: Tx, tableId: string, newLabels: number): Promise<number[]> {
     if (newLabels === 0) return [];
     const reused = await tx.$queryRaw<Array<{ label: number }>>`
       DELETE FROM vector_free_labels
@@ -273,19 +280,19 @@ export class TablesRepository {
   }
 
   /** Labels of deleted rows, for later inserts of the table (in the delete's transaction). */
-  async freeLabels(tx: PrismaTx, tableId: string, labels: readonly number[]): Promise<void> {
+  async freeLabels(tx: Tx, tableId: string, labels: readonly number[]): Promise<void> {
     if (labels.length === 0) return;
     await tx.vectorFreeLabel.createMany({ data: labels.map((label) => ({ tableId, label })), skipDuplicates: true });
   }
 
   /** Which of these ids the table already has. */
-  async existingIds(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<string[]> {
+  async existingIds(tx: Tx, tableId: string, ids: readonly string[]): Promise<string[]> {
     const rows = await tx.vectorRow.findMany({ where: { tableId, id: { in: [...ids] } }, select: { id: true } });
     return rows.map((r) => r.id);
   }
 
   /** The rows with these ids that exist, with their labels. */
-  rowLabels(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<RowLabel[]> {
+  rowLabels(tx: Tx, tableId: string, ids: readonly string[]): Promise<RowLabel[]> {
     return tx.vectorRow.findMany({ where: { tableId, id: { in: [...ids] } }, select: { id: true, label: true } });
   }
 
@@ -301,7 +308,7 @@ export class TablesRepository {
    * floats nor stringifies metadata. Both are text, not bytes: Prisma turns a bytes parameter
    * into base64 and back on the event loop (≈ 1.7 s for a 40 MB insert, profiled).
    */
-  async createRows(tx: PrismaTx, tableId: string, rows: readonly NewRow[], labels: readonly number[]): Promise<void> {
+  async createRows(tx: Tx, tableId: string, rows: readonly NewRow[], labels: readonly number[]): Promise<void> {
     if (rows.length === 0) return;
     const ids = rows.map((r) => r.id);
     const compact = compactOf(rows);
@@ -332,7 +339,7 @@ export class TablesRepository {
   }
 
   /** The rows with these ids as they are inside the transaction (an update reads what it overwrites). */
-  async rowsForUpdate(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<StoredRow[]> {
+  async rowsForUpdate(tx: Tx, tableId: string, ids: readonly string[]): Promise<StoredRow[]> {
     const rows = await tx.vectorRow.findMany({ where: { tableId, id: { in: [...ids] } } });
     return rows.map((r) => storedRow(r));
   }
@@ -354,14 +361,14 @@ export class TablesRepository {
   }
 
   /** Deletes the rows at these labels; the rows it deleted (a delete by filter reports them). */
-  async deleteRowsByLabels(tx: PrismaTx, tableId: string, labels: readonly number[]): Promise<RowLabel[]> {
+  async deleteRowsByLabels(tx: Tx, tableId: string, labels: readonly number[]): Promise<RowLabel[]> {
     if (labels.length === 0) return [];
     return tx.$queryRaw<RowLabel[]>`
       DELETE FROM vector_rows WHERE table_id = ${tableId}::uuid AND label = ANY(${[...labels]}::int[])
       RETURNING id, label`;
   }
 
-  async deleteRows(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<void> {
+  async deleteRows(tx: Tx, tableId: string, ids: readonly string[]): Promise<void> {
     await tx.vectorRow.deleteMany({ where: { tableId, id: { in: [...ids] } } });
   }
 
@@ -369,7 +376,7 @@ export class TablesRepository {
    * Records the change of seq (taken by nextChange) in the log the other instances poll;
    * every 256th change also prunes the log's old entries.
    */
-  async recordChange(tx: PrismaTx, tableId: string, seq: bigint, op: Change['op'], labels: readonly number[]): Promise<void> {
+  async recordChange(tx: Tx, tableId: string, seq: bigint, op: Change['op'], labels: readonly number[]): Promise<void> {
     await tx.vectorChange.create({ data: { tableId, seq, op, labels: [...labels] } });
     if (seq % 256n !== 0n) return;
     await tx.vectorChange.deleteMany({ where: { tableId, createdAt: { lt: new Date(Date.now() - CHANGE_RETENTION_MS) } } });

@@ -1,4 +1,4 @@
-import { NotFoundError, type PrismaTx, type TransactionOptions, TransactionRunner } from '@app/platform';
+import { NotFoundError, type Tx, type TransactionOptions, TransactionRunner } from '@app/platform';
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { VectorConfig } from '../config';
@@ -80,7 +80,7 @@ const valuesOf = (row: StoredRow): number[] => Array.from(row.embedding);
  * seconds, and deleting a large table cascades to all its rows; Prisma's 5 s default would
  * abort them.
  */
-const WRITE_TX: TransactionOptions<unknown> = { timeoutMs: 60_000, maxWaitMs: 10_000 };
+const WRITE_TX = { timeoutMs: 60_000, maxWaitMs: 10_000 } as const satisfies TransactionOptions<unknown>;
 
 /** Thrown inside a transaction to roll it back when it turns out to change nothing. */
 class NothingToCommit extends Error {
@@ -123,7 +123,7 @@ export class TablesService {
    * write's transaction (a conditional UPDATE of the project's counter, which stays locked
    * until commit); over the budget the write is refused and rolls back.
    */
-  private async reserveFloats(tx: PrismaTx, t: LiveTable, floats: number): Promise<void> {
+  private async reserveFloats(tx: Tx, t: LiveTable, floats: number): Promise<void> {
     if (floats <= 0) return;
     const max = this.config.VECTOR_MAX_FLOATS_PER_PROJECT;
     const { ok, stored } = await this.repo.reserveFloats(tx, t.projectId, floats, max);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type PrismaTx } from '@app/platform';
+import { PrismaService, type Tx } from '@app/platform';
 
 export interface VectorTokenRecord {
   id: string;
@@ -34,7 +34,7 @@ const RECORD = {
 export class VectorTokensRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(tx: PrismaTx, token: NewVectorToken): Promise<VectorTokenRecord> {
+  create(tx: Tx, token: NewVectorToken): Promise<VectorTokenRecord> {
     return tx.vectorToken.create({ data: token, select: RECORD });
   }
 
@@ -56,12 +56,12 @@ export class VectorTokensRepository {
    * Locks the project's row until commit: the creates of one project's tokens serialise, so a
    * count taken after it stays true until the create commits.
    */
-  async lockProject(tx: PrismaTx, projectId: string): Promise<void> {
+  async lockProject(tx: Tx, projectId: string): Promise<void> {
     await tx.$queryRaw`SELECT id FROM vector_projects WHERE id = ${projectId} FOR UPDATE`;
   }
 
   /** How many tokens of the project still work. */
-  countActive(tx: PrismaTx, projectId: string): Promise<number> {
+  countActive(tx: Tx, projectId: string): Promise<number> {
     return tx.vectorToken.count({ where: { projectId, revokedAt: null } });
   }
 
@@ -76,7 +76,7 @@ export class VectorTokensRepository {
    * Revokes the token (once: a second revocation keeps the first time); null when there is no
    * such token (of this project, when `projectId` is given).
    */
-  async revoke(tx: PrismaTx, id: string, at: Date, projectId?: string): Promise<VectorTokenRecord | null> {
+  async revoke(tx: Tx, id: string, at: Date, projectId?: string): Promise<VectorTokenRecord | null> {
     const scope = projectId === undefined ? { id } : { id, projectId };
     await tx.vectorToken.updateMany({ where: { ...scope, revokedAt: null }, data: { revokedAt: at } });
     return tx.vectorToken.findFirst({ where: scope, select: RECORD });

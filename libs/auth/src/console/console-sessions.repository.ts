@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type PrismaTx } from '@app/platform';
+import { PrismaService, type Tx } from '@app/platform';
 
 export interface ConsoleSessionRow {
   id: string;
@@ -26,7 +26,7 @@ export class ConsoleSessionsRepository {
    * link is unknown, used or expired.
    */
   async redeemLink(
-    tx: PrismaTx,
+    tx: Tx,
     tokenHash: string,
     service: string,
     now: Date,

@@ -1,8 +1,9 @@
 import type { Pool, PoolClient } from 'pg';
 import { Prisma } from './generated/client';
+import type { Queryable } from './handles';
 
 /**
- * Raw statements on node-postgres directly, for the hot write paths (docs/decisions.md
+ * The raw-SQL helper of the measured hot paths: statements on node-postgres directly (docs/decisions.md
  * 116–117): the same `Prisma.sql` statements and the same pooled connections as Prisma's
  * `$queryRaw` / `$executeRaw`, without Prisma's per-call work (request pipeline, query
  * plan interpretation, tracing spans), which cost more CPU than PostgreSQL spends on them.
@@ -13,28 +14,28 @@ import { Prisma } from './generated/client';
  * hot statements cast such columns to text or int.)
  */
 
-type Queryable = Pick<Pool | PoolClient, 'query'>;
+type Connection = Pick<Pool | PoolClient, 'query'>;
 type RawArgs = [query: Prisma.Sql | TemplateStringsArray, ...values: unknown[]];
 
 function toSql([query, ...values]: RawArgs): Prisma.Sql {
   return query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
 }
 
-function send(db: Queryable, args: RawArgs) {
+function send(db: Connection, args: RawArgs) {
   const sql = toSql(args);
   return db.query({ text: sql.text, values: sql.values });
 }
 
-async function rows<T>(db: Queryable, args: RawArgs): Promise<T> {
+async function rows<T>(db: Connection, args: RawArgs): Promise<T> {
   return (await send(db, args)).rows as T;
 }
 
-async function count(db: Queryable, args: RawArgs): Promise<number> {
+async function count(db: Connection, args: RawArgs): Promise<number> {
   return (await send(db, args)).rowCount ?? 0;
 }
 
 /** `$queryRaw` / `$executeRaw` (tagged template or `Prisma.sql`), autocommit on the pool. */
-export class DirectSql {
+export class DirectSql implements Queryable {
   constructor(private readonly pool: Pool) {}
 
   $queryRaw<T = unknown>(...args: RawArgs): Promise<T> {
@@ -57,11 +58,10 @@ export class TransactionExpiredError extends Error {
 }
 
 /**
- * The transaction handle of a `sqlOnly` transaction: `$queryRaw` and `$executeRaw` on the
- * transaction's connection. Anything else (a model query, a nested `$transaction`) throws:
- * routes opt in only when their work is raw statements alone.
+ * The connection of a `runSql` transaction: `$queryRaw` and `$executeRaw` only (its type,
+ * SqlTx, offers nothing else), failing once the transaction has run past its timeout.
  */
-class RawTransaction {
+class RawTransaction implements Queryable {
   expired = false;
 
   constructor(
@@ -78,21 +78,6 @@ class RawTransaction {
     if (this.expired) return Promise.reject(new TransactionExpiredError(this.timeoutMs));
     return count(this.client, args);
   }
-}
-
-const ALLOWED = new Set<PropertyKey>(['$queryRaw', '$executeRaw', 'then']);
-
-function guarded(tx: RawTransaction): RawTransaction {
-  return new Proxy(tx, {
-    get(target, key, receiver) {
-      if (!ALLOWED.has(key) && typeof key === 'string' && !(key in target)) {
-        throw new Error(
-          `tx.${key} is not available in a sqlOnly transaction (TransactionRunner): only $queryRaw and $executeRaw are`,
-        );
-      }
-      return Reflect.get(target, key, receiver) as unknown;
-    },
-  });
 }
 
 /** A pooled connection within `maxWaitMs`, or the pool's own "timeout exceeded" error (503 via isDependencyUnavailable). */
@@ -127,7 +112,7 @@ async function connect(pool: Pool, maxWaitMs: number): Promise<PoolClient> {
  */
 export async function rawTransaction<T>(
   pool: Pool,
-  work: (tx: RawTransaction) => Promise<T>,
+  work: (tx: Queryable) => Promise<T>,
   options: { timeoutMs?: number; maxWaitMs?: number } = {},
 ): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 5_000;
@@ -141,7 +126,7 @@ export async function rawTransaction<T>(
     await client.query('BEGIN');
     let result: T;
     try {
-      result = await work(guarded(tx));
+      result = await work(tx);
       if (tx.expired) throw new TransactionExpiredError(timeoutMs);
     } catch (error) {
       await client.query('ROLLBACK').catch((e: unknown) => {
@@ -167,4 +152,3 @@ function isStatementError(error: Error): boolean {
   return !(typeof code === 'string' && /^(08|57P0)/.test(code)) && !/Connection terminated|connection error/.test(error.message);
 }
 
-export type { RawTransaction };

@@ -1,7 +1,7 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
-import { type Prisma, PrismaClient } from './generated/client';
+import { PrismaClient } from './generated/client';
 import { DirectSql } from './direct-sql';
 
 export interface PrismaOptions {
@@ -14,7 +14,7 @@ export interface PrismaOptions {
  * use it. The pool is closed after HTTP has drained and workers have stopped.
  *
  * The service builds the `pg` pool itself and hands it to the adapter, so the hot write
- * paths' raw statements (`direct`, and TransactionRunner's `sqlOnly` transactions) run on
+ * paths' raw statements (`direct`, and TransactionRunner's `runSql` transactions) run on
  * the same connections, under the same DATABASE_POOL_SIZE, without Prisma's per-call cost
  * (docs/decisions.md 116).
  */
@@ -37,5 +37,3 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
   }
 }
 
-/** A transaction client, as passed to repository methods that join a caller's transaction. */
-export type PrismaTx = Prisma.TransactionClient;

@@ -1,104 +1,132 @@
 import { Injectable } from '@nestjs/common';
-import { currentIdempotencyClaim } from '../idempotency/idempotency-context';
-import { IdempotencyService } from '../idempotency/idempotency.service';
 import { rawTransaction } from './direct-sql';
 import { Prisma } from './generated/client';
-import { PrismaService, type PrismaTx } from './prisma.service';
+import { asSqlTx, asTx, type Queryable, type SqlTx, type Tx } from './handles';
+import { PrismaService } from './prisma.service';
 
-/** What to store for replay when the transaction's result is answered with an error (e.g. a 402 after a declined charge). */
-export interface StoredResponse {
-  readonly status: number;
-  readonly body: unknown;
+/**
+ * A row the transaction writes from its own result as its last statement, registered by the
+ * service that runs it: the stored response of an Idempotency-Key (idempotency's
+ * `IdempotentRequest.completion`). The runner knows nothing of what it writes.
+ */
+export interface CompletionHook<T> {
+  /** The data-modifying statement (with a RETURNING list) that records `result`. */
+  statement(result: T): Prisma.Sql;
+  /** Called once the transaction has committed. */
+  committed(): void;
 }
 
 export interface TransactionOptions<T> {
-  /**
-   * The response this request will answer with, when it is not `result` with the route's
-   * success status — e.g. a failed payment committed and answered 402.
-   */
-  readonly responseFor?: (result: T) => StoredResponse | undefined;
+  /** Writes a row from the work's result in the same transaction (see CompletionHook). */
+  readonly completion?: CompletionHook<T> | undefined;
   /** How long the transaction may run before PostgreSQL work is abandoned (Prisma's default: 5 s). */
   readonly timeoutMs?: number;
   /** How long to wait for a pooled connection to start the transaction (Prisma's default: 2 s). */
   readonly maxWaitMs?: number;
-  /**
-   * The work uses only `tx.$queryRaw` / `tx.$executeRaw` (and `emit`, which is raw): the
-   * transaction then runs straight on a pooled `pg` connection, not as Prisma's interactive
-   * transaction, with the same timeouts (docs/decisions.md 117). A model query on `tx`
-   * throws. For the hot write paths only.
-   */
-  readonly sqlOnly?: boolean;
-}
-
-/** Statements that ride along with the transaction's idempotency completion (see deferToCompletion). */
-const carriedBy = new WeakMap<PrismaTx, Prisma.Sql[]>();
-
-/**
- * Hands a write whose result the transaction does not need (an outbox INSERT) to the
- * transaction's closing statement: when the transaction stores an idempotent response,
- * `statement` runs as a CTE of that same UPDATE, one round trip instead of two, still
- * inside the transaction and after the work. `statement` must be data-modifying with a
- * RETURNING list (it is read, so its RETURNING expressions run). False when nothing will
- * carry it (no Idempotency-Key, or not a TransactionRunner transaction): run it yourself.
- */
-export function deferToCompletion(tx: PrismaTx, statement: Prisma.Sql): boolean {
-  const carried = carriedBy.get(tx);
-  if (!carried) return false;
-  carried.push(statement);
-  return true;
 }
 
 /**
- * The one place a transaction starts (docs/architecture.md, "Transactions"). Everything
- * else receives the transaction as a required `tx` parameter. Scripts and tests that have
- * no Nest container call it with their own Prisma client.
+ * Writes a transaction's work hands to its end: each is a data-modifying statement with a
+ * RETURNING list (an outbox row, `WebhookEmitter.emit(closing, …)`). After the work, the
+ * runner sends them and the completion hook's statement as one statement (each a CTE, every
+ * one read, so RETURNING expressions such as `pg_notify` run): one round trip for all of
+ * them, still inside the transaction (docs/decisions.md 115).
  */
-export function runTransaction<T>(
+export class Closing {
+  private readonly writes: Prisma.Sql[] = [];
+
+  write(statement: Prisma.Sql): void {
+    this.writes.push(statement);
+  }
+
+  /** Sends the queued writes, then `last`, as one statement on `tx`. */
+  async flush(tx: Queryable, last?: Prisma.Sql): Promise<void> {
+    const statements = last === undefined ? this.writes : [...this.writes, last];
+    this.writes.length = 0;
+    if (statements.length === 0) return;
+    if (statements.length === 1) {
+      await tx.$queryRaw(statements[0] as Prisma.Sql);
+      return;
+    }
+    const ctes = statements.map((statement, i) => Prisma.sql`${Prisma.raw(`w${i}`)} AS (${statement})`);
+    const reads = statements.map((_, i) => Prisma.raw(`(SELECT count(*) FROM w${i})`));
+    await tx.$queryRaw`WITH ${Prisma.join(ctes, ', ')} SELECT (${Prisma.join(reads, ' + ')})::int AS n`;
+  }
+}
+
+/**
+ * A transaction for tests, benchmarks and scripts that have no Nest container (the same as
+ * TransactionRunner.run without hooks). Everything else receives the transaction as a
+ * required `tx: Tx` parameter.
+ */
+export async function runTransaction<T>(
   prisma: PrismaService,
-  work: (tx: PrismaTx) => Promise<T>,
+  work: (tx: Tx, closing: Closing) => Promise<T>,
   options: Pick<TransactionOptions<T>, 'timeoutMs' | 'maxWaitMs'> = {},
 ): Promise<T> {
-  return prisma.$transaction(work, {
-    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    ...(options.maxWaitMs === undefined ? {} : { maxWait: options.maxWaitMs }),
-  });
+  return prisma.$transaction(
+    async (client) => {
+      const tx = asTx(client);
+      const closing = new Closing();
+      const result = await work(tx, closing);
+      await closing.flush(tx);
+      return result;
+    },
+    {
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+      ...(options.maxWaitMs === undefined ? {} : { maxWait: options.maxWaitMs }),
+    },
+  );
 }
 
 /**
- * Runs a service's writes in one transaction. When the request carries an Idempotency-Key,
- * the response is stored in the same transaction, so the effect and the replayable response
- * commit together or not at all (a retry can never apply it twice).
+ * The one place a transaction starts (docs/architecture.md, "Persistence"). The work gets
+ * the transaction and its Closing; what else the transaction writes is on the call:
+ * `options.completion` (an Idempotency-Key's response) and the writes the work queues on
+ * `closing` (outbox rows) run as its last statement.
  */
 @Injectable()
 export class TransactionRunner {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly idempotency: IdempotencyService,
-  ) {}
+  constructor(private readonly prisma: PrismaService) {}
 
-  run<T>(work: (tx: PrismaTx) => Promise<T>, options: TransactionOptions<T> = {}): Promise<T> {
-    const claim = currentIdempotencyClaim();
-    const body = async (tx: PrismaTx): Promise<T> => {
-      const carried: Prisma.Sql[] = [];
-      if (claim && !claim.completed) carriedBy.set(tx, carried);
-      let result: T;
-      try {
-        result = await work(tx);
-      } finally {
-        carriedBy.delete(tx);
-      }
-      if (claim && !claim.completed) {
-        const response = options.responseFor?.(result) ?? { status: claim.successStatus, body: toJson(result) };
-        await this.idempotency.complete(tx, claim.scope, claim.id, response.status, response.body, carried, claim.sealer);
-        claim.completed = true;
-      } else {
-        for (const statement of carried) await tx.$executeRaw(statement);
-      }
-      return result;
-    };
-    return options.sqlOnly
-      ? rawTransaction(this.prisma.pool, (tx) => body(tx as unknown as PrismaTx), options)
-      : runTransaction(this.prisma, body, options);
+  /** Prisma's interactive transaction: model queries and raw statements on `tx`. */
+  run<T>(work: (tx: Tx, closing: Closing) => Promise<T>, options: TransactionOptions<T> = {}): Promise<T> {
+    return this.commit(
+      this.prisma.$transaction((client) => this.body(asTx(client), work, options.completion), {
+        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+        ...(options.maxWaitMs === undefined ? {} : { maxWait: options.maxWaitMs }),
+      }),
+      options.completion,
+    );
+  }
+
+  /**
+   * Raw statements only (`tx.$queryRaw` / `tx.$executeRaw`; a model call does not compile):
+   * BEGIN … COMMIT straight on a pooled `pg` connection, without Prisma's interactive
+   * transaction, with the same timeouts (docs/decisions.md 117). For the measured hot write paths.
+   */
+  runSql<T>(work: (tx: SqlTx, closing: Closing) => Promise<T>, options: TransactionOptions<T> = {}): Promise<T> {
+    return this.commit(
+      rawTransaction(this.prisma.pool, (client) => this.body(asSqlTx(client), work, options.completion), options),
+      options.completion,
+    );
+  }
+
+  private async body<H extends Queryable, T>(
+    tx: H,
+    work: (tx: H, closing: Closing) => Promise<T>,
+    completion: CompletionHook<T> | undefined,
+  ): Promise<T> {
+    const closing = new Closing();
+    const result = await work(tx, closing);
+    await closing.flush(tx, completion?.statement(result));
+    return result;
+  }
+
+  private async commit<T>(transaction: Promise<T>, completion: CompletionHook<T> | undefined): Promise<T> {
+    const result = await transaction;
+    completion?.committed();
+    return result;
   }
 }
 

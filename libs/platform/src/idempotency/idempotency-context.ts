@@ -1,4 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Prisma } from '../database/generated/client';
+import { type CompletionHook, toJson } from '../database/transaction-runner';
 
 /**
  * Encrypts the stored response of a route whose answer holds a secret (a new API key), and
@@ -15,21 +16,43 @@ export interface ResponseSealer {
 /** Injection token of the app's ResponseSealer. */
 export const IDEMPOTENCY_SEALER = Symbol('IDEMPOTENCY_SEALER');
 
-/** The Idempotency-Key claim of the request being handled, if any. */
-export interface IdempotencyClaim {
-  readonly id: string;
-  /** The tenant and mode the key belongs to (Authenticator.idempotencyScopeOf), never one credential. */
-  readonly scope: string;
-  /** Status the route answers with on success (its @HttpCode, or 201 for POST). */
-  readonly successStatus: number;
-  /** Set on routes whose response is stored encrypted (`@Idempotent({ sealed: true })`). */
-  readonly sealer?: ResponseSealer | undefined;
-  /** Set once the response is stored (inside the effect's transaction, or after). */
-  completed: boolean;
+/** What to store for replay when a transaction's result is answered otherwise (e.g. a 402 after a declined charge). */
+export interface StoredResponse {
+  readonly status: number;
+  readonly body: unknown;
 }
 
-export const idempotencyStorage = new AsyncLocalStorage<IdempotencyClaim>();
+/**
+ * The Idempotency-Key claim of the request being handled. The interceptor makes it; the
+ * controller takes it with `@IdempotencyOf()` and hands it to the service, which registers
+ * `completion()` on the transaction of the request's effect, so the stored response commits
+ * with the effect. When no transaction stored it, the interceptor stores it after the handler.
+ */
+export class IdempotentRequest {
+  /** Set once the response is stored (inside the effect's transaction, or after). */
+  completed = false;
 
-export function currentIdempotencyClaim(): IdempotencyClaim | undefined {
-  return idempotencyStorage.getStore();
+  constructor(
+    /** The tenant and mode the key belongs to (Authenticator.idempotencyScopeOf), never one credential. */
+    readonly scope: string,
+    /** The idempotency_keys row this request holds. */
+    readonly id: string,
+    /** Status the route answers with on success (its @HttpCode, or 201 for POST). */
+    readonly successStatus: number,
+    /** The UPDATE that stores a response for this claim (IdempotencyService.completion). */
+    private readonly store: (response: StoredResponse) => Prisma.Sql,
+  ) {}
+
+  /**
+   * The hook that stores the response in the transaction: `respond(result)` when it says
+   * otherwise, else `result` as the route's success status would serialize it.
+   */
+  completion<T>(respond?: (result: T) => StoredResponse | undefined): CompletionHook<T> {
+    return {
+      statement: (result) => this.store(respond?.(result) ?? { status: this.successStatus, body: toJson(result) }),
+      committed: () => {
+        this.completed = true;
+      },
+    };
+  }
 }

@@ -1,6 +1,7 @@
 import {
   applyDecorators,
   type CallHandler,
+  createParamDecorator,
   type ExecutionContext,
   HttpStatus,
   Inject,
@@ -15,9 +16,8 @@ import { Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
-import { PrismaService } from '../database/prisma.service';
 import { RawHttpError } from '../errors/raw-http-error';
-import { IDEMPOTENCY_SEALER, type IdempotencyClaim, idempotencyStorage, type ResponseSealer } from './idempotency-context';
+import { IDEMPOTENCY_SEALER, IdempotentRequest, type ResponseSealer } from './idempotency-context';
 import { IdempotencyService } from './idempotency.service';
 import { toJson } from '../database/transaction-runner';
 
@@ -25,6 +25,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated caller's tenant and mode (set by the auth guard): the scope of its Idempotency-Keys. */
     idempotencyScope?: string;
+    /** The claim of this request's Idempotency-Key (set by IdempotencyInterceptor). */
+    idempotency?: IdempotentRequest;
   }
 }
 
@@ -39,16 +41,16 @@ export class ReplayedResponse extends RawHttpError {
 }
 
 /**
- * Honours `Idempotency-Key` on a POST route (IdempotencyService has the rules). The route's
- * service should write through TransactionRunner so the response is stored with the effect;
- * otherwise it is stored right after the handler returns. A request that fails without a
+ * Honours `Idempotency-Key` on a POST route (IdempotencyService has the rules). The
+ * controller takes the claim with `@IdempotencyOf()` and hands it to its service, which
+ * registers `claim.completion()` on the transaction of the effect, so the response is stored
+ * with it; otherwise it is stored right after the handler returns. A request that fails without a
  * stored response releases its claim: nothing committed, so the retry runs again safely.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly idempotency: IdempotencyService,
-    private readonly prisma: PrismaService,
     private readonly reflector: Reflector,
     @Optional() @Inject(IDEMPOTENCY_SEALER) private readonly sealer?: ResponseSealer,
   ) {}
@@ -75,13 +77,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const successStatus =
       this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
       (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
-    const claim: IdempotencyClaim = { id: outcome.id, scope, successStatus, sealer, completed: false };
+    const claim = new IdempotentRequest(scope, outcome.id, successStatus, (response) =>
+      this.idempotency.completion(scope, outcome.id, response, sealer),
+    );
+    request.idempotency = claim;
     try {
-      const result: unknown = await idempotencyStorage.run(claim, () =>
-        lastValueFrom(next.handle() as Observable<unknown>, { defaultValue: undefined }),
-      );
+      const result: unknown = await lastValueFrom(next.handle() as Observable<unknown>, { defaultValue: undefined });
       if (!claim.completed) {
-        await this.idempotency.complete(this.prisma, scope, claim.id, successStatus, toJson(result), [], sealer);
+        await this.idempotency.complete(scope, claim.id, { status: successStatus, body: toJson(result) }, sealer);
         claim.completed = true;
       }
       return result;
@@ -116,3 +119,12 @@ export function Idempotent(options: IdempotentOptions = {}): MethodDecorator & C
     }),
   );
 }
+
+/**
+ * The request's Idempotency-Key claim (an `IdempotentRequest`), or undefined when the
+ * request has no key: a controller parameter, handed to the service for its transaction.
+ */
+export const IdempotencyOf = createParamDecorator(
+  (_: unknown, context: ExecutionContext): IdempotentRequest | undefined =>
+    context.switchToHttp().getRequest<FastifyRequest>().idempotency,
+);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../database/generated/client';
-import { PrismaService, type PrismaTx } from '../database/prisma.service';
+import { PrismaService } from '../database/prisma.service';
 
 export interface StoredKey {
   id: string;
@@ -62,36 +62,22 @@ export class IdempotencyRepository {
   }
 
   /**
-   * Stores the response; with `tx` it commits together with the request's effect. `carried`
-   * statements (data-modifying, with RETURNING) run as CTEs of the same statement.
+   * The UPDATE that stores the response (raw: it runs inside every idempotent write's
+   * transaction, and Prisma's query compilation of updateMany cost more CPU than PostgreSQL
+   * spends on it, docs/decisions.md 112). RETURNING 1, so it can close a transaction
+   * together with its outbox rows (Closing).
    */
-  async complete(
-    db: PrismaTx | PrismaService,
-    scope: string,
-    id: string,
-    status: number,
-    /** The response JSON text, or its sealed envelope. */
-    body: string,
-    carried: readonly Prisma.Sql[] = [],
-  ): Promise<void> {
-    // Raw: this runs inside every idempotent write's transaction, and Prisma's query
-    // compilation of updateMany cost more CPU than PostgreSQL spends on the UPDATE
-    // (docs/decisions.md 112).
-    const update = Prisma.sql`
+  completion(scope: string, id: string, status: number, /** JSON text, or its sealed envelope */ body: string): Prisma.Sql {
+    return Prisma.sql`
       UPDATE idempotency_keys
          SET response_status = ${status}, response_body = ${body}, locked_until = NULL
-       WHERE id = ${id}::uuid AND scope = ${scope} AND response_status IS NULL`;
-    if (carried.length === 0) {
-      await db.$executeRaw(update);
-      return;
-    }
-    // One round trip for the completion and the carried writes (decisions 115). Every CTE is
-    // read, so each RETURNING list (e.g. an outbox row's pg_notify) is evaluated.
-    const ctes = carried.map((statement, i) => Prisma.sql`${Prisma.raw(`carried_${i}`)} AS (${statement})`);
-    const reads = carried.map((_, i) => Prisma.raw(`(SELECT count(*) FROM carried_${i})`));
-    await db.$queryRaw`
-      WITH completed AS (${update} RETURNING 1), ${Prisma.join(ctes, ', ')}
-      SELECT ((SELECT count(*) FROM completed) + ${Prisma.join(reads, ' + ')})::int AS n`;
+       WHERE id = ${id}::uuid AND scope = ${scope} AND response_status IS NULL
+      RETURNING 1`;
+  }
+
+  /** Stores the response on its own (autocommit on the pool), when no transaction of the request did. */
+  async complete(scope: string, id: string, status: number, body: string): Promise<void> {
+    await this.prisma.direct.$queryRaw(this.completion(scope, id, status, body));
   }
 
   /** Drops an unfinished claim whose request failed before committing anything. */

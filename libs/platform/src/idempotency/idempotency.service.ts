@@ -3,9 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '../clock';
 import { PlatformConfig } from '../config/platform-config';
 import type { Prisma } from '../database/generated/client';
-import type { PrismaService, PrismaTx } from '../database/prisma.service';
 import { DomainError } from '../errors/domain-error';
-import type { ResponseSealer } from './idempotency-context';
+import type { ResponseSealer, StoredResponse } from './idempotency-context';
 import { IdempotencyRepository } from './idempotency.repository';
 
 export type ClaimOutcome =
@@ -143,21 +142,16 @@ export class IdempotencyService {
     );
   }
 
-  /**
-   * Stores the response. `carried`: statements run in the same round trip (TransactionRunner's
-   * deferToCompletion); `sealer`: the response is stored encrypted (never in clear).
-   */
-  complete(
-    db: PrismaTx | PrismaService,
-    scope: string,
-    id: string,
-    status: number,
-    body: unknown,
-    carried: readonly Prisma.Sql[] = [],
-    sealer?: ResponseSealer,
-  ): Promise<void> {
-    const text = JSON.stringify(body ?? null);
-    return this.repository.complete(db, scope, id, status, sealer ? sealer.seal(text, sealContext(scope, id)) : text, carried);
+  /** The statement that stores the response (sealed, with a `sealer`: never in clear); RETURNING 1. */
+  completion(scope: string, id: string, response: StoredResponse, sealer?: ResponseSealer): Prisma.Sql {
+    const text = JSON.stringify(response.body ?? null);
+    return this.repository.completion(scope, id, response.status, sealer ? sealer.seal(text, sealContext(scope, id)) : text);
+  }
+
+  /** Stores the response on its own, when no transaction of the request stored it. */
+  complete(scope: string, id: string, response: StoredResponse, sealer?: ResponseSealer): Promise<void> {
+    const text = JSON.stringify(response.body ?? null);
+    return this.repository.complete(scope, id, response.status, sealer ? sealer.seal(text, sealContext(scope, id)) : text);
   }
 
   release(scope: string, id: string): Promise<void> {

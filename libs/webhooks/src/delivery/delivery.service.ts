@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, PrismaService } from '@app/platform';
+import { Clock } from '@app/platform';
 import { signedHeaders } from '../security/signature';
 import { WebhooksConfig } from '../webhooks.config';
 import { WebhooksMetrics } from '../webhooks.metrics';
@@ -98,8 +98,6 @@ export class DeliveryService implements OnApplicationShutdown {
 
   constructor(
     private readonly repository: WebhookDeliveriesRepository,
-    /** Runs the one-statement loads and records on the pool (autocommit; see recordAttempts). */
-    private readonly prisma: PrismaService,
     @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
     private readonly metrics: WebhooksMetrics,
     private readonly clock: Clock,
@@ -142,7 +140,7 @@ export class DeliveryService implements OnApplicationShutdown {
     if (work === null) return { kind: 'missing' };
     if (work.status !== 'pending') return { kind: 'finished', status: 'skipped' };
     if (work.endpoint.disabledAt !== null) {
-      await this.repository.failDelivery(this.prisma, deliveryId);
+      await this.repository.failDelivery(deliveryId);
       this.metrics.outcomes.inc({ outcome: 'endpoint_disabled' });
       return { kind: 'finished', status: 'failed' };
     }
@@ -217,11 +215,11 @@ export class DeliveryService implements OnApplicationShutdown {
   private async recordBatch(records: readonly AttemptRecord[]): Promise<Array<Error | undefined>> {
     const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
     try {
-      await this.repository.recordAttempts(this.prisma, records);
+      await this.repository.recordAttempts(records);
       return records.map(() => undefined);
     } catch (err) {
       if (records.length === 1) return [asError(err)];
-      const results = await Promise.allSettled(records.map((r) => this.repository.recordAttempts(this.prisma, [r])));
+      const results = await Promise.allSettled(records.map((r) => this.repository.recordAttempts([r])));
       return results.map((r) => (r.status === 'rejected' ? asError(r.reason) : undefined));
     }
   }

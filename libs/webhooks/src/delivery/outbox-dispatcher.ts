@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, PlatformConfig, PrismaService, RedisService, ThrottledWarning, TransactionRunner } from '@app/platform';
+import { Clock, PlatformConfig, RedisService, ThrottledWarning, TransactionRunner } from '@app/platform';
 import { Client } from 'pg';
 import { WebhooksConfig } from '../webhooks.config';
 import { WebhooksMetrics } from '../webhooks.metrics';
@@ -42,8 +42,6 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
     private readonly outbox: WebhookOutboxRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly transactions: TransactionRunner,
-    /** fan-out and marking run as single autocommit statements (see fanOut) */
-    private readonly prisma: PrismaService,
     private readonly queue: DeliveryQueue,
     private readonly platform: PlatformConfig,
     @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
@@ -116,9 +114,9 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
       const events = await this.outbox.undispatchedEvents(this.options.ownerType, BATCH);
       if (events.length === 0) return total;
       const ids = events.map((e) => e.id);
-      const deliveries = await this.outbox.fanOut(this.prisma, ids);
+      const deliveries = await this.outbox.fanOut(ids);
       await this.queue.enqueue(deliveries);
-      await this.outbox.markDispatched(this.prisma, ids, this.clock.now());
+      await this.outbox.markDispatched(ids, this.clock.now());
       total += ids.length;
       if (events.length < BATCH) return total;
     }
