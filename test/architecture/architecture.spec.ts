@@ -3,7 +3,8 @@
  * Reads the sources as text: no build, no database.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, sep } from 'node:path';
+import { controllers, controllersIn, misplacedControllers } from '../../scripts/architecture-docs/code-map';
 
 const ROOT = process.cwd();
 const SKIP = new Set(['node_modules', 'dist', 'generated', '.data', 'coverage']);
@@ -93,19 +94,9 @@ describe('architecture', () => {
   });
 
   it("every route's controller is under the app that serves it, in the folder named after the route's resource", () => {
-    const misplaced: string[] = [];
-    for (const file of app.filter((f) => f.endsWith('.ts'))) {
-      for (const [, path] of read(file).matchAll(/^\s*@Controller\('([^']*)'\)/gm)) {
-        const folder = relative(join('apps', file.split('/')[1], 'src'), file).split(sep)[0];
-        // the resource is the last static segment: /admin/v1/offers/:id/allocations → allocations/
-        const resource = path
-          .split('/')
-          .filter((s) => s !== '' && !s.startsWith(':'))
-          .pop();
-        if (resource !== folder) misplaced.push(`${file}: @Controller('${path}') is in ${folder}/`);
-      }
-    }
-    expect(misplaced).toEqual([]);
+    const found = controllers(ROOT);
+    expect(found.length).toBeGreaterThan(30);
+    expect(misplacedControllers(found)).toEqual([]);
     // the platform's own routes and the console's (libs/console: pages and session routes,
     // the same in every service) are the only controllers in libs/
     const libControllers = matches(lib, /^\s*@Controller\(/).map((hit) => hit.split(': ')[1]);
@@ -114,6 +105,24 @@ describe('architecture', () => {
       "@Controller('console')",
       "@Controller('health')",
       "@Controller('metrics')",
+    ]);
+  });
+
+  it('the route-folder rule flags a controller outside its resource folder, and exempts compat adapters', () => {
+    const at = (file: string, path: string) => controllersIn(file, `@Controller('${path}')\nexport class C {}`);
+    expect(
+      misplacedControllers([
+        ...at('apps/payments-api/src/refunds/refunds.controller.ts', 'v2/refunds'),
+        ...at('apps/payments-api/src/payments/receipts.controller.ts', 'v2/payments/:id/receipts'),
+        // an adapter for another product's protocol: apps/<service>/src/compat/<protocol>/, whatever its paths
+        ...at('apps/vector-api/src/compat/qdrant/collections.controller.ts', 'collections/:name/points'),
+        ...at('apps/payments-api/src/compat/stripe/charges.controller.ts', 'v1/charges'),
+        // ...but only directly in apps/<service>/src/compat/<protocol>/
+        ...at('apps/vector-api/src/tables/compat/qdrant.controller.ts', 'collections'),
+      ]),
+    ).toEqual([
+      "apps/payments-api/src/payments/receipts.controller.ts: @Controller('v2/payments/:id/receipts') is in payments/",
+      "apps/vector-api/src/tables/compat/qdrant.controller.ts: @Controller('collections') is in tables/",
     ]);
   });
 
