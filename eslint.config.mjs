@@ -4,6 +4,7 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { conventionBlocks } from './eslint-rules/conventions.mjs';
 
 export default tseslint.config(
   {
@@ -46,6 +47,7 @@ export default tseslint.config(
     files: ['apps/console/src/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
   },
+  ...conventionBlocks,
   {
     // Plain JavaScript (the client packages ship ESM .js beside their hand-written .d.ts).
     files: ['**/*.mjs', 'clients/*/index.js'],

@@ -184,13 +184,11 @@ async function main(): Promise<void> {
 
   /** Ends whatever a phase left (undispatched events, pending deliveries) so the next starts clean. */
   const settleLeftovers = async (): Promise<void> => {
-    await prisma.$executeRawUnsafe(`UPDATE webhook_events SET dispatched_at = now() WHERE dispatched_at IS NULL`);
-    await prisma.$executeRawUnsafe(
-      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE status = 'pending'`,
-    );
+    await prisma.$executeRaw`UPDATE webhook_events SET dispatched_at = now() WHERE dispatched_at IS NULL`;
+    await prisma.$executeRaw`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE status = 'pending'`;
     // These mass updates are the benchmark's own (production has none): vacuum their dead
     // rows now rather than let the next phase run against them and autovacuum.
-    await prisma.$executeRawUnsafe(`VACUUM ANALYZE webhook_events, webhook_deliveries, webhook_attempts, webhook_endpoints`);
+    await prisma.$executeRaw`VACUUM ANALYZE webhook_events, webhook_deliveries, webhook_attempts, webhook_endpoints`;
   };
 
   const rows: Row[] = [];

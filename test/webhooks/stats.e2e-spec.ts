@@ -134,11 +134,9 @@ describe('libs/webhooks endpoint stats (real PostgreSQL, Redis and HTTP receiver
     expect((await call('POST', `/${endpoint.id}/test`, {})).statusCode).toBe(202);
     const [delivery] = await finished(endpoint.id, 1);
     // the previous release's INSERT names no endpoint_id: the migration's trigger fills it from the delivery
-    await prisma.$executeRawUnsafe(
-      `INSERT INTO "webhook_attempts" ("id", "delivery_id", "status_code", "duration_ms", "created_at")
-       VALUES (gen_random_uuid(), $1, 502, 7, now())`,
-      delivery?.id,
-    );
+    await prisma.$executeRaw`
+      INSERT INTO "webhook_attempts" ("id", "delivery_id", "status_code", "duration_ms", "created_at")
+      VALUES (gen_random_uuid(), ${delivery?.id}, 502, 7, now())`;
     expect(total(await stats(endpoint.id))).toEqual({ succeeded: 1, failed: 1 });
   });
 

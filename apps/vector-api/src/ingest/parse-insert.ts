@@ -1,5 +1,7 @@
 import { endianness } from 'node:os';
+// eslint-disable-next-line conventions/import-boundaries -- a parse worker's file imports no '@app/*' alias (below)
 import { parseJsonBody } from '../../../../libs/platform/src/http/json-body';
+// eslint-disable-next-line conventions/import-boundaries -- the same
 import { inspectInput } from '../../../../libs/platform/src/http/validation';
 import type { Metadata } from '../engine/filter';
 import type { ParsedRows, ParseOptions, ParseOutcome, WireError } from './parse-protocol';
