@@ -109,7 +109,7 @@ async function main(): Promise<void> {
             ? pgTransaction(events)
             : runTransaction(
                 prisma,
-                async (_tx, closing) => {
+                (_tx, closing) => {
                   const ids: string[] = [];
                   for (const e of events) {
                     ids.push(
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
                       }),
                     );
                   }
-                  return ids;
+                  return Promise.resolve(ids);
                 },
                 { maxWaitMs: 30_000 },
               );

@@ -204,7 +204,7 @@ async function main(): Promise<void> {
             next += LOAD_TX_EVENTS;
             await runTransaction(
               prisma,
-              async (_tx, closing) => {
+              (_tx, closing) => {
                 for (let n = from; n < Math.min(from + LOAD_TX_EVENTS, BACKLOG); n++) {
                   const ownerId = owners[n % owners.length] ?? 'partner_0';
                   emitter.emit(closing, {
@@ -214,6 +214,7 @@ async function main(): Promise<void> {
                     data: { n, pad: 'x'.repeat(200) },
                   });
                 }
+                return Promise.resolve();
               },
               { timeoutMs: 120_000 },
             );

@@ -194,8 +194,9 @@ export class WebhookDeliveriesRepository {
   async deliveryWorks(deliveryIds: readonly string[]): Promise<Map<string, DeliveryWork>> {
     const out = new Map<string, DeliveryWork>();
     if (deliveryIds.length === 0) return out;
-    const rows = await this.prisma.$queryRawUnsafe<WorkRow[]>(
-      `SELECT d."id", d."status"::text AS "status", d."round_attempts",
+    const ids = [...deliveryIds];
+    const rows = await this.prisma.$queryRaw<WorkRow[]>`
+      SELECT d."id", d."status"::text AS "status", d."round_attempts",
               e."id" AS "endpoint_id", e."owner_type", e."owner_id", e."url", e."events", e."description",
               e."rate_limit_per_second", e."secret", e."previous_secret", e."previous_secret_expires_at",
               e."disabled_at", e."disabled_reason", e."failing_since", e."created_at" AS "endpoint_created_at",
@@ -203,9 +204,7 @@ export class WebhookDeliveriesRepository {
        FROM "webhook_deliveries" d
        JOIN "webhook_endpoints" e ON e."id" = d."endpoint_id"
        JOIN "webhook_events" v ON v."id" = d."event_id"
-       WHERE d."id" = ANY($1::text[])`,
-      [...deliveryIds],
-    );
+       WHERE d."id" = ANY(${ids}::text[])`;
     for (const r of rows) {
       out.set(r.id, {
         deliveryId: r.id,
@@ -373,22 +372,16 @@ export class WebhookDeliveriesRepository {
     since: Date,
     until: Date,
   ): Promise<Array<{ start: Date; succeeded: number; failed: number }>> {
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ start: Date | string; succeeded: number; failed: number }>>(
-      `SELECT date_trunc($2, a."created_at", 'UTC') AS "start",
+    const rows = await this.prisma.$queryRaw<Array<{ start: Date | string; succeeded: number; failed: number }>>`
+      SELECT date_trunc(${granularity}, a."created_at", 'UTC') AS "start",
               (count(*) FILTER (WHERE a."status_code" BETWEEN 200 AND 299))::int AS "succeeded",
               (count(*) FILTER (WHERE a."status_code" IS NULL OR a."status_code" NOT BETWEEN 200 AND 299))::int AS "failed"
        FROM "webhook_attempts" a
-       WHERE a."endpoint_id" = $1 AND a."created_at" >= $3 AND a."created_at" < $4
-         AND EXISTS (SELECT 1 FROM "webhook_endpoints" e WHERE e."id" = $1 AND e."owner_type" = $5 AND e."owner_id" = $6)
+       WHERE a."endpoint_id" = ${endpointId} AND a."created_at" >= ${since} AND a."created_at" < ${until}
+         AND EXISTS (SELECT 1 FROM "webhook_endpoints" e
+                      WHERE e."id" = ${endpointId} AND e."owner_type" = ${owner.ownerType} AND e."owner_id" = ${owner.ownerId})
        GROUP BY 1
-       ORDER BY 1`,
-      endpointId,
-      granularity,
-      since,
-      until,
-      owner.ownerType,
-      owner.ownerId,
-    );
+       ORDER BY 1`;
     return rows.map((r) => ({ start: toDate(r.start) ?? since, succeeded: r.succeeded, failed: r.failed }));
   }
 

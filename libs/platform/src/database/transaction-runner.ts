@@ -45,7 +45,7 @@ export class Closing {
     this.writes.length = 0;
     if (statements.length === 0) return;
     if (statements.length === 1) {
-      await tx.$queryRaw(statements[0] as Prisma.Sql);
+      await tx.$queryRaw(statements[0]);
       return;
     }
     const ctes = statements.map((statement, i) => Prisma.sql`${Prisma.raw(`w${i}`)} AS (${statement})`);
