@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, type Type } from '@nestjs/common';
+import { Body, HttpCode, Post, type Type } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import { AdminOnly, ApiErrors } from '@app/platform';
@@ -10,7 +10,7 @@ import { ConsoleLinkDto, ConsoleLinkTtlDto, ConsoleSessionsRevokedDto } from './
 export interface ConsoleAdminTenant {
   /** The body's field (the app's ConsoleTenants.idField). */
   readonly idField: ConsoleTenants['idField'];
-  /** The tenant in the OpenAPI summaries and errors: 'partner', 'project', 'payments account'. */
+  /** The tenant in the OpenAPI summaries and errors, e.g. 'partner'. */
   readonly noun: string;
   /** An example id for the OpenAPI document. */
   readonly example: string;
@@ -26,9 +26,10 @@ function tenantIdField(body: Type<unknown>, tenant: ConsoleAdminTenant): void {
 const tenantIdOf = (body: object, tenant: ConsoleAdminTenant): string => (body as Record<string, string>)[tenant.idField];
 
 /**
- * `POST /admin/v1/console-links`: one-time console sign-in links, for the operator to hand to a
- * tenant. Each app mounts `class ConsoleLinksAdminController extends consoleLinksAdminController(…) {}`
- * in its `console-links/` folder (the OpenAPI operation id comes from that class's name).
+ * The route of `POST /admin/v1/console-links`: one-time console sign-in links, for the operator
+ * to hand to a tenant. Each app mounts it in its `console-links/` folder (route-folder rule) as
+ * `@Controller('admin/v1/console-links') class ConsoleLinksAdminController extends consoleLinksAdminController(…) {}`
+ * (the OpenAPI operation id comes from that class's name).
  */
 export function consoleLinksAdminController(tenant: ConsoleAdminTenant): Type<object> {
   /** The body of POST /admin/v1/console-links: the tenant to sign in as. */
@@ -37,7 +38,6 @@ export function consoleLinksAdminController(tenant: ConsoleAdminTenant): Type<ob
 
   @ApiTags('admin')
   @AdminOnly()
-  @Controller('admin/v1/console-links')
   class ConsoleLinksAdminController {
     constructor(private readonly links: ConsoleLinks) {}
 
@@ -53,10 +53,9 @@ export function consoleLinksAdminController(tenant: ConsoleAdminTenant): Type<ob
 }
 
 /**
- * `POST /admin/v1/console-sessions/revoke`: the operator ends a tenant's console sessions (sign-out
- * ends one; this ends them all). Each app mounts
- * `class ConsoleSessionsAdminController extends consoleSessionsAdminController(…) {}` in its
- * `console-sessions/` folder.
+ * The route of `POST /admin/v1/console-sessions/revoke`: the operator ends a tenant's console
+ * sessions (sign-out ends one; this ends them all). Each app mounts it in its `console-sessions/`
+ * folder as `@Controller('admin/v1/console-sessions') class ConsoleSessionsAdminController extends consoleSessionsAdminController(…) {}`.
  */
 export function consoleSessionsAdminController(tenant: ConsoleAdminTenant): Type<object> {
   /** The body of POST /admin/v1/console-sessions/revoke. */
@@ -65,7 +64,6 @@ export function consoleSessionsAdminController(tenant: ConsoleAdminTenant): Type
 
   @ApiTags('admin')
   @AdminOnly()
-  @Controller('admin/v1/console-sessions')
   class ConsoleSessionsAdminController {
     constructor(private readonly links: ConsoleLinks) {}
 
