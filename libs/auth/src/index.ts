@@ -11,6 +11,7 @@ export * from './principal';
 export { type RateLimitDecision, RateLimiter } from './rate-limit/rate-limiter.service';
 export { RevocationBus } from './revocation-bus';
 export * from './secrets';
+export * from './last-used';
 export * from './console/console-sessions';
 export { CONSOLE_ERRORS, ConsoleError, consoleSessionInvalid } from './console/console.errors';
 export {

@@ -4,5 +4,10 @@
 export * from './console.module';
 export * from './console-tenants';
 export { ConsoleLinks } from './console/console-links';
+export {
+  type ConsoleAdminTenant,
+  consoleLinksAdminController,
+  consoleSessionsAdminController,
+} from './console/console-admin.controllers';
 export { ConsoleLinkDto, ConsoleLinkTtlDto, ConsoleSessionsRevokedDto } from './console/console.dto';
 export { CONSOLE_SECURITY_HEADERS } from './console/console-assets';

@@ -1,6 +1,7 @@
 export * from './admin/admin.guard';
 export * from './bootstrap';
 export * from './clock';
+export * from './cache/ttl-cache';
 export * from './config/load-config';
 export * from './config/platform-config';
 export * from './config/installation-secret';

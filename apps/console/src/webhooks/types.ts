@@ -1,71 +1,36 @@
-/** The webhook routes' answers (libs/webhooks, docs/webhooks.md), as the console reads them. */
+/**
+ * The webhook routes' answers (libs/webhooks, docs/webhooks.md), as the console reads them: aliases of
+ * the generated clients' schemas (docs/clients.md). Both offers-api and payments-api serve these pages;
+ * the types are payments-client's, and `Same` below fails the typecheck if offers-client's differ.
+ */
+import type { components as OffersComponents } from '../../../../clients/offers/schema';
+import type { components } from '../../../../clients/payments/schema';
 
-export interface WebhookEndpoint {
-  id: string;
-  object: 'webhook_endpoint';
-  url: string;
-  events: string[];
-  description: string | null;
-  rate_limit_per_second: number | null;
-  status: 'enabled' | 'disabled';
-  disabled_reason: string | null;
-  failing_since: string | null;
-  created_at: string;
-  previous_secret_expires_at: string | null;
-  /** Only in the answers of create and rotate-secret. */
-  secret?: string;
-}
+type Schemas = components['schemas'];
+type OffersSchemas = OffersComponents['schemas'];
 
-export interface WebhookAttempt {
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  response_excerpt: string | null;
-  created_at: string;
-}
+/** The endpoint, with `secret` only in the answers of create and rotate-secret. */
+export type WebhookEndpoint = Schemas['WebhookEndpointDto'] & Partial<Pick<Schemas['WebhookEndpointWithSecretDto'], 'secret'>>;
+export type WebhookAttempt = Schemas['WebhookAttemptDto'];
+export type WebhookDelivery = Schemas['WebhookDeliveryDto'];
+export type DeliveryStatus = WebhookDelivery['status'];
+export type WebhookEventType = Schemas['WebhookEventTypeDto'];
+export type WebhookRecovery = Schemas['WebhookRecoveryDto'];
+export type WebhookEndpointStats = Schemas['WebhookEndpointStatsDto'];
+export type StatsGranularity = WebhookEndpointStats['granularity'];
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
-
-export interface WebhookDelivery {
-  id: string;
-  object: 'webhook_delivery';
-  endpoint_id: string;
-  event_id: string;
-  event: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  created_at: string;
-  attempts: WebhookAttempt[];
-}
-
-export interface WebhookEventType {
-  object: 'webhook_event_type';
-  type: string;
-  description: string;
-  schema: Record<string, unknown>;
-  example: Record<string, unknown>;
-}
-
-export interface WebhookRecovery {
-  object: 'webhook_recovery';
-  endpoint_id: string;
-  since: string;
-  until: string | null;
-  requeued: number;
-}
-
-export type StatsGranularity = 'hour' | 'day';
-
-export interface WebhookEndpointStats {
-  object: 'webhook_endpoint_stats';
-  endpoint_id: string;
-  granularity: StatsGranularity;
-  since: string;
-  until: string;
-  buckets: Array<{ start: string; succeeded: number; failed: number }>;
-}
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type WebhookSchemaNames =
+  | 'WebhookEndpointDto'
+  | 'WebhookEndpointWithSecretDto'
+  | 'WebhookAttemptDto'
+  | 'WebhookDeliveryDto'
+  | 'WebhookEventTypeDto'
+  | 'WebhookRecoveryDto'
+  | 'WebhookEndpointStatsDto';
+type Assert<T extends true> = T;
+/** A compile error when offers-api's webhook schemas stop matching payments-api's (types only, nothing runs). */
+export type WebhookSchemasMatch = Assert<Same<Pick<Schemas, WebhookSchemaNames>, Pick<OffersSchemas, WebhookSchemaNames>>>;
 
 /** Where a console mounts the pages: the API's prefix and the console path. */
 export interface WebhookPaths {

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { RevocationBus } from '@app/auth';
+import { TtlCache } from '@app/platform';
 import { OffersConfig } from '../config';
 import type { Tier } from './partner-tier';
 import { PartnersRepository } from './partners.repository';
@@ -29,15 +30,14 @@ export const OAUTH_CLIENT_CHANGED = 'auth:oauth-client-disabled';
  */
 @Injectable()
 export class ClientStatusCache implements OnModuleInit {
-  private readonly entries = new Map<string, ClientStatus & { readonly expires: number }>();
-  private readonly ttlMs: number;
+  private readonly entries: TtlCache<string, ClientStatus>;
 
   constructor(
     private readonly repository: PartnersRepository,
     private readonly revocations: RevocationBus,
     config: OffersConfig,
   ) {
-    this.ttlMs = config.OAUTH_CLIENT_CACHE_TTL_MS;
+    this.entries = new TtlCache(config.OAUTH_CLIENT_CACHE_TTL_MS);
   }
 
   onModuleInit(): void {
@@ -45,24 +45,18 @@ export class ClientStatusCache implements OnModuleInit {
   }
 
   async get(clientId: string): Promise<ClientStatus | undefined> {
-    const now = Date.now();
-    const cached = this.entries.get(clientId);
-    if (cached && cached.expires > now) return cached;
-    const client = await this.repository.findClient(clientId);
-    if (!client) {
-      this.entries.delete(clientId);
-      return undefined;
-    }
-    const status = {
-      active: client.active,
-      partnerId: client.partnerId,
-      tier: client.tier,
-      minTokenSecretVersion: client.minTokenSecretVersion,
-      expires: now + this.ttlMs,
-    };
-    if (this.entries.size > 10_000) this.entries.clear();
-    this.entries.set(clientId, status);
-    return status;
+    const status = await this.entries.getOrLoad(clientId, async (id) => {
+      const client = await this.repository.findClient(id);
+      return (
+        client && {
+          active: client.active,
+          partnerId: client.partnerId,
+          tier: client.tier,
+          minTokenSecretVersion: client.minTokenSecretVersion,
+        }
+      );
+    });
+    return status ?? undefined;
   }
 
   /** Call after a client's disabling committed: every instance forgets its cached status (best effort beyond this one). */

@@ -1,11 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import type { ConsoleTenant, ConsoleTenants } from '@app/console';
+import type { ConsoleAdminTenant, ConsoleTenant, ConsoleTenants } from '@app/console';
 import { PartnersRepository } from './partners.repository';
+
+/** How the admin console routes (console-links, console-sessions) name a partner. */
+export const PARTNER_CONSOLE_ADMIN: ConsoleAdminTenant = {
+  idField: 'partner_id',
+  noun: 'partner',
+  example: 'partner_4hXk2mQw8Zx1Lc7Vb4nTp9Yd',
+};
 
 /** Partners, as the console signs in to them. */
 @Injectable()
 export class PartnerConsoleTenants implements ConsoleTenants {
-  readonly idField = 'partner_id';
+  readonly idField = PARTNER_CONSOLE_ADMIN.idField;
   constructor(private readonly partners: PartnersRepository) {}
 
   async describe(tenantId: string): Promise<ConsoleTenant | null> {

@@ -1,15 +1,15 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import {
-  type ApiKeyCache,
   ApiKeyCaches,
   apiKeyHash,
   type Authenticator,
   type ConsoleSession,
   invalidApiKey,
+  LastUsedThrottle,
   RevocationBus,
   type RouteTarget,
 } from '@app/auth';
-import { Clock } from '@app/platform';
+import { Clock, type TtlCache } from '@app/platform';
 import { PaymentAccountsRepository } from './payment-accounts.repository';
 import type { PaymentsKeyPrincipal, PaymentsMode, Permissions } from './payments-key.principal';
 import { authorizeKey } from './permissions';
@@ -31,9 +31,6 @@ export function paymentsIdempotencyScope(accountId: string, mode: PaymentsMode):
   return `payments:${accountId}:${mode}`;
 }
 
-/** `last_used_at` is written at most this often per key and instance. */
-const TOUCH_EVERY_MS = 60_000;
-
 /**
  * `sk_…` / `rk_…`, looked up by SHA-256 (cached a second); the key decides account, mode and,
  * for a restricted key, what it may do (authorize). A revocation (or a roll that expires keys
@@ -45,10 +42,9 @@ export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrinci
   readonly kind = 'payments_key';
   readonly realm = REALM;
   readonly wants = 'a secret or restricted API key (sk_test_…, sk_live_…, rk_test_… or rk_live_…)';
-  private readonly cache: ApiKeyCache<PaymentsKeyPrincipal>;
-  private readonly logger = new Logger('PaymentsKeys');
-  /** When this instance last wrote each key's last_used_at. */
-  private readonly touched = new Map<string, number>();
+  private readonly cache: TtlCache<string, PaymentsKeyPrincipal>;
+  /** Each key's last_used_at, written in the background at most once a minute per instance. */
+  private readonly lastUsed: LastUsedThrottle;
 
   constructor(
     private readonly repository: PaymentAccountsRepository,
@@ -57,6 +53,7 @@ export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrinci
     caches: ApiKeyCaches,
   ) {
     this.cache = caches.create();
+    this.lastUsed = new LastUsedThrottle((id, at) => repository.touch(id, at), new Logger('PaymentsKeys'), 'a key use');
   }
 
   onModuleInit(): void {
@@ -82,7 +79,7 @@ export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrinci
     });
     const now = this.clock.nowMs();
     if (!principal || (principal.expiresAt !== null && principal.expiresAt <= now)) throw invalidApiKey(REALM);
-    this.touch(principal.keyId, now);
+    this.lastUsed.record(principal.keyId, now);
     return principal;
   }
 
@@ -123,14 +120,5 @@ export class PaymentsKeyAuthenticator implements Authenticator<PaymentsKeyPrinci
    */
   idempotencyScopeOf(principal: PaymentsKeyPrincipal): string {
     return paymentsIdempotencyScope(principal.accountId, principal.mode);
-  }
-
-  /** Records the use in the background (a failed write costs the request nothing). */
-  private touch(keyId: string, now: number): void {
-    const last = this.touched.get(keyId);
-    if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
-    if (this.touched.size > 10_000) this.touched.clear();
-    this.touched.set(keyId, now);
-    this.repository.touch(keyId, new Date(now)).catch((err: unknown) => this.logger.warn({ err }, 'could not record a key use'));
   }
 }

@@ -1,30 +1,7 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { IsString, Length } from 'class-validator';
-import { ConsoleLinks, ConsoleSessionsRevokedDto } from '@app/console';
-import { AdminOnly, ApiErrors } from '@app/platform';
+import { Controller } from '@nestjs/common';
+import { consoleSessionsAdminController } from '@app/console';
+import { ACCOUNT_CONSOLE_ADMIN } from '../accounts/account-console.tenants';
 
-/** The body of POST /admin/v1/console-sessions/revoke. */
-export class RevokeConsoleSessionsDto {
-  @ApiProperty({ example: 'acct_4hXk2mQw8Zx1Lc7Vb4nTp9Yd' })
-  @IsString()
-  @Length(1, 100)
-  account_id!: string;
-}
-
-/** The operator ends a payments account's console sessions (sign-out ends one; this ends them all). */
-@ApiTags('admin')
-@AdminOnly()
+/** POST /admin/v1/console-sessions/revoke: the operator ends a payments account's console sessions (libs/console). */
 @Controller('admin/v1/console-sessions')
-export class ConsoleSessionsAdminController {
-  constructor(private readonly links: ConsoleLinks) {}
-
-  @Post('revoke')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'End every console session of this payments account at once (their next request is 401)' })
-  @ApiOkResponse({ type: ConsoleSessionsRevokedDto })
-  @ApiErrors({ code: 'resource_missing', status: 400, when: 'no such payments account' })
-  revoke(@Body() body: RevokeConsoleSessionsDto): Promise<ConsoleSessionsRevokedDto> {
-    return this.links.revokeSessions(body.account_id);
-  }
-}
+export class ConsoleSessionsAdminController extends consoleSessionsAdminController(ACCOUNT_CONSOLE_ADMIN) {}

@@ -1,29 +1,7 @@
-import { Body, Controller, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { IsString, Length } from 'class-validator';
-import { ConsoleLinkDto, ConsoleLinks, ConsoleLinkTtlDto } from '@app/console';
-import { AdminOnly, ApiErrors } from '@app/platform';
+import { Controller } from '@nestjs/common';
+import { consoleLinksAdminController } from '@app/console';
+import { PROJECT_CONSOLE_ADMIN } from '../projects/project-console.tenants';
 
-/** The body of POST /admin/v1/console-links: the project to sign in as. */
-export class CreateConsoleLinkDto extends ConsoleLinkTtlDto {
-  @ApiProperty({ example: 'proj_4hXk2mQw8Zx1Lc7Vb4nTp9Yd' })
-  @IsString()
-  @Length(1, 100)
-  project_id!: string;
-}
-
-/** One-time console sign-in links, for the operator to hand to a project. */
-@ApiTags('admin')
-@AdminOnly()
+/** POST /admin/v1/console-links: one-time console sign-in links, for the operator to hand to a project (libs/console). */
 @Controller('admin/v1/console-links')
-export class ConsoleLinksAdminController {
-  constructor(private readonly links: ConsoleLinks) {}
-
-  @Post()
-  @ApiOperation({ summary: 'A one-time sign-in link to the console as this project (usable once, within ttl_seconds)' })
-  @ApiCreatedResponse({ type: ConsoleLinkDto })
-  @ApiErrors({ code: 'resource_missing', status: 400, when: 'no such project' })
-  create(@Body() body: CreateConsoleLinkDto): Promise<ConsoleLinkDto> {
-    return this.links.issue(body.project_id, body.ttl_seconds);
-  }
-}
+export class ConsoleLinksAdminController extends consoleLinksAdminController(PROJECT_CONSOLE_ADMIN) {}

@@ -1,12 +1,12 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { Clock } from '@app/platform';
+import { Clock, type TtlCache } from '@app/platform';
 import {
-  type ApiKeyCache,
   ApiKeyCaches,
   apiKeyHash,
   type Authenticator,
   type ConsoleSession,
   invalidApiKey,
+  LastUsedThrottle,
   RevocationBus,
 } from '@app/auth';
 import type { VectorTokenPrincipal } from './vector-token.principal';
@@ -16,9 +16,6 @@ import { VectorTokensRepository } from './vector-tokens.repository';
 export const VECTOR_TOKEN_REVOKED = 'auth:vector-token-revoked';
 
 const REALM = 'vector-api';
-
-/** `last_used_at` is written at most this often per token and instance. */
-const TOUCH_EVERY_MS = 60_000;
 
 /**
  * Opaque token, looked up by SHA-256. Lookups are cached for a second; a revocation evicts
@@ -30,10 +27,9 @@ export class VectorTokenAuthenticator implements Authenticator<VectorTokenPrinci
   readonly kind = 'vector_token';
   readonly realm = REALM;
   readonly wants = 'a vector token (vt_…, created at POST /admin/v1/projects/{id}/tokens or POST /v1/tokens)';
-  private readonly cache: ApiKeyCache<VectorTokenPrincipal>;
-  private readonly logger = new Logger('VectorTokens');
-  /** When this instance last wrote each token's last_used_at. */
-  private readonly touched = new Map<string, number>();
+  private readonly cache: TtlCache<string, VectorTokenPrincipal>;
+  /** Each token's last_used_at, written in the background at most once a minute per instance. */
+  private readonly lastUsed: LastUsedThrottle;
 
   constructor(
     private readonly repository: VectorTokensRepository,
@@ -42,6 +38,7 @@ export class VectorTokenAuthenticator implements Authenticator<VectorTokenPrinci
     caches: ApiKeyCaches,
   ) {
     this.cache = caches.create();
+    this.lastUsed = new LastUsedThrottle((id, at) => repository.touch(id, at), new Logger('VectorTokens'), 'a token use');
   }
 
   onModuleInit(): void {
@@ -54,23 +51,13 @@ export class VectorTokenAuthenticator implements Authenticator<VectorTokenPrinci
       return row ? { kind: 'vector_token', tokenId: row.id, projectId: row.projectId } : null;
     });
     if (!principal) throw invalidApiKey(REALM);
-    this.touch(principal.tokenId);
+    this.lastUsed.record(principal.tokenId, this.clock.nowMs());
     return principal;
   }
 
   /** A console session acts as a token of its project (tokenId: the session's id, so it can revoke every real token). */
   fromConsole(session: ConsoleSession): Promise<VectorTokenPrincipal> {
     return Promise.resolve({ kind: 'vector_token', tokenId: session.id, projectId: session.tenantId });
-  }
-
-  /** Records the use in the background (a failed write costs the request nothing). */
-  private touch(tokenId: string): void {
-    const now = this.clock.now();
-    const last = this.touched.get(tokenId);
-    if (last !== undefined && now.getTime() - last < TOUCH_EVERY_MS) return;
-    if (this.touched.size > 10_000) this.touched.clear();
-    this.touched.set(tokenId, now.getTime());
-    this.repository.touch(tokenId, now).catch((err: unknown) => this.logger.warn({ err }, 'could not record a token use'));
   }
 
   keyOf(principal: VectorTokenPrincipal): string {

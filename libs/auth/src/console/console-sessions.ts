@@ -9,6 +9,7 @@ import {
   SERVICE_NAME,
   TransactionRunner,
 } from '@app/platform';
+import { LastUsedThrottle } from '../last-used';
 import { apiKeyHash, newOpaqueSecret } from '../secrets';
 import { CONSOLE_ERRORS, ConsoleError, consoleSessionInvalid } from './console.errors';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
@@ -31,8 +32,6 @@ export const CONSOLE_LINK_MAX_TTL_SECONDS = 900;
 export const CONSOLE_LINK_DEFAULT_TTL_SECONDS = 900;
 /** Ended sessions and expired links are kept this long before the prune job deletes them. */
 export const CONSOLE_PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
-/** last_seen_at is written at most this often per session and instance (the idle expiry is accurate to it). */
-const TOUCH_EVERY_MS = 60_000;
 
 /** A live console session: the tenant it acts as, in the service that opened it. */
 export interface ConsoleSession {
@@ -71,8 +70,8 @@ export function isSafeMethod(method: string): boolean {
  */
 @Injectable()
 export class ConsoleSessions {
-  private readonly logger = new Logger('ConsoleSessions');
-  private readonly touched = new Map<string, number>();
+  /** Each session's last_seen_at, written at most every LAST_USED_EVERY_MS per instance (the idle expiry is accurate to it). */
+  private readonly lastSeen: LastUsedThrottle;
   /** This service's session cookie name (consoleCookieName). */
   readonly cookieName: string;
   /** A session's absolute lifetime (CONSOLE_SESSION_MAX_AGE_HOURS), from its sign-in. */
@@ -86,6 +85,7 @@ export class ConsoleSessions {
     config: PlatformConfig,
   ) {
     registerErrorCodes(CONSOLE_ERRORS);
+    this.lastSeen = new LastUsedThrottle((id, at) => repository.touch(id, at), new Logger('ConsoleSessions'), 'a session use');
     this.cookieName = consoleCookieName(service);
     this.maxAgeMs = config.CONSOLE_SESSION_MAX_AGE_HOURS * 60 * 60 * 1000;
   }
@@ -139,7 +139,7 @@ export class ConsoleSessions {
     if (now - row.lastSeenAt.getTime() >= CONSOLE_IDLE_MS) return null;
     const endsAt = row.createdAt.getTime() + this.maxAgeMs;
     if (now >= endsAt) return null;
-    this.touch(row.id, now);
+    this.lastSeen.record(row.id, now);
     return { id: row.id, tenantId: row.tenantId, endsAt: new Date(endsAt) };
   }
 
@@ -211,13 +211,5 @@ export class ConsoleSessions {
     if (value === null) return [`${this.cookieName}=`, 'Max-Age=0', ...attributes].join('; ');
     const maxAge = Math.min(CONSOLE_IDLE_MS, this.maxAgeMs) / 1000;
     return [`${this.cookieName}=${value}`, `Max-Age=${maxAge}`, ...attributes].join('; ');
-  }
-
-  private touch(id: string, now: number): void {
-    const last = this.touched.get(id);
-    if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
-    if (this.touched.size > 10_000) this.touched.clear();
-    this.touched.set(id, now);
-    this.repository.touch(id, new Date(now)).catch((err: unknown) => this.logger.warn({ err }, 'could not record a session use'));
   }
 }
