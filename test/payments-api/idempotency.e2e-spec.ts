@@ -174,7 +174,10 @@ describe('Idempotency-Key on every POST (platform contract: Idempotency)', () =>
     const key = randomUUID();
     const body = { amount: 321, currency: 'gbp', customer_id: c };
     const events = t.app.get((await import('../../apps/payments-api/src/common/events')).PaymentEvents);
-    const spy = jest.spyOn(events, 'emit').mockRejectedValueOnce(new Error('connection lost before commit'));
+    // emit queues the outbox row on the transaction's Closing; failing there fails the work after the payment's INSERT
+    const spy = jest.spyOn(events, 'emit').mockImplementationOnce(() => {
+      throw new Error('connection lost before commit');
+    });
     const failed = await payWithKey(key, body);
     expect(failed.statusCode).toBe(500);
     spy.mockRestore();

@@ -1,15 +1,15 @@
-import { Prisma, PrismaService } from '@app/platform';
+import { Prisma, PrismaService, TransactionRunner } from '@app/platform';
 import { rawTransaction, TransactionExpiredError } from '../../libs/platform/src/database/direct-sql';
 import { isDependencyUnavailable } from '../../libs/platform/src/errors/unavailable';
 import { createTestDatabase, queryAt, type TestDatabase } from '../support/database';
 
 /**
- * The `sqlOnly` transactions of TransactionRunner (the hot write paths, docs/decisions.md
- * 116–117) and PrismaService.direct: raw statements on the pool Prisma's adapter uses, on
+ * The `runSql` transactions of TransactionRunner (the hot write paths, docs/decisions.md
+ * 116–117, 236), its Closing and completion hook, and PrismaService.direct: raw statements on the pool Prisma's adapter uses, on
  * real PostgreSQL. One pooled connection, so a connection left in a transaction, or never
  * returned, fails the next test.
  */
-describe('raw transactions on the Prisma pool (sqlOnly)', () => {
+describe('raw transactions on the Prisma pool (runSql)', () => {
   let db: TestDatabase;
   let prisma: PrismaService;
   const ids = (): Promise<string[]> =>
@@ -64,15 +64,41 @@ describe('raw transactions on the Prisma pool (sqlOnly)', () => {
     expect(await prisma.direct.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
   });
 
-  it('refuses model queries on the transaction handle, by name, and commits nothing', async () => {
-    await expect(
-      rawTransaction(prisma.pool, async (tx) => {
-        await tx.$executeRaw`INSERT INTO raw_tx_probe (id, at) VALUES (${'m'}, now())`;
-        const model = (tx as unknown as Record<string, unknown>)['idempotencyKey'];
-        return model;
-      }),
-    ).rejects.toThrow('tx.idempotencyKey is not available in a sqlOnly transaction');
-    expect(await ids()).toEqual([]);
+  it('writes the Closing and the completion hook as its last statement, and rolls them back with the work', async () => {
+    const runner = new TransactionRunner(prisma);
+    const row = (id: string): Prisma.Sql => Prisma.sql`INSERT INTO raw_tx_probe (id, at) VALUES (${id}, now()) RETURNING id`;
+    let committed = 0;
+    const completion = { statement: (result: string) => row(`${result}-stored`), committed: () => void committed++ };
+    const starts = [
+      ['sql', runner.runSql.bind(runner)],
+      ['run', runner.run.bind(runner)],
+    ] as const;
+    for (const [kind, start] of starts) {
+      const result = await start(
+        async (tx, closing) => {
+          await tx.$executeRaw`INSERT INTO raw_tx_probe (id, at) VALUES (${`${kind}-work`}, now())`;
+          closing.write(row(`${kind}-outbox-1`));
+          closing.write(row(`${kind}-outbox-2`));
+          return kind;
+        },
+        { completion },
+      );
+      expect(result).toBe(kind);
+      await expect(
+        start(
+          async (tx, closing) => {
+            await tx.$executeRaw`INSERT INTO raw_tx_probe (id, at) VALUES (${`${kind}-lost`}, now())`;
+            closing.write(row(`${kind}-lost-outbox`));
+            return Promise.reject(new Error('work failed'));
+          },
+          { completion },
+        ),
+      ).rejects.toThrow('work failed');
+    }
+    expect(await ids()).toEqual(
+      ['run', 'sql'].flatMap((k) => [`${k}-outbox-1`, `${k}-outbox-2`, `${k}-stored`, `${k}-work`]).sort(),
+    );
+    expect(committed).toBe(2);
   });
 
   it('past its timeout the transaction fails its next statement and rolls back, as a 503 condition', async () => {

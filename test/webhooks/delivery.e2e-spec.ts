@@ -482,8 +482,9 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
   it('does not deliver an event whose transaction rolled back', async () => {
     const endpoint = await createEndpoint();
     await expect(
-      runTransaction(prisma, async (tx) => {
-        await t.app.get(WebhookEmitter).emit(tx, { ownerType: 'partner', ownerId: owner, event: 'offer.opened', data: {} });
+      runTransaction(prisma, async (tx, closing) => {
+        t.app.get(WebhookEmitter).emit(closing, { ownerType: 'partner', ownerId: owner, event: 'offer.opened', data: {} });
+        await closing.flush(tx); // the outbox row is written (and notified) in the transaction, then rolled back
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');

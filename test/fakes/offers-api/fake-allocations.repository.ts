@@ -1,35 +1,39 @@
 /* eslint-disable @typescript-eslint/require-await -- async like the methods it fakes: a failure is a rejection, not a throw */
-import type { PrismaTx } from '@app/platform';
+import type { Tx } from '@app/platform';
 import type { AllocationRecord, ReceivedIndication } from '../../../apps/offers-api/src/allocations/allocation.types';
 import type {
   AllocationPageFilter,
   AllocationsRepository,
 } from '../../../apps/offers-api/src/allocations/allocations.repository';
 import { byDateThenId, type InMemoryOffersDb } from './in-memory-offers-db';
+import type { FakeTransactionRunner } from '../fake-transaction-runner';
 import type { Surface } from '../typed-fake';
 
 /** AllocationsRepository over the in-memory tables. */
 export class FakeAllocationsRepository implements Surface<AllocationsRepository> {
-  constructor(private readonly db: InMemoryOffersDb) {}
+  constructor(
+    private readonly db: InMemoryOffersDb,
+    private readonly transactions: FakeTransactionRunner,
+  ) {}
 
-  async claimRun(tx: PrismaTx, offerId: string, at: Date): Promise<boolean> {
-    this.db.requireOpen(tx);
+  async claimRun(tx: Tx, offerId: string, at: Date): Promise<boolean> {
+    this.transactions.assertOpen(tx);
     const offer = this.db.offers.get(offerId);
     if (!offer || offer.status !== 'closed' || offer.allocatedAt !== null) return false;
     this.db.updateOffer(offerId, { allocatedAt: at });
     return true;
   }
 
-  async receivedIndications(tx: PrismaTx, offerId: string): Promise<ReceivedIndication[]> {
-    this.db.requireOpen(tx);
+  async receivedIndications(tx: Tx, offerId: string): Promise<ReceivedIndication[]> {
+    this.transactions.assertOpen(tx);
     return [...this.db.indications.values()]
       .filter((i) => i.offerId === offerId && i.status === 'received')
       .sort(byDateThenId((i) => i.createdAt))
       .map((i) => ({ id: i.id, partnerId: i.partnerId, investorId: i.investorId, amount: i.amount, createdAt: i.createdAt }));
   }
 
-  async insert(tx: PrismaTx, rows: readonly AllocationRecord[]): Promise<void> {
-    this.db.requireOpen(tx);
+  async insert(tx: Tx, rows: readonly AllocationRecord[]): Promise<void> {
+    this.transactions.assertOpen(tx);
     // allocations.indication_id is unique: one allocation per indication.
     for (const row of rows) {
       if (this.db.allocations.some((a) => a.indicationId === row.indicationId)) {

@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/require-await -- async like the methods it fakes: a failure is a rejection, not a throw */
-import type { PrismaTx } from '@app/platform';
+import type { Tx } from '@app/platform';
 import type {
   IndicationRecord,
   IndicationTarget,
@@ -7,6 +7,7 @@ import type {
 } from '../../../apps/offers-api/src/indications/indication.types';
 import type { IndicationsRepository } from '../../../apps/offers-api/src/indications/indications.repository';
 import { byDateThenId, type IndicationRow, type InMemoryOffersDb } from './in-memory-offers-db';
+import type { FakeTransactionRunner } from '../fake-transaction-runner';
 import type { Surface } from '../typed-fake';
 
 const toRecord = ({ cancelledAt: _, ...record }: IndicationRow): IndicationRecord => record;
@@ -16,10 +17,13 @@ export class FakeIndicationsRepository implements Surface<IndicationsRepository>
   /** The offers read under the shared row lock, in order. */
   readonly locked: string[] = [];
 
-  constructor(private readonly db: InMemoryOffersDb) {}
+  constructor(
+    private readonly db: InMemoryOffersDb,
+    private readonly transactions: FakeTransactionRunner,
+  ) {}
 
-  async lockVisibleOffer(tx: PrismaTx, partnerId: string, offerId: string): Promise<IndicationTarget | undefined> {
-    this.db.requireOpen(tx);
+  async lockVisibleOffer(tx: Tx, partnerId: string, offerId: string): Promise<IndicationTarget | undefined> {
+    this.transactions.assertOpen(tx);
     const offer = this.db.offers.get(offerId);
     if (!offer || !this.db.isVisible(partnerId, offerId)) return undefined;
     this.locked.push(offerId);
@@ -34,8 +38,8 @@ export class FakeIndicationsRepository implements Surface<IndicationsRepository>
     };
   }
 
-  async create(tx: PrismaTx, partnerId: string, indication: NewIndication): Promise<IndicationRecord> {
-    this.db.requireOpen(tx);
+  async create(tx: Tx, partnerId: string, indication: NewIndication): Promise<IndicationRecord> {
+    this.transactions.assertOpen(tx);
     if (this.db.indications.has(indication.id)) throw new Error(`duplicate indication id ${indication.id}`);
     return toRecord(this.db.addIndication({ ...indication, partnerId, status: 'received', cancelledAt: null }));
   }
@@ -47,8 +51,8 @@ export class FakeIndicationsRepository implements Surface<IndicationsRepository>
       .map(toRecord);
   }
 
-  async find(tx: PrismaTx, partnerId: string, offerId: string, id: string): Promise<IndicationRecord | undefined> {
-    this.db.requireOpen(tx);
+  async find(tx: Tx, partnerId: string, offerId: string, id: string): Promise<IndicationRecord | undefined> {
+    this.transactions.assertOpen(tx);
     const row = this.db.indications.get(id);
     return row && row.partnerId === partnerId && row.offerId === offerId ? toRecord(row) : undefined;
   }
@@ -58,8 +62,8 @@ export class FakeIndicationsRepository implements Surface<IndicationsRepository>
     return row && row.partnerId === partnerId ? toRecord(row) : undefined;
   }
 
-  async changeAmount(tx: PrismaTx, partnerId: string, id: string, amount: number): Promise<IndicationRecord | undefined> {
-    this.db.requireOpen(tx);
+  async changeAmount(tx: Tx, partnerId: string, id: string, amount: number): Promise<IndicationRecord | undefined> {
+    this.transactions.assertOpen(tx);
     const row = this.db.indications.get(id);
     if (!row || row.partnerId !== partnerId || row.status !== 'received') return undefined;
     const after = { ...row, amount };
@@ -67,8 +71,8 @@ export class FakeIndicationsRepository implements Surface<IndicationsRepository>
     return toRecord(after);
   }
 
-  async cancel(tx: PrismaTx, partnerId: string, id: string, at: Date): Promise<boolean> {
-    this.db.requireOpen(tx);
+  async cancel(tx: Tx, partnerId: string, id: string, at: Date): Promise<boolean> {
+    this.transactions.assertOpen(tx);
     const row = this.db.indications.get(id);
     if (!row || row.partnerId !== partnerId || row.status !== 'received') return false;
     this.db.indications.set(id, { ...row, status: 'cancelled', cancelledAt: at });

@@ -1,8 +1,9 @@
 /* eslint-disable @typescript-eslint/require-await -- async like the methods it fakes: a failure is a rejection, not a throw */
-import type { PrismaTx } from '@app/platform';
+import type { Tx } from '@app/platform';
 import type { LifecycleRepository } from '../../../apps/offers-api/src/lifecycle/lifecycle.repository';
 import type { OfferRecord } from '../../../apps/offers-api/src/offers/offer.types';
 import { byDateThenId, type InMemoryOffersDb } from './in-memory-offers-db';
+import type { FakeTransactionRunner } from '../fake-transaction-runner';
 import type { Surface } from '../typed-fake';
 
 /** Offers whose opening or close is due at `at` and not applied (the repository's openOrCloseDue). */
@@ -11,18 +12,21 @@ const openOrCloseDue = (o: OfferRecord, at: Date): boolean =>
 
 /** LifecycleRepository over the in-memory tables: each transition is the same conditional update. */
 export class FakeLifecycleRepository implements Surface<LifecycleRepository> {
-  constructor(private readonly db: InMemoryOffersDb) {}
+  constructor(
+    private readonly db: InMemoryOffersDb,
+    private readonly transactions: FakeTransactionRunner,
+  ) {}
 
-  async find(tx: PrismaTx, offerId: string): Promise<OfferRecord | undefined> {
-    this.db.requireOpen(tx);
+  async find(tx: Tx, offerId: string): Promise<OfferRecord | undefined> {
+    this.transactions.assertOpen(tx);
     return this.db.offers.get(offerId);
   }
 
-  async markOpened(tx: PrismaTx, offerId: string, now: Date): Promise<boolean> {
+  async markOpened(tx: Tx, offerId: string, now: Date): Promise<boolean> {
     return this.update(tx, offerId, (o) => o.status === 'upcoming' && o.opensAt <= now, { status: 'live' });
   }
 
-  async markClosingSoon(tx: PrismaTx, offerId: string, now: Date, dueBefore: Date): Promise<boolean> {
+  async markClosingSoon(tx: Tx, offerId: string, now: Date, dueBefore: Date): Promise<boolean> {
     return this.update(
       tx,
       offerId,
@@ -31,12 +35,12 @@ export class FakeLifecycleRepository implements Surface<LifecycleRepository> {
     );
   }
 
-  async markClosed(tx: PrismaTx, offerId: string, now: Date): Promise<boolean> {
+  async markClosed(tx: Tx, offerId: string, now: Date): Promise<boolean> {
     return this.update(tx, offerId, (o) => o.status === 'live' && o.closesAt <= now, { status: 'closed' });
   }
 
-  async agreementPartners(tx: PrismaTx, offerId: string): Promise<string[]> {
-    this.db.requireOpen(tx);
+  async agreementPartners(tx: Tx, offerId: string): Promise<string[]> {
+    this.transactions.assertOpen(tx);
     return this.db.agreements
       .filter((a) => a.offerId === offerId)
       .map((a) => a.partnerId)
@@ -66,12 +70,12 @@ export class FakeLifecycleRepository implements Surface<LifecycleRepository> {
   }
 
   private async update(
-    tx: PrismaTx,
+    tx: Tx,
     offerId: string,
     where: (offer: OfferRecord) => boolean,
     data: Partial<OfferRecord>,
   ): Promise<boolean> {
-    this.db.requireOpen(tx);
+    this.transactions.assertOpen(tx);
     const offer = this.db.offers.get(offerId);
     if (!offer || !where(offer)) return false;
     this.db.updateOffer(offerId, data);

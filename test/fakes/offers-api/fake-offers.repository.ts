@@ -1,13 +1,17 @@
 /* eslint-disable @typescript-eslint/require-await -- async like the methods it fakes: a failure is a rejection, not a throw */
-import type { PrismaTx } from '@app/platform';
+import type { Tx } from '@app/platform';
 import type { OfferFields, OfferRecord } from '../../../apps/offers-api/src/offers/offer.types';
 import type { OfferListFilter, OffersRepository } from '../../../apps/offers-api/src/offers/offers.repository';
 import { byDateThenId, type InMemoryOffersDb, normalize } from './in-memory-offers-db';
+import type { FakeTransactionRunner } from '../fake-transaction-runner';
 import type { Surface } from '../typed-fake';
 
 /** OffersRepository over the in-memory tables. */
 export class FakeOffersRepository implements Surface<OffersRepository> {
-  constructor(private readonly db: InMemoryOffersDb) {}
+  constructor(
+    private readonly db: InMemoryOffersDb,
+    private readonly transactions: FakeTransactionRunner,
+  ) {}
 
   async listVisible(partnerId: string, filter: OfferListFilter): Promise<{ offers: OfferRecord[]; total: number }> {
     const matching = [...this.db.offers.values()]
@@ -26,8 +30,8 @@ export class FakeOffersRepository implements Surface<OffersRepository> {
     return this.db.offers.get(offerId);
   }
 
-  async adminCreate(tx: PrismaTx, id: string, fields: OfferFields): Promise<OfferRecord> {
-    this.db.requireOpen(tx);
+  async adminCreate(tx: Tx, id: string, fields: OfferFields): Promise<OfferRecord> {
+    this.transactions.assertOpen(tx);
     if (this.db.offers.has(id)) throw new Error(`duplicate offer id ${id}`);
     const offer = normalize({
       ...fields,
@@ -43,12 +47,12 @@ export class FakeOffersRepository implements Surface<OffersRepository> {
   }
 
   async adminUpdate(
-    tx: PrismaTx,
+    tx: Tx,
     offerId: string,
     fields: Partial<OfferFields>,
     resetClosingSoon: boolean,
   ): Promise<OfferRecord | undefined> {
-    this.db.requireOpen(tx);
+    this.transactions.assertOpen(tx);
     const offer = this.db.offers.get(offerId);
     if (!offer || offer.status === 'closed') return undefined;
     return this.db.updateOffer(offerId, { ...fields, ...(resetClosingSoon ? { closingSoonNotifiedAt: null } : {}) });
@@ -58,8 +62,8 @@ export class FakeOffersRepository implements Surface<OffersRepository> {
     return this.db.partners.has(partnerId);
   }
 
-  async adminAddToAgreement(tx: PrismaTx, partnerId: string, offerId: string): Promise<Date> {
-    this.db.requireOpen(tx);
+  async adminAddToAgreement(tx: Tx, partnerId: string, offerId: string): Promise<Date> {
+    this.transactions.assertOpen(tx);
     // The foreign keys of offer_agreements.
     if (!this.db.partners.has(partnerId) || !this.db.offers.has(offerId)) throw new Error('foreign key violation');
     this.db.agree(partnerId, offerId);

@@ -1,10 +1,10 @@
-import type { PrismaTx } from '@app/platform';
 import type { AllocationRecord } from '../../../apps/offers-api/src/allocations/allocation.types';
 import { decimalToTicks, ticksToDecimal } from '../../../apps/offers-api/src/common/money';
-import type { OfferEvent } from '../../../apps/offers-api/src/events/offer-events';
+import type { OfferEventData, OfferEventType } from '../../../apps/offers-api/src/events/offer-events';
 import type { IndicationRecord } from '../../../apps/offers-api/src/indications/indication.types';
 import type { OfferFields, OfferRecord } from '../../../apps/offers-api/src/offers/offer.types';
 import type { TermsRecord } from '../../../apps/offers-api/src/terms/terms.types';
+import type { Snapshottable } from '../fake-transaction-runner';
 
 export interface AgreementRow {
   readonly partnerId: string;
@@ -16,15 +16,19 @@ export interface IndicationRow extends IndicationRecord {
   readonly cancelledAt: Date | null;
 }
 
-type TxState = 'open' | 'committed' | 'rolled back';
+/** An outbox row as the fake OfferEvents writes it: one partner's event, its data as JSON. */
+export type OutboxEvent = {
+  [K in OfferEventType]: { readonly partnerId: string; readonly event: K; readonly data: OfferEventData<K> };
+}[OfferEventType];
 
 /**
  * The offers-api tables in memory, for unit specs: the fake repositories read and write
  * them with the conditions of the real SQL. Rows are replaced, never mutated, so a
- * transaction is rolled back by restoring copies of the tables it started from. One transaction
- * at a time (no isolation): unit specs call the services one after another.
+ * transaction is rolled back by restoring copies of the tables it started from: the
+ * FakeTransactionRunner snapshots it (one transaction at a time, no isolation: unit specs call
+ * the services one after another); the fake repositories check their handle with the runner.
  */
-export class InMemoryOffersDb {
+export class InMemoryOffersDb implements Snapshottable {
   readonly offers = new Map<string, OfferRecord>();
   readonly partners = new Set<string>();
   agreements: AgreementRow[] = [];
@@ -32,39 +36,10 @@ export class InMemoryOffersDb {
   allocations: AllocationRecord[] = [];
   terms: TermsRecord[] = [];
   /** The webhooks outbox: the events committed with the changes that caused them. */
-  outbox: OfferEvent[] = [];
-
-  private readonly transactions = new Map<PrismaTx, TxState>();
+  outbox: OutboxEvent[] = [];
 
   /** `now`: the time the database stamps defaults with (created_at). */
   constructor(readonly now: () => Date) {}
-
-  /** Runs `work` in a transaction: its writes are undone when it throws. */
-  async transaction<T>(work: (tx: PrismaTx) => Promise<T>): Promise<T> {
-    // Only an identity: fake repositories check it is open and never call Prisma on it.
-    const tx = {} as PrismaTx;
-    const restore = this.snapshot();
-    this.transactions.set(tx, 'open');
-    try {
-      const result = await work(tx);
-      this.transactions.set(tx, 'committed');
-      return result;
-    } catch (err) {
-      restore();
-      this.transactions.set(tx, 'rolled back');
-      throw err;
-    }
-  }
-
-  /** What a repository does with a transaction that is not open: fail, as Prisma does. */
-  requireOpen(tx: PrismaTx): void {
-    const state = this.transactions.get(tx);
-    if (state !== 'open') throw new Error(`not an open transaction of this database (${state ?? 'unknown'})`);
-  }
-
-  get transactionCount(): number {
-    return this.transactions.size;
-  }
 
   // --- fixtures -----------------------------------------------------------------------
 
@@ -144,7 +119,8 @@ export class InMemoryOffersDb {
     return after;
   }
 
-  private snapshot(): () => void {
+  /** Copies of the tables; the function restores them (a rollback). */
+  snapshot(): () => void {
     const offers = new Map(this.offers);
     const partners = new Set(this.partners);
     const indications = new Map(this.indications);

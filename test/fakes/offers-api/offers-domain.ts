@@ -1,5 +1,6 @@
 import type { PartnerPrincipal } from '../../../apps/offers-api/src/oauth/partner.principal';
 import { type QueueRegistry, registerErrorCodes, type TransactionRunner } from '@app/platform';
+import type { OfferEvents } from '../../../apps/offers-api/src/events/offer-events';
 import { Logger } from '@nestjs/common';
 import { type AllocationsRepository } from '../../../apps/offers-api/src/allocations/allocations.repository';
 import { AllocationsService } from '../../../apps/offers-api/src/allocations/allocations.service';
@@ -20,7 +21,7 @@ import { FakeOfferEvents } from './fake-offer-events';
 import { FakeOffersRepository } from './fake-offers.repository';
 import { FakeQueueRegistry } from './fake-queue-registry';
 import { FakeTermsRepository } from './fake-terms.repository';
-import { FakeTransactionRunner } from './fake-transaction-runner';
+import { FakeTransactionRunner } from '../fake-transaction-runner';
 import { InMemoryOffersDb } from './in-memory-offers-db';
 import { fake } from '../typed-fake';
 
@@ -49,15 +50,16 @@ export function offersDomain(start: number = T0) {
 
   const clock = new FakeClock(start);
   const db = new InMemoryOffersDb(() => clock.now());
+  // Snapshots the database: a rollback restores its tables, outbox included.
   const transactions = new FakeTransactionRunner(db);
   const queues = new FakeQueueRegistry();
-  const events = new FakeOfferEvents(db);
+  const events = fake<OfferEvents>(new FakeOfferEvents(db, transactions));
   const repositories = {
-    offers: new FakeOffersRepository(db),
-    terms: new FakeTermsRepository(db),
-    indications: new FakeIndicationsRepository(db),
-    allocations: new FakeAllocationsRepository(db),
-    lifecycle: new FakeLifecycleRepository(db),
+    offers: new FakeOffersRepository(db, transactions),
+    terms: new FakeTermsRepository(db, transactions),
+    indications: new FakeIndicationsRepository(db, transactions),
+    allocations: new FakeAllocationsRepository(db, transactions),
+    lifecycle: new FakeLifecycleRepository(db, transactions),
   };
   const runner = fake<TransactionRunner>(transactions);
   const queueRegistry = fake<QueueRegistry>(queues);

@@ -6,10 +6,10 @@ import type {
   CustomersRepository,
   NewCustomer,
 } from '../../../apps/payments-api/src/customers/customers.repository';
-import type { PrismaTx } from '@app/platform';
+import type { Tx } from '@app/platform';
 import type { FakeClock } from '../fake-clock';
 import type { Surface } from '../typed-fake';
-import type { FakeTransactionRunner } from './fake-transaction-runner';
+import type { FakeTransactionRunner } from '../fake-transaction-runner';
 import { keysetRows } from './keyset';
 
 const owns = (tenant: Tenant, row: CustomerRow): boolean => row.accountId === tenant.accountId && row.mode === tenant.mode;
@@ -42,7 +42,7 @@ export class FakeCustomersRepository implements Surface<CustomersRepository> {
     return structuredClone(row);
   }
 
-  create(tx: PrismaTx, tenant: Tenant, data: NewCustomer): Promise<CustomerRow> {
+  create(tx: Tx, tenant: Tenant, data: NewCustomer): Promise<CustomerRow> {
     if (this.rows.some((r) => r.id === data.id)) throw new Error(`duplicate customer id ${data.id}`);
     const row: CustomerRow = {
       id: data.id,
@@ -79,7 +79,7 @@ export class FakeCustomersRepository implements Surface<CustomersRepository> {
     return Promise.resolve(keysetRows(mine, page).map((r) => structuredClone(r)));
   }
 
-  update(tx: PrismaTx, tenant: Tenant, id: string, data: CustomerChanges): Promise<CustomerRow | null> {
+  update(tx: Tx, tenant: Tenant, id: string, data: CustomerChanges): Promise<CustomerRow | null> {
     this.transactions.assertOpen(tx);
     const row = this.active(tenant, id);
     if (!row) return Promise.resolve(null);
@@ -89,7 +89,7 @@ export class FakeCustomersRepository implements Surface<CustomersRepository> {
     return Promise.resolve(structuredClone(row));
   }
 
-  markDeleted(tx: PrismaTx, tenant: Tenant, id: string, at: Date): Promise<boolean> {
+  markDeleted(tx: Tx, tenant: Tenant, id: string, at: Date): Promise<boolean> {
     this.transactions.assertOpen(tx);
     const row = this.active(tenant, id);
     if (!row) return Promise.resolve(false);

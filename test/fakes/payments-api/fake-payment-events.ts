@@ -1,8 +1,8 @@
-import type { PrismaTx } from '@app/platform';
-import type { PaymentEvents, PaymentEventType } from '../../../apps/payments-api/src/common/events';
+import type { Closing } from '@app/platform';
+import type { PaymentEventData, PaymentEvents, PaymentEventType } from '../../../apps/payments-api/src/common/events';
 import type { Tenant } from '../../../apps/payments-api/src/common/tenant';
+import type { FakeTransactionRunner } from '../fake-transaction-runner';
 import type { Surface } from '../typed-fake';
-import type { FakeTransactionRunner } from './fake-transaction-runner';
 
 export interface EmittedEvent {
   readonly tenant: Tenant;
@@ -11,17 +11,17 @@ export interface EmittedEvent {
   readonly data: unknown;
 }
 
-/** The outbox: events are written inside the change's transaction and vanish with its rollback. */
+/** The outbox: events are written with the change's transaction (its Closing) and vanish with its rollback. */
 export class FakePaymentEvents implements Surface<PaymentEvents> {
   readonly emitted: EmittedEvent[] = [];
   private seq = 0;
 
   constructor(private readonly transactions: FakeTransactionRunner) {}
 
-  emit(tx: PrismaTx, tenant: Tenant, event: PaymentEventType, data: object): Promise<string> {
+  emit<K extends PaymentEventType>(closing: Closing, tenant: Tenant, event: K, data: PaymentEventData<K>): string {
     const entry: EmittedEvent = { tenant, event, data: JSON.parse(JSON.stringify(data)) as unknown };
-    this.transactions.write(tx, () => this.emitted.splice(this.emitted.indexOf(entry), 1));
+    this.transactions.write(closing, () => this.emitted.splice(this.emitted.indexOf(entry), 1));
     this.emitted.push(entry);
-    return Promise.resolve(`evt_fake_${++this.seq}`);
+    return `evt_fake_${++this.seq}`;
   }
 }

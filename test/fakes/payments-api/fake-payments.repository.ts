@@ -1,4 +1,4 @@
-import type { PrismaTx } from '@app/platform';
+import type { Tx } from '@app/platform';
 import type { Cursor, PageRequest } from '../../../apps/payments-api/src/common/list';
 import type { Tenant } from '../../../apps/payments-api/src/common/tenant';
 import type { Metadata } from '../../../apps/payments-api/src/common/metadata';
@@ -12,13 +12,13 @@ import type {
 } from '../../../apps/payments-api/src/payments/payments.repository';
 import type { FakeClock } from '../fake-clock';
 import type { Surface } from '../typed-fake';
-import type { FakeTransactionRunner } from './fake-transaction-runner';
+import type { FakeTransactionRunner } from '../fake-transaction-runner';
 import { keysetRows } from './keyset';
 
 const owns = (tenant: Tenant, row: PaymentRow): boolean => row.accountId === tenant.accountId && row.mode === tenant.mode;
 
 interface RowLock {
-  readonly tx: PrismaTx;
+  readonly tx: Tx;
   readonly released: Promise<void>;
 }
 
@@ -74,7 +74,7 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
     return row && structuredClone(row);
   }
 
-  create(tx: PrismaTx, tenant: Tenant, data: NewPayment): Promise<PaymentRow> {
+  create(tx: Tx, tenant: Tenant, data: NewPayment): Promise<PaymentRow> {
     if (this.rows.some((r) => r.id === data.id)) throw new Error(`duplicate payment id ${data.id}`);
     const row: PaymentRow = {
       ...data,
@@ -95,7 +95,7 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
     return Promise.resolve(row ? structuredClone(row) : null);
   }
 
-  async lockForRefund(tx: PrismaTx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
+  async lockForRefund(tx: Tx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
     this.transactions.assertOpen(tx);
     if (!this.rows.some((r) => r.id === id && owns(tenant, r))) return null;
     for (let held = this.locks.get(id); held && held.tx !== tx; held = this.locks.get(id)) await held.released;
@@ -113,12 +113,12 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
     return structuredClone(row);
   }
 
-  lock(tx: PrismaTx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
+  lock(tx: Tx, tenant: Tenant, id: string): Promise<PaymentRow | null> {
     return this.lockForRefund(tx, tenant, id);
   }
 
   /** The conditional transitions of PaymentsRepository (status requires_capture), as one in-memory write each. */
-  private transition(tx: PrismaTx, match: (row: PaymentRow) => boolean, change: Partial<PaymentRow>): Promise<PaymentRow | null> {
+  private transition(tx: Tx, match: (row: PaymentRow) => boolean, change: Partial<PaymentRow>): Promise<PaymentRow | null> {
     this.transactions.assertOpen(tx);
     const row = this.rows.find(match);
     if (!row) return Promise.resolve(null);
@@ -128,7 +128,7 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
     return Promise.resolve(structuredClone(row));
   }
 
-  markCaptured(tx: PrismaTx, tenant: Tenant, id: string, amount: number, at: Date): Promise<PaymentRow | null> {
+  markCaptured(tx: Tx, tenant: Tenant, id: string, amount: number, at: Date): Promise<PaymentRow | null> {
     return this.transition(tx, (r) => r.id === id && owns(tenant, r) && r.status === 'requires_capture', {
       status: 'succeeded',
       amountReceived: amount,
@@ -137,7 +137,7 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
     });
   }
 
-  markCanceled(tx: PrismaTx, tenant: Tenant, id: string, reason: string, at: Date): Promise<PaymentRow | null> {
+  markCanceled(tx: Tx, tenant: Tenant, id: string, reason: string, at: Date): Promise<PaymentRow | null> {
     return this.transition(tx, (r) => r.id === id && owns(tenant, r) && r.status === 'requires_capture', {
       status: 'canceled',
       amountCapturable: 0,
@@ -146,7 +146,7 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
     });
   }
 
-  expireAuthorization(tx: PrismaTx, id: string, now: Date): Promise<PaymentRow | null> {
+  expireAuthorization(tx: Tx, id: string, now: Date): Promise<PaymentRow | null> {
     return this.transition(
       tx,
       (r) => r.id === id && r.status === 'requires_capture' && r.captureBefore !== null && r.captureBefore <= now,
@@ -173,7 +173,7 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
   }
 
   update(
-    tx: PrismaTx,
+    tx: Tx,
     tenant: Tenant,
     id: string,
     data: { description?: string | null; metadata?: Metadata },
@@ -184,7 +184,7 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
     });
   }
 
-  addRefunded(tx: PrismaTx, tenant: Tenant, id: string, amount: number): Promise<PaymentRow> {
+  addRefunded(tx: Tx, tenant: Tenant, id: string, amount: number): Promise<PaymentRow> {
     const row = this.rows.find((r) => r.id === id && owns(tenant, r));
     if (!row) throw new Error(`no payment ${id} of this tenant (Prisma: record to update not found)`);
     if (this.locks.get(id)?.tx !== tx) throw new Error(`payment ${id} is not locked by this transaction (lockForRefund first)`);

@@ -1,11 +1,11 @@
-import type { PrismaTx } from '@app/platform';
+import type { Tx } from '@app/platform';
 import type { Cursor, PageRequest } from '../../../apps/payments-api/src/common/list';
 import type { Metadata } from '../../../apps/payments-api/src/common/metadata';
 import type { Tenant } from '../../../apps/payments-api/src/common/tenant';
 import type { RefundRow, RefundsRepository } from '../../../apps/payments-api/src/refunds/refunds.repository';
 import type { FakeClock } from '../fake-clock';
 import type { Surface } from '../typed-fake';
-import type { FakeTransactionRunner } from './fake-transaction-runner';
+import type { FakeTransactionRunner } from '../fake-transaction-runner';
 import { keysetRows } from './keyset';
 
 type NewRefund = Parameters<RefundsRepository['create']>[2];
@@ -21,7 +21,7 @@ export class FakeRefundsRepository implements Surface<RefundsRepository> {
     private readonly clock: FakeClock,
   ) {}
 
-  create(tx: PrismaTx, tenant: Tenant, data: NewRefund): Promise<RefundRow> {
+  create(tx: Tx, tenant: Tenant, data: NewRefund): Promise<RefundRow> {
     if (this.rows.some((r) => r.id === data.id)) throw new Error(`duplicate refund id ${data.id}`);
     const row: RefundRow = {
       ...data,
@@ -36,12 +36,12 @@ export class FakeRefundsRepository implements Surface<RefundsRepository> {
   }
 
   /** No row lock here: the unit specs do not update refunds concurrently (the e2e specs do, on PostgreSQL). */
-  lock(tx: PrismaTx, tenant: Tenant, id: string): Promise<RefundRow | null> {
+  lock(tx: Tx, tenant: Tenant, id: string): Promise<RefundRow | null> {
     this.transactions.assertOpen(tx);
     return this.find(tenant, id);
   }
 
-  updateMetadata(tx: PrismaTx, tenant: Tenant, id: string, metadata: Metadata): Promise<RefundRow> {
+  updateMetadata(tx: Tx, tenant: Tenant, id: string, metadata: Metadata): Promise<RefundRow> {
     const row = this.rows.find((r) => r.id === id && owns(tenant, r));
     if (!row) throw new Error(`no refund ${id} of this tenant (Prisma: record to update not found)`);
     const before = row.metadata;

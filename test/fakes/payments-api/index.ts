@@ -3,7 +3,7 @@ import { FakeCustomersRepository } from './fake-customers.repository';
 import { FakePaymentEvents } from './fake-payment-events';
 import { FakePaymentsRepository } from './fake-payments.repository';
 import { FakeRefundsRepository } from './fake-refunds.repository';
-import { FakeTransactionRunner } from './fake-transaction-runner';
+import { FakeTransactionRunner } from '../fake-transaction-runner';
 
 export { fake, type Surface } from '../typed-fake';
 export { FakeClock } from '../fake-clock';
@@ -12,7 +12,8 @@ export { FakePaymentEvents, type EmittedEvent } from './fake-payment-events';
 export { FakePaymentsRepository } from './fake-payments.repository';
 export { FakeLiveProcessor, RecordingTestModeProcessor } from './fake-processors';
 export { FakeRefundsRepository } from './fake-refunds.repository';
-export { type CommittedTransaction, FakeTransactionRunner } from './fake-transaction-runner';
+export { type FakeRun, FakeTransactionRunner } from '../fake-transaction-runner';
+export { fakeIdempotency } from '../fake-idempotency';
 
 /** One in-memory payments-api store: the repositories share the runner (transactions) and the clock. */
 export interface PaymentsFakes {

@@ -1,4 +1,4 @@
-import type { PrismaTx } from '@app/platform';
+import type { Db, Tx } from '@app/platform';
 import type { Metadata } from '../../../apps/vector-api/src/engine/filter';
 import type { IndexKind, Metric } from '../../../apps/vector-api/src/engine/types';
 import type {
@@ -11,8 +11,8 @@ import type {
   TableHead,
   TablesRepository,
 } from '../../../apps/vector-api/src/tables/tables.repository';
-import type { Surface } from '../typed-fake';
-import type { Snapshottable } from './fake-transaction-runner';
+import { opaque, type Surface } from '../typed-fake';
+import type { Snapshottable } from '../fake-transaction-runner';
 
 interface TableRecord {
   readonly id: string;
@@ -56,7 +56,7 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
   private state: State = { tables: new Map(), rows: new Map(), changes: new Map(), floats: new Map() };
   private ids = 0;
   /** Checks that a write carries the open transaction; wired to the fake runner in tests. */
-  assertOpen: (tx: PrismaTx) => void = () => {
+  assertOpen: (tx: Tx) => void = () => {
     throw new Error('FakeTablesRepository: no transaction runner attached');
   };
 
@@ -97,7 +97,7 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return { id: r.id, label: r.label, embedding: Float32Array.from(r.embedding), metadata: r.metadata };
   }
 
-  createTable(tx: PrismaTx, spec: NewTable): Promise<TableHead | null> {
+  createTable(tx: Tx, spec: NewTable): Promise<TableHead | null> {
     this.assertOpen(tx);
     if (this.byName(spec.name, spec.projectId)) return Promise.resolve(null);
     const table: TableRecord = {
@@ -112,17 +112,17 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve(FakeTablesRepository.head(table));
   }
 
-  lockProject(tx: PrismaTx, projectId: string): Promise<boolean> {
+  lockProject(tx: Tx, projectId: string): Promise<boolean> {
     this.assertOpen(tx);
     return Promise.resolve(projectId.length > 0);
   }
 
-  countTables(tx: PrismaTx, projectId: string): Promise<number> {
+  countTables(tx: Tx, projectId: string): Promise<number> {
     this.assertOpen(tx);
     return Promise.resolve([...this.state.tables.values()].filter((t) => t.projectId === projectId).length);
   }
 
-  reserveFloats(tx: PrismaTx, projectId: string, floats: number, max: number): Promise<{ ok: boolean; stored: number }> {
+  reserveFloats(tx: Tx, projectId: string, floats: number, max: number): Promise<{ ok: boolean; stored: number }> {
     this.assertOpen(tx);
     const stored = this.state.floats.get(projectId) ?? 0;
     if (stored + floats > max) return Promise.resolve({ ok: false, stored });
@@ -130,7 +130,7 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve({ ok: true, stored });
   }
 
-  releaseFloats(tx: PrismaTx, projectId: string, floats: number): Promise<void> {
+  releaseFloats(tx: Tx, projectId: string, floats: number): Promise<void> {
     this.assertOpen(tx);
     this.state.floats.set(projectId, Math.max(0, (this.state.floats.get(projectId) ?? 0) - floats));
     return Promise.resolve();
@@ -162,7 +162,7 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve(this.state.tables.get(tableId)?.seq ?? null);
   }
 
-  deleteTable(tx: PrismaTx, projectId: string, name: string): Promise<string | null> {
+  deleteTable(tx: Tx, projectId: string, name: string): Promise<string | null> {
     this.assertOpen(tx);
     return Promise.resolve(this.remove(name, projectId));
   }
@@ -193,17 +193,20 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve(rows.slice(0, limit).map((r) => FakeTablesRepository.stored(r)));
   }
 
-  rowsByLabels(tableId: string, labels: readonly number[]): Promise<StoredRow[]> {
+  /** The fake's pool handle: reads take it or an open transaction. */
+  readonly pool = opaque<Db>('fake pool');
+
+  rowsByLabels(_db: Db, tableId: string, labels: readonly number[]): Promise<StoredRow[]> {
     const wanted = new Set(labels);
     const rows = [...this.rowsOf(tableId).values()].filter((r) => wanted.has(r.label)).sort((a, b) => a.label - b.label);
     return Promise.resolve(rows.map((r) => FakeTablesRepository.stored(r)));
   }
 
-  changesSince(tableId: string, seq: bigint, limit = 1000): Promise<Change[]> {
+  changesSince(_db: Db, tableId: string, seq: bigint, limit: number): Promise<Change[]> {
     return Promise.resolve((this.state.changes.get(tableId) ?? []).filter((c) => c.seq > seq).slice(0, limit));
   }
 
-  async nextChange(tx: PrismaTx, tableId: string, newLabels: number): Promise<NextChange | null> {
+  async nextChange(tx: Tx, tableId: string, newLabels: number): Promise<NextChange | null> {
     this.assertOpen(tx);
     const t = this.state.tables.get(tableId);
     if (!t) return null;
@@ -211,7 +214,7 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return { seq: t.seq, labels: await this.takeLabels(tx, tableId, newLabels) };
   }
 
-  takeLabels(tx: PrismaTx, tableId: string, newLabels: number): Promise<number[]> {
+  takeLabels(tx: Tx, tableId: string, newLabels: number): Promise<number[]> {
     this.assertOpen(tx);
     const t = this.state.tables.get(tableId);
     if (!t) throw new Error(`foreign key: no table ${tableId}`);
@@ -226,7 +229,7 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve(ids.flatMap((id) => rows.get(id) ?? []).map((r) => FakeTablesRepository.stored(r)));
   }
 
-  rowsForUpdate(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<StoredRow[]> {
+  rowsForUpdate(tx: Tx, tableId: string, ids: readonly string[]): Promise<StoredRow[]> {
     this.assertOpen(tx);
     return this.rowsByIds(tableId, ids);
   }
@@ -238,7 +241,7 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve(ids.slice(0, limit));
   }
 
-  deleteRowsByLabels(tx: PrismaTx, tableId: string, labels: readonly number[]): Promise<RowLabel[]> {
+  deleteRowsByLabels(tx: Tx, tableId: string, labels: readonly number[]): Promise<RowLabel[]> {
     this.assertOpen(tx);
     const wanted = new Set(labels);
     const rows = this.rowsOf(tableId);
@@ -247,26 +250,26 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve(deleted);
   }
 
-  freeLabels(tx: PrismaTx, tableId: string, labels: readonly number[]): Promise<void> {
+  freeLabels(tx: Tx, tableId: string, labels: readonly number[]): Promise<void> {
     this.assertOpen(tx);
     const t = this.state.tables.get(tableId);
     if (t) for (const l of labels) if (!t.free.includes(l)) t.free.push(l);
     return Promise.resolve();
   }
 
-  existingIds(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<string[]> {
+  existingIds(tx: Tx, tableId: string, ids: readonly string[]): Promise<string[]> {
     this.assertOpen(tx);
     const rows = this.rowsOf(tableId);
     return Promise.resolve(ids.filter((id) => rows.has(id)));
   }
 
-  rowLabels(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<RowLabel[]> {
+  rowLabels(tx: Tx, tableId: string, ids: readonly string[]): Promise<RowLabel[]> {
     this.assertOpen(tx);
     const rows = this.rowsOf(tableId);
     return Promise.resolve(ids.flatMap((id) => rows.get(id) ?? []).map((r) => ({ id: r.id, label: r.label })));
   }
 
-  createRows(tx: PrismaTx, tableId: string, rows: readonly NewRow[], labels: readonly number[]): Promise<void> {
+  createRows(tx: Tx, tableId: string, rows: readonly NewRow[], labels: readonly number[]): Promise<void> {
     this.assertOpen(tx);
     if (!this.state.tables.has(tableId)) throw new Error(`foreign key: no table ${tableId}`);
     const stored = this.rowsOf(tableId);
@@ -279,14 +282,14 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve();
   }
 
-  deleteRows(tx: PrismaTx, tableId: string, ids: readonly string[]): Promise<void> {
+  deleteRows(tx: Tx, tableId: string, ids: readonly string[]): Promise<void> {
     this.assertOpen(tx);
     const rows = this.rowsOf(tableId);
     for (const id of ids) rows.delete(id);
     return Promise.resolve();
   }
 
-  recordChange(tx: PrismaTx, tableId: string, seq: bigint, op: Change['op'], labels: readonly number[]): Promise<void> {
+  recordChange(tx: Tx, tableId: string, seq: bigint, op: Change['op'], labels: readonly number[]): Promise<void> {
     this.assertOpen(tx);
     const log = this.state.changes.get(tableId) ?? [];
     if (log.some((c) => c.seq === seq)) throw new Error(`unique violation: change ${seq} exists`);

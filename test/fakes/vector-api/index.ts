@@ -6,11 +6,11 @@ import { TablesService } from '../../../apps/vector-api/src/tables/tables.servic
 import { fake } from '../typed-fake';
 import { FakeLiveTables } from './fake-live-tables';
 import { FakeTablesRepository } from './fake-tables-repository';
-import { FakeTransactionRunner } from './fake-transaction-runner';
+import { FakeTransactionRunner } from '../fake-transaction-runner';
 
 export { type AppliedChange, FakeLiveTables } from './fake-live-tables';
 export { FakeTablesRepository } from './fake-tables-repository';
-export { FakeTransactionRunner } from './fake-transaction-runner';
+export { FakeTransactionRunner } from '../fake-transaction-runner';
 
 export interface TablesServiceWithFakes {
   readonly service: TablesService;

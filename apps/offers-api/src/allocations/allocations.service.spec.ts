@@ -93,7 +93,7 @@ describe('AllocationsService', () => {
         indication_id: 'ind_b1',
         allocation_id: b1?.id,
       });
-      expect(transactions.runs).toEqual([{ timeoutMs: 60_000 }]);
+      expect(transactions.runs.map((r) => r.options)).toEqual([{ timeoutMs: 60_000 }]);
     });
 
     it('fills everyone when demand fits: allocation.confirmed, nothing refunded but the remainder of a share', async () => {

@@ -48,7 +48,7 @@ describe('CustomersService', () => {
       });
       expect(fakes.customers.rows).toEqual([expect.objectContaining({ id: customer.id, accountId: 'acct_shop', mode: 'live' })]);
       // Under an Idempotency-Key the runner stores the transaction's result: it must be the response.
-      expect(fakes.transactions.committed).toEqual([{ result: customer, storedResponse: undefined }]);
+      expect(fakes.transactions.committed).toMatchObject([{ result: customer, storedResponse: undefined }]);
     });
 
     it('defaults metadata to an empty object', async () => {
@@ -77,7 +77,7 @@ describe('CustomersService', () => {
 
       expect(updated).toMatchObject({ email: 'new@example.com', name: 'Jenny', description: 'VIP' });
       expect(fakes.customers.rows[0]).toMatchObject({ email: 'new@example.com', name: 'Jenny' });
-      expect(fakes.transactions.committed).toEqual([{ result: updated, storedResponse: undefined }]);
+      expect(fakes.transactions.committed).toMatchObject([{ result: updated, storedResponse: undefined }]);
     });
 
     it('merges metadata: new keys added, "" removes a key, null removes every key', async () => {

@@ -12,6 +12,7 @@ import {
   FakeLiveProcessor,
   paymentsFakes,
   type PaymentsFakes,
+  fakeIdempotency,
   RecordingTestModeProcessor,
 } from '../../../../test/fakes/payments-api';
 import { rejection } from '../../../../test/fakes/rejection';
@@ -116,7 +117,7 @@ describe('PaymentsService', () => {
       });
       expect(fakes.payments.get(payment.id)).toMatchObject({ accountId: 'acct_shop', mode: 'test', status: 'succeeded' });
       expect(fakes.events.emitted).toEqual([{ tenant: shop, event: 'payment.succeeded', data: payment }]);
-      expect(fakes.transactions.committed).toEqual([{ result: payment, storedResponse: undefined }]);
+      expect(fakes.transactions.committed).toMatchObject([{ kind: 'runSql', result: payment, storedResponse: undefined }]);
       expect(testProcessor.charges).toEqual([
         { amount: 2000, currency: 'gbp', paymentMethod: 'pm_card_visa', mode: 'test', captureMethod: 'automatic' },
       ]);
@@ -130,7 +131,7 @@ describe('PaymentsService', () => {
     ] as const)(
       '%s: stores the payment as failed, emits payment.failed and answers 402 card_error',
       async (method, code, declineCode, message) => {
-        const error = await rejection(service().create(shop, charge({ payment_method: method })));
+        const error = await rejection(service().create(shop, charge({ payment_method: method }), fakeIdempotency()));
 
         const [stored] = fakes.payments.rows;
         expect(fakes.payments.rows).toHaveLength(1);

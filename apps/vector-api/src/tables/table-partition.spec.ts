@@ -60,7 +60,7 @@ describe('TablesService with VECTOR_PARTITION=1/2', () => {
         });
       }
     }
-    expect(f.transactions.commits).toHaveLength(1); // the create only
+    expect(f.transactions.committed).toHaveLength(1); // the create only
   });
 
   it('serves its own tables; a missing one of its own is 404', async () => {

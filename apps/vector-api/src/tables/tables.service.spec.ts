@@ -47,7 +47,7 @@ describe('TablesService', () => {
       });
       expect(f.repo.table('docs')).toMatchObject({ dimension: 3, indexKind: 'flat', seq: 0n });
       expect(f.live.holds('docs')).toBe(true);
-      expect(f.transactions.commits).toHaveLength(1);
+      expect(f.transactions.committed).toHaveLength(1);
     });
 
     it.each([
@@ -113,8 +113,8 @@ describe('TablesService', () => {
       await f.service.insert(P, 'docs', rows({ id: 'a', embedding: [1, 2, 3] }));
       await f.service.deleteVectors(P, 'docs', { ids: ['a'] });
       await f.service.drop(P, 'docs');
-      expect(f.transactions.options).toHaveLength(4);
-      for (const options of f.transactions.options) expect(options).toMatchObject({ timeoutMs: 60_000, maxWaitMs: 10_000 });
+      expect(f.transactions.runs).toHaveLength(4);
+      for (const { options } of f.transactions.runs) expect(options).toMatchObject({ timeoutMs: 60_000, maxWaitMs: 10_000 });
     });
   });
 
@@ -169,7 +169,7 @@ describe('TablesService', () => {
       expect(err).toMatchObject({ code: 'dimension_mismatch', param, details: { ids }, status: 400 });
       expect(err.message).toContain('dimension 3');
       expect(f.repo.rowIds('docs')).toEqual([]);
-      expect(f.transactions.commits).toHaveLength(1); // the create only: validation needs no transaction
+      expect(f.transactions.committed).toHaveLength(1); // the create only: validation needs no transaction
     });
 
     it.each<[string, unknown]>([
@@ -243,7 +243,7 @@ describe('TablesService', () => {
       expect(f.repo.rowIds('docs')).toEqual(['a', 'c']);
       expect(f.repo.table('docs')?.seq).toBe(before.seq);
       expect(f.repo.changeLog('docs')).toEqual(before.log);
-      expect(f.transactions.rollbacks).toHaveLength(1);
+      expect(f.transactions.rolledBack).toHaveLength(1);
       expect(f.live.applied).toHaveLength(before.applied);
       expect((await f.service.get(P, 'docs')).rows).toBe(2);
 
@@ -402,7 +402,7 @@ describe('TablesService', () => {
       expect(res).toEqual({ deleted: 0, not_found: ['x', 'y'] });
       expect(f.repo.table('docs')?.seq).toBe(1n);
       expect(f.repo.changeLog('docs')).toHaveLength(1);
-      expect(f.transactions.rollbacks).toHaveLength(1);
+      expect(f.transactions.rolledBack).toHaveLength(1);
       expect(f.live.applied).toHaveLength(1);
 
       await f.service.deleteVectors(P, 'docs', { ids: ['a'] });

@@ -45,8 +45,11 @@ import { VectorError } from '../errors';
 import { checkAnswerSize, EMBEDDING_VALUE_BYTES, estimateAnswer } from './answer-size';
 import { withAnswerSize } from './sliced-json';
 
-/** Whose tables a call reaches: the caller's project (a token's, or a console session's). */
-export interface ProjectScope {
+/**
+ * vector-api's tenant: the project whose tables a call reaches (a token's, or a console
+ * session's). Every tenant-scoped service method takes it first.
+ */
+export interface Tenant {
   readonly projectId: string;
 }
 
@@ -136,9 +139,9 @@ export class TablesService {
   }
 
   /** The caller's table; another project's table is 404 like a missing one. */
-  private async table(scope: ProjectScope, name: string): Promise<LiveTable> {
+  private async table(tenant: Tenant, name: string): Promise<LiveTable> {
     this.partition.check(name);
-    const t = await this.live.resolve(scope.projectId, name);
+    const t = await this.live.resolve(tenant.projectId, name);
     if (!t) throw new NotFoundError('table', name, 'table');
     return t;
   }
@@ -153,11 +156,11 @@ export class TablesService {
    * A new table, if the project has fewer than VECTOR_MAX_TABLES_PER_PROJECT: the project's
    * row is locked before counting, so concurrent creates at the limit cannot overshoot it.
    */
-  async create(scope: ProjectScope, dto: CreateTableDto): Promise<TableDto> {
+  async create(tenant: Tenant, dto: CreateTableDto): Promise<TableDto> {
     const max = this.config.VECTOR_MAX_TABLES_PER_PROJECT;
     const head = await this.transactions.run(async (tx) => {
-      await this.repo.lockProject(tx, scope.projectId);
-      if ((await this.repo.countTables(tx, scope.projectId)) >= max) {
+      await this.repo.lockProject(tx, tenant.projectId);
+      if ((await this.repo.countTables(tx, tenant.projectId)) >= max) {
         throw new VectorError(
           'table_limit_reached',
           `A project has at most ${max} tables (VECTOR_MAX_TABLES_PER_PROJECT); delete one (DELETE /v1/tables/{table}) before creating another.`,
@@ -165,7 +168,7 @@ export class TablesService {
         );
       }
       return this.repo.createTable(tx, {
-        projectId: scope.projectId,
+        projectId: tenant.projectId,
         name: dto.name,
         dimension: dto.dimension,
         indexKind: dto.index ?? 'flat',
@@ -177,8 +180,8 @@ export class TablesService {
   }
 
   /** A page of the project's tables by name (`starting_after`: the last name of the previous page). */
-  async list(scope: ProjectScope, query: ListTablesQueryDto): Promise<TableListDto> {
-    const page = await this.partition.list(scope.projectId, { limit: query.limit ?? 100, after: query.starting_after });
+  async list(tenant: Tenant, query: ListTablesQueryDto): Promise<TableListDto> {
+    const page = await this.partition.list(tenant.projectId, { limit: query.limit ?? 100, after: query.starting_after });
     return { object: 'list', ...page };
   }
 
@@ -186,24 +189,24 @@ export class TablesService {
    * The table with its rows and index status; while the load after start has not reached it,
    * as PostgreSQL has it (`loading`, rows counted there): a description never waits for a load.
    */
-  async get(scope: ProjectScope, name: string): Promise<TableDto> {
-    const head = await this.waitingHead(scope, name);
+  async get(tenant: Tenant, name: string): Promise<TableDto> {
+    const head = await this.waitingHead(tenant, name);
     if (head) return toLoadingTableDto(head, (await this.repo.rowCounts([head.id])).get(head.id) ?? 0);
-    return toTableDto(await this.table(scope, name));
+    return toTableDto(await this.table(tenant, name));
   }
 
   /** The table's head from PostgreSQL when it waits for its load after start (decision 189); else undefined. */
-  private async waitingHead(scope: ProjectScope, name: string): Promise<TableHead | undefined> {
+  private async waitingHead(tenant: Tenant, name: string): Promise<TableHead | undefined> {
     this.partition.check(name);
-    if (!this.live.waiting(scope.projectId, name)) return undefined;
-    const head = await this.repo.findTable(scope.projectId, name);
+    if (!this.live.waiting(tenant.projectId, name)) return undefined;
+    const head = await this.repo.findTable(tenant.projectId, name);
     if (!head) throw new NotFoundError('table', name, 'table');
     return head;
   }
 
   /** The table's query latency per minute over the last hour, as this instance measured it. */
-  async stats(scope: ProjectScope, name: string): Promise<TableStatsDto> {
-    const t = (await this.waitingHead(scope, name)) ?? (await this.table(scope, name));
+  async stats(tenant: Tenant, name: string): Promise<TableStatsDto> {
+    const t = (await this.waitingHead(tenant, name)) ?? (await this.table(tenant, name));
     const ms = (v: number): number => Math.round(v * 1000) / 1000;
     return {
       name: t.name,
@@ -219,11 +222,11 @@ export class TablesService {
     };
   }
 
-  async drop(scope: ProjectScope, name: string): Promise<TableDeletedDto> {
-    const deleted = await this.transactions.run((tx) => this.repo.deleteTable(tx, scope.projectId, name), WRITE_TX);
+  async drop(tenant: Tenant, name: string): Promise<TableDeletedDto> {
+    const deleted = await this.transactions.run((tx) => this.repo.deleteTable(tx, tenant.projectId, name), WRITE_TX);
     if (deleted === null) throw new NotFoundError('table', name, 'table');
     this.latency.forget(deleted);
-    this.live.dropped(scope.projectId, name);
+    this.live.dropped(tenant.projectId, name);
     return { name, deleted: true };
   }
 
@@ -231,8 +234,8 @@ export class TablesService {
    * All or nothing, acknowledged after commit. Taking the change seq first locks the table's
    * row, so concurrent writers of one table serialise and see each other's ids.
    */
-  async insert(scope: ProjectScope, name: string, dto: InsertVectorsDto): Promise<InsertedDto> {
-    const t = await this.table(scope, name);
+  async insert(tenant: Tenant, name: string, dto: InsertVectorsDto): Promise<InsertedDto> {
+    const t = await this.table(tenant, name);
     const rows = checkRows(t, dto, this.metadataLimits);
     const change = await this.transactions.run(async (tx) => {
       const change = await this.repo.nextChange(tx, t.id, rows.length);
@@ -263,8 +266,8 @@ export class TablesService {
    * and get the new embedding and metadata (the change log's "insert" of a label that is
    * alive replaces it everywhere, replicas and snapshots alike); new ids get labels.
    */
-  async upsert(scope: ProjectScope, name: string, dto: InsertVectorsDto): Promise<UpsertedDto> {
-    const t = await this.table(scope, name);
+  async upsert(tenant: Tenant, name: string, dto: InsertVectorsDto): Promise<UpsertedDto> {
+    const t = await this.table(tenant, name);
     const rows = checkRows(t, dto, this.metadataLimits);
     const written = await this.transactions.run(async (tx) => {
       const change = await this.repo.nextChange(tx, t.id, 0);
@@ -291,8 +294,8 @@ export class TablesService {
   }
 
   /** Rows by id as committed (PostgreSQL is the source of truth), in the order asked. */
-  async fetch(scope: ProjectScope, name: string, dto: FetchVectorsDto): Promise<FetchedDto> {
-    const t = await this.table(scope, name);
+  async fetch(tenant: Tenant, name: string, dto: FetchVectorsDto): Promise<FetchedDto> {
+    const t = await this.table(tenant, name);
     const ids = [...new Set(dto.ids)];
     const found = new Map((await this.repo.rowsByIds(t.id, ids)).map((r) => [r.id, r]));
     let bytes = 0;
@@ -308,8 +311,8 @@ export class TablesService {
   }
 
   /** Merges metadata and/or replaces the embedding of one row, keeping its label (one change). */
-  async update(scope: ProjectScope, name: string, id: string, dto: UpdateVectorDto): Promise<UpdatedVectorDto> {
-    const t = await this.table(scope, name);
+  async update(tenant: Tenant, name: string, id: string, dto: UpdateVectorDto): Promise<UpdatedVectorDto> {
+    const t = await this.table(tenant, name);
     if (dto.metadata == null && dto.embedding == null) {
       throw new VectorError('parameter_missing', 'Missing required parameter: send metadata, embedding or both.', {
         param: 'metadata',
@@ -334,8 +337,8 @@ export class TablesService {
   }
 
   /** A page of ids in byte order; the cursor is the page's last id, so pages never repeat or skip one. */
-  async listIds(scope: ProjectScope, name: string, query: ListIdsQueryDto): Promise<IdsPageDto> {
-    const t = await this.table(scope, name);
+  async listIds(tenant: Tenant, name: string, query: ListIdsQueryDto): Promise<IdsPageDto> {
+    const t = await this.table(tenant, name);
     const limit = query.limit ?? 100;
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const ids = await this.repo.idsPage(t.id, after, query.prefix, limit + 1);
@@ -345,8 +348,8 @@ export class TablesService {
   }
 
   /** Exact: counted in memory after applying every change committed so far (by any instance). */
-  async count(scope: ProjectScope, name: string, dto: CountVectorsDto): Promise<CountedDto> {
-    const t = await this.table(scope, name);
+  async count(tenant: Tenant, name: string, dto: CountVectorsDto): Promise<CountedDto> {
+    const t = await this.table(tenant, name);
     const filter = dto.filter == null ? undefined : toFilter(dto.filter);
     const current = await this.live.catchUpNow(t);
     if (!current) throw this.gone(t);
@@ -354,8 +357,8 @@ export class TablesService {
   }
 
   /** One query: `vector`, `n`, optional `filter`. */
-  async query(scope: ProjectScope, name: string, dto: QueryDto): Promise<QueryResponseDto> {
-    const t = await this.table(scope, name);
+  async query(tenant: Tenant, name: string, dto: QueryDto): Promise<QueryResponseDto> {
+    const t = await this.table(tenant, name);
     if (dto.vector == null) {
       throw new VectorError('parameter_missing', 'Missing required parameter: vector (or queries, for a batch).', {
         param: 'vector',
@@ -369,8 +372,8 @@ export class TablesService {
   }
 
   /** A batch (`queries`): every query is checked before any runs, so it answers in full or not at all. */
-  async queryBatch(scope: ProjectScope, name: string, dto: QueryDto): Promise<BatchQueryResponseDto> {
-    const t = await this.table(scope, name);
+  async queryBatch(tenant: Tenant, name: string, dto: QueryDto): Promise<BatchQueryResponseDto> {
+    const t = await this.table(tenant, name);
     const mixed = dto.vector != null ? 'vector' : dto.n != null ? 'n' : dto.filter != null ? 'filter' : undefined;
     if (mixed !== undefined) {
       throw new VectorError('parameter_invalid', `Send either queries (a batch) or ${mixed} (one query), not both.`, {
@@ -451,8 +454,8 @@ export class TablesService {
   }
 
   /** By ids (unknown ones reported, not an error) or by filter (every matching row); one change either way. */
-  async deleteVectors(scope: ProjectScope, name: string, dto: DeleteVectorsDto): Promise<DeletedDto> {
-    const t = await this.table(scope, name);
+  async deleteVectors(tenant: Tenant, name: string, dto: DeleteVectorsDto): Promise<DeletedDto> {
+    const t = await this.table(tenant, name);
     if ((dto.ids == null) === (dto.filter == null)) {
       const both = dto.ids != null;
       throw new VectorError(

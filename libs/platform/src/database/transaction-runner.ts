@@ -41,13 +41,10 @@ export class Closing {
 
   /** Sends the queued writes, then `last`, as one statement on `tx`. */
   async flush(tx: Queryable, last?: Prisma.Sql): Promise<void> {
-    const statements = last === undefined ? this.writes : [...this.writes, last];
-    this.writes.length = 0;
+    const statements = last === undefined ? this.writes.splice(0) : [...this.writes.splice(0), last];
     if (statements.length === 0) return;
-    if (statements.length === 1) {
-      await tx.$queryRaw(statements[0]);
-      return;
-    }
+    // Always as CTEs, even one: the statement's RETURNING list (pg_notify's void) is read
+    // by the outer count, never handed to the client, which cannot decode a void column.
     const ctes = statements.map((statement, i) => Prisma.sql`${Prisma.raw(`w${i}`)} AS (${statement})`);
     const reads = statements.map((_, i) => Prisma.raw(`(SELECT count(*) FROM w${i})`));
     await tx.$queryRaw`WITH ${Prisma.join(ctes, ', ')} SELECT (${Prisma.join(reads, ' + ')})::int AS n`;
