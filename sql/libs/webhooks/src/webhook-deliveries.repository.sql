@@ -4,54 +4,55 @@
 
 -- WebhookDeliveriesRepository.deliveryWorks
 SELECT d."id", d."status"::text AS "status", d."round_attempts",
-       e."id" AS "endpoint_id", e."owner_type", e."owner_id", e."url", e."events", e."description",
-       e."rate_limit_per_second", e."secret", e."previous_secret", e."previous_secret_expires_at",
-       e."disabled_at", e."disabled_reason", e."failing_since", e."created_at" AS "endpoint_created_at",
-       v."id" AS "event_id", v."event", v."data", v."created_at" AS "event_created_at", v."test"
-FROM "webhook_deliveries" d
-JOIN "webhook_endpoints" e ON e."id" = d."endpoint_id"
-JOIN "webhook_events" v ON v."id" = d."event_id"
-WHERE d."id" = ANY($1::text[])
+        e."id" AS "endpoint_id", e."owner_type", e."owner_id", e."url", e."events", e."description",
+        e."rate_limit_per_second", e."secret", e."previous_secret", e."previous_secret_expires_at",
+        e."disabled_at", e."disabled_reason", e."failing_since", e."created_at" AS "endpoint_created_at",
+        v."id" AS "event_id", v."event", v."data", v."created_at" AS "event_created_at", v."test"
+ FROM "webhook_deliveries" d
+ JOIN "webhook_endpoints" e ON e."id" = d."endpoint_id"
+ JOIN "webhook_events" v ON v."id" = d."event_id"
+ WHERE d."id" = ANY($1::text[])
 
 -- WebhookDeliveriesRepository.recordAttempts
 WITH input AS (
-  SELECT * FROM json_to_recordset($1::json) AS t(
-    delivery_id text, endpoint_id text, status_code int, duration_ms int, error text, response_excerpt text,
-    at timestamptz, status text, next_attempt_at timestamptz)
-), attempt AS (
-  INSERT INTO "webhook_attempts" ("id", "delivery_id", "endpoint_id", "status_code", "duration_ms", "error", "response_excerpt", "created_at")
-  SELECT gen_random_uuid(), i.delivery_id, i.endpoint_id, i.status_code, i.duration_ms, i.error, i.response_excerpt, i.at FROM input i
-), delivery AS (
-  UPDATE "webhook_deliveries" d
-  SET "status" = i.status::"webhook_delivery_status",
-      "attempt_count" = d."attempt_count" + 1,
-      "round_attempts" = d."round_attempts" + 1,
-      "last_attempt_at" = i.at,
-      "next_attempt_at" = i.next_attempt_at,
-      "updated_at" = now()
-  FROM input i
-  -- the ANY lets the planner reach the rows by primary key (it cannot see inside the JSON)
-  WHERE d."id" = ANY($3::text[]) AND d."id" = i.delivery_id AND d."status" = 'pending'
-), health AS (
-  SELECT * FROM json_to_recordset($2::json) AS h(endpoint_id text, mode text, since timestamptz, disabled_at timestamptz, reason text)
-)
-UPDATE "webhook_endpoints" e
-SET "failing_since" = CASE h.mode WHEN 'set' THEN h.since WHEN 'coalesce' THEN COALESCE(e."failing_since", h.since) ELSE e."failing_since" END,
-    "disabled_at" = COALESCE(e."disabled_at", h.disabled_at),
-    "disabled_reason" = CASE WHEN e."disabled_at" IS NULL AND h.disabled_at IS NOT NULL THEN h.reason ELSE e."disabled_reason" END,
-    "updated_at" = now()
-FROM health h
-WHERE e."id" = ANY($4::text[]) AND e."id" = h.endpoint_id
-  AND ((h.mode = 'set' AND e."failing_since" IS DISTINCT FROM h.since)
-    OR (h.mode = 'coalesce' AND e."failing_since" IS NULL)
-    OR (h.disabled_at IS NOT NULL AND e."disabled_at" IS NULL))
+   SELECT * FROM json_to_recordset($1::json) AS t(
+     delivery_id text, endpoint_id text, status_code int, duration_ms int, error text, response_excerpt text,
+     at timestamptz, status text, next_attempt_at timestamptz)
+ ), attempt AS (
+   INSERT INTO "webhook_attempts" ("id", "delivery_id", "endpoint_id", "status_code", "duration_ms", "error", "response_excerpt", "created_at")
+   SELECT gen_random_uuid(), i.delivery_id, i.endpoint_id, i.status_code, i.duration_ms, i.error, i.response_excerpt, i.at FROM input i
+ ), delivery AS (
+   UPDATE "webhook_deliveries" d
+   SET "status" = i.status::"webhook_delivery_status",
+       "attempt_count" = d."attempt_count" + 1,
+       "round_attempts" = d."round_attempts" + 1,
+       "last_attempt_at" = i.at,
+       "next_attempt_at" = i.next_attempt_at,
+       "updated_at" = now()
+   FROM input i
+   -- the ANY lets the planner reach the rows by primary key (it cannot see inside the JSON)
+   WHERE d."id" = ANY($2::text[]) AND d."id" = i.delivery_id AND d."status" = 'pending'
+ ), health AS (
+   SELECT * FROM json_to_recordset($3::json) AS h(endpoint_id text, mode text, since timestamptz, disabled_at timestamptz, reason text)
+ )
+ UPDATE "webhook_endpoints" e
+ SET "failing_since" = CASE h.mode WHEN 'set' THEN h.since WHEN 'coalesce' THEN COALESCE(e."failing_since", h.since) ELSE e."failing_since" END,
+     "disabled_at" = COALESCE(e."disabled_at", h.disabled_at),
+     "disabled_reason" = CASE WHEN e."disabled_at" IS NULL AND h.disabled_at IS NOT NULL THEN h.reason ELSE e."disabled_reason" END,
+     "updated_at" = now()
+ FROM health h
+ WHERE e."id" = ANY($4::text[]) AND e."id" = h.endpoint_id
+   AND ((h.mode = 'set' AND e."failing_since" IS DISTINCT FROM h.since)
+     OR (h.mode = 'coalesce' AND e."failing_since" IS NULL)
+     OR (h.disabled_at IS NOT NULL AND e."disabled_at" IS NULL))
 
 -- WebhookDeliveriesRepository.attemptCounts
-SELECT date_trunc($2, a."created_at", 'UTC') AS "start",
-       (count(*) FILTER (WHERE a."status_code" BETWEEN 200 AND 299))::int AS "succeeded",
-       (count(*) FILTER (WHERE a."status_code" IS NULL OR a."status_code" NOT BETWEEN 200 AND 299))::int AS "failed"
-FROM "webhook_attempts" a
-WHERE a."endpoint_id" = $1 AND a."created_at" >= $3 AND a."created_at" < $4
-  AND EXISTS (SELECT 1 FROM "webhook_endpoints" e WHERE e."id" = $1 AND e."owner_type" = $5 AND e."owner_id" = $6)
-GROUP BY 1
-ORDER BY 1
+SELECT date_trunc($1, a."created_at", 'UTC') AS "start",
+        (count(*) FILTER (WHERE a."status_code" BETWEEN 200 AND 299))::int AS "succeeded",
+        (count(*) FILTER (WHERE a."status_code" IS NULL OR a."status_code" NOT BETWEEN 200 AND 299))::int AS "failed"
+ FROM "webhook_attempts" a
+ WHERE a."endpoint_id" = $2 AND a."created_at" >= $3 AND a."created_at" < $4
+   AND EXISTS (SELECT 1 FROM "webhook_endpoints" e
+                WHERE e."id" = $5 AND e."owner_type" = $6 AND e."owner_id" = $7)
+ GROUP BY 1
+ ORDER BY 1

@@ -2,48 +2,42 @@
 -- Each statement as written there. $1, $2…: values bound as parameters;
 -- /* ${…} */: SQL spliced in from a fragment (Prisma.sql, Prisma.join, Prisma.raw) or text.
 
--- WebhookOutboxRepository.insertEvent
+-- WebhookOutboxRepository.eventRow
 INSERT INTO webhook_events (id, owner_type, owner_id, event, data, created_at)
 VALUES ($1, $2, $3, $4, $5::jsonb, $6)
 RETURNING pg_notify($7, owner_type)
 
--- WebhookOutboxRepository.insertEvent
-WITH event AS (
-  INSERT INTO webhook_events (id, owner_type, owner_id, event, data, created_at)
-  VALUES ($1, $2, $3, $4, $5::jsonb, $6)
-  RETURNING owner_type)
-SELECT pg_notify($7, owner_type) FROM event
-
 -- WebhookOutboxRepository.undispatchedEvents
 SELECT "id" FROM "webhook_events" WHERE "owner_type" = $1 AND "dispatched_at" IS NULL
-ORDER BY "created_at", "id" LIMIT $2::int
+ ORDER BY "created_at", "id" LIMIT $2::int
 
 -- WebhookOutboxRepository.fanOut
 SELECT v."id" AS "event_id", v."event", e."id" AS "endpoint_id", e."events", e."disabled_at" IS NOT NULL AS "disabled"
-FROM "webhook_events" v
-JOIN "webhook_endpoints" e ON e."owner_type" = v."owner_type" AND e."owner_id" = v."owner_id"
-WHERE v."id" = ANY($1::text[])
+ FROM "webhook_events" v
+ JOIN "webhook_endpoints" e ON e."owner_type" = v."owner_type" AND e."owner_id" = v."owner_id"
+ WHERE v."id" = ANY($1::text[])
 
 -- WebhookOutboxRepository.fanOut
 WITH input AS (
-  SELECT * FROM json_to_recordset($1::json) AS t(id text, event_id text, endpoint_id text, pending boolean)
-), created AS (
-  INSERT INTO "webhook_deliveries" ("id", "event_id", "endpoint_id", "status", "next_attempt_at", "created_at", "updated_at")
-  SELECT t.id, t.event_id, t.endpoint_id,
-         CASE WHEN t.pending THEN 'pending' ELSE 'failed' END::"webhook_delivery_status",
-         CASE WHEN t.pending THEN v."created_at" END, v."created_at", now()
-  FROM input t JOIN "webhook_events" v ON v."id" = t.event_id AND v."id" = ANY($2::text[])
-  ON CONFLICT ("event_id", "endpoint_id") DO NOTHING
-  RETURNING "id", "endpoint_id", "event_id", "status"
-)
-SELECT c."id", c."endpoint_id", v."owner_id" FROM created c JOIN "webhook_events" v ON v."id" = c."event_id"
-WHERE c."status" = 'pending' AND v."id" = ANY($2::text[])
-UNION ALL
-SELECT d."id", d."endpoint_id", v."owner_id" FROM "webhook_deliveries" d JOIN "webhook_events" v ON v."id" = d."event_id"
-WHERE d."event_id" = ANY($2::text[]) AND d."status" = 'pending'
+   SELECT * FROM json_to_recordset($1::json) AS t(id text, event_id text, endpoint_id text, pending boolean)
+ ), created AS (
+   INSERT INTO "webhook_deliveries" ("id", "event_id", "endpoint_id", "status", "next_attempt_at", "created_at", "updated_at")
+   SELECT t.id, t.event_id, t.endpoint_id,
+          CASE WHEN t.pending THEN 'pending' ELSE 'failed' END::"webhook_delivery_status",
+          CASE WHEN t.pending THEN v."created_at" END, v."created_at", now()
+   FROM input t JOIN "webhook_events" v ON v."id" = t.event_id AND v."id" = ANY($2::text[])
+   ON CONFLICT ("event_id", "endpoint_id") DO NOTHING
+   RETURNING "id", "endpoint_id", "event_id", "status"
+ )
+ SELECT c."id", c."endpoint_id", v."owner_id" FROM created c JOIN "webhook_events" v ON v."id" = c."event_id"
+ WHERE c."status" = 'pending' AND v."id" = ANY($3::text[])
+ UNION ALL
+ SELECT d."id", d."endpoint_id", v."owner_id" FROM "webhook_deliveries" d JOIN "webhook_events" v ON v."id" = d."event_id"
+ WHERE d."event_id" = ANY($4::text[]) AND d."status" = 'pending'
 
 -- WebhookOutboxRepository.markDispatched
-UPDATE "webhook_events" SET "dispatched_at" = $2::timestamptz WHERE "id" = ANY($1::text[]) AND "dispatched_at" IS NULL
+UPDATE "webhook_events" SET "dispatched_at" = $1::timestamptz
+ WHERE "id" = ANY($2::text[]) AND "dispatched_at" IS NULL
 
 -- WebhookOutboxRepository.purgeEvents
 DELETE FROM "webhook_events" WHERE "id" IN (

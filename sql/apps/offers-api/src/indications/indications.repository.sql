@@ -5,10 +5,9 @@
 -- IndicationsRepository.lockVisibleOffer
 SELECT o.status::text AS status, o.currency::text AS currency, trim_scale(o.minimum_investment)::text AS minimum_investment,
        trim_scale(o.maximum_investment)::text AS maximum_investment, o.closes_at,
-       (SELECT t.version FROM terms_versions t ORDER BY t.published_at DESC, t.version DESC LIMIT 1) AS current_terms
+       $1 AS current_terms
 FROM offers o
-WHERE o.id = $1
-  AND EXISTS (SELECT 1 FROM offer_agreements a WHERE a.partner_id = $2 AND a.offer_id = o.id)
+WHERE o.id = $2 AND $3
 FOR SHARE OF o
 
 -- IndicationsRepository.create

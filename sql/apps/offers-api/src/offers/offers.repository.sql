@@ -2,6 +2,18 @@
 -- Each statement as written there. $1, $2…: values bound as parameters;
 -- /* ${…} */: SQL spliced in from a fragment (Prisma.sql, Prisma.join, Prisma.raw) or text.
 
+-- visibleTo
+EXISTS (SELECT 1 FROM offer_agreements a WHERE a.partner_id = $1 AND a.offer_id = o.id)
+
+-- OFFER_COLUMNS
+o.id, o.company, o.ticker, o.type::text AS type, o.status::text AS status,
+trim_scale(o.price_per_share)::text AS "pricePerShare", o.currency::text AS currency,
+trim_scale(o.minimum_investment)::text AS "minimumInvestment",
+trim_scale(o.maximum_investment)::text AS "maximumInvestment", o.documents,
+o.shares_offered AS "sharesOffered",
+o.opens_at AS "opensAt", o.closes_at AS "closesAt", o.closing_soon_notified_at AS "closingSoonNotifiedAt",
+o.allocated_at AS "allocatedAt", o.created_at AS "createdAt", o.updated_at AS "updatedAt"
+
 -- OffersRepository.listVisible
 ORDER BY o.closes_at ASC, o.id ASC
 
@@ -9,18 +21,19 @@ ORDER BY o.closes_at ASC, o.id ASC
 ORDER BY o.updated_at ASC, o.id ASC
 
 -- OffersRepository.listVisible
-SELECT o.id, o.company, o.ticker, o.type::text AS type, o.status::text AS status,
-       trim_scale(o.price_per_share)::text AS "pricePerShare", o.currency::text AS currency,
-       trim_scale(o.minimum_investment)::text AS "minimumInvestment",
-       trim_scale(o.maximum_investment)::text AS "maximumInvestment", o.documents,
-       o.shares_offered AS "sharesOffered",
-       o.opens_at AS "opensAt", o.closes_at AS "closesAt", o.closing_soon_notified_at AS "closingSoonNotifiedAt",
-       o.allocated_at AS "allocatedAt", o.created_at AS "createdAt", o.updated_at AS "updatedAt",
-       count(*) OVER () AS total
-FROM offers o
-WHERE EXISTS (SELECT 1 FROM offer_agreements a WHERE a.partner_id = $1 AND a.offer_id = o.id)
+WHERE $1
   AND o.status::text = ANY($2::text[])
   AND ($3::text IS NULL OR o.type::text = $4::text)
   AND ($5::timestamptz IS NULL OR o.updated_at > $6::timestamptz)
+
+-- OffersRepository.listVisible
+SELECT /* ${OFFER_COLUMNS} */, count(*) OVER () AS total
+FROM offers o /* ${where} */
 /* ${order} */
-LIMIT $7::int OFFSET $8::int
+LIMIT $1::int OFFSET $2::int
+
+-- OffersRepository.listVisible
+SELECT count(*)::int AS total FROM offers o /* ${where} */
+
+-- OffersRepository.findVisible
+SELECT /* ${OFFER_COLUMNS} */ FROM offers o WHERE o.id = $1 AND $2

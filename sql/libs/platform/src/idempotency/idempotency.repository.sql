@@ -16,14 +16,8 @@ UPDATE idempotency_keys
  WHERE id = $6::uuid AND scope = $7
    AND ((response_status IS NULL AND locked_until < $8) OR expires_at < $9)
 
--- IdempotencyRepository.complete
+-- IdempotencyRepository.completion
 UPDATE idempotency_keys
    SET response_status = $1, response_body = $2, locked_until = NULL
  WHERE id = $3::uuid AND scope = $4 AND response_status IS NULL
-
--- IdempotencyRepository.complete
-/* ${Prisma.raw(`carried_${i}`)} */ AS (/* ${statement} */)
-
--- IdempotencyRepository.complete
-WITH completed AS (/* ${update} */ RETURNING 1), /* ${Prisma.join(ctes, ', ')} */
-SELECT ((SELECT count(*) FROM completed) + /* ${Prisma.join(reads, ' + ')} */)::int AS n
+RETURNING 1
