@@ -1,4 +1,11 @@
-import { Closing, type SqlTx, type StoredResponse, type TransactionOptions, type TransactionRunner, type Tx } from '@app/platform';
+import {
+  Closing,
+  type SqlTx,
+  type StoredResponse,
+  type TransactionOptions,
+  type TransactionRunner,
+  type Tx,
+} from '@app/platform';
 import { storedResponseOf } from './fake-idempotency';
 import { opaque, type Surface } from './typed-fake';
 

@@ -172,12 +172,7 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
     );
   }
 
-  update(
-    tx: Tx,
-    tenant: Tenant,
-    id: string,
-    data: { description?: string | null; metadata?: Metadata },
-  ): Promise<PaymentRow> {
+  update(tx: Tx, tenant: Tenant, id: string, data: { description?: string | null; metadata?: Metadata }): Promise<PaymentRow> {
     return this.transition(tx, (r) => r.id === id && owns(tenant, r), data).then((row) => {
       if (!row) throw new Error(`no payment ${id} of this tenant (Prisma: record to update not found)`);
       return row;

@@ -61,7 +61,12 @@ export class ApiKeysService {
         return { view: { ...apiKeyView(row), secret }, expired };
       },
       // what an Idempotency-Key replays (stored sealed): the answer, not the expired ids
-      { completion: idempotency?.completion<{ view: ApiKeyCreatedView; expired: string[] }>(({ view }) => ({ status: 201, body: view })) },
+      {
+        completion: idempotency?.completion<{ view: ApiKeyCreatedView; expired: string[] }>(({ view }) => ({
+          status: 201,
+          body: view,
+        })),
+      },
     );
     // The cached principals of the replaced keys hold their old expiry: drop them everywhere.
     for (const id of expired) await this.revocations.publish(PAYMENTS_KEY_REVOKED, id);
@@ -74,21 +79,24 @@ export class ApiKeysService {
     const secret = newOpaqueSecret(`rk_${dto.mode}_`);
     const now = this.clock.now();
     // The answer is built inside the transaction: it is what an Idempotency-Key replays (stored sealed).
-    return this.transactions.run(async (tx) => {
-      await this.repository.lockAccount(tx, caller.accountId);
-      await this.notInGrace(tx, caller, now);
-      const created = await this.repository.createKey(tx, caller.accountId, {
-        id: newId('key'),
-        mode: dto.mode,
-        keyHash: apiKeyHash(secret),
-        last4: secret.slice(-4),
-        kind: 'restricted',
-        name: dto.name,
-        permissions: permissionsOf(dto.permissions),
-      });
-      await this.withinLimit(tx, caller.accountId, dto.mode, now);
-      return { ...apiKeyView(created), secret };
-    }, { completion: idempotency?.completion() });
+    return this.transactions.run(
+      async (tx) => {
+        await this.repository.lockAccount(tx, caller.accountId);
+        await this.notInGrace(tx, caller, now);
+        const created = await this.repository.createKey(tx, caller.accountId, {
+          id: newId('key'),
+          mode: dto.mode,
+          keyHash: apiKeyHash(secret),
+          last4: secret.slice(-4),
+          kind: 'restricted',
+          name: dto.name,
+          permissions: permissionsOf(dto.permissions),
+        });
+        await this.withinLimit(tx, caller.accountId, dto.mode, now);
+        return { ...apiKeyView(created), secret };
+      },
+      { completion: idempotency?.completion() },
+    );
   }
 
   /** The keys that still work, of the modes the caller manages, newest first. */

@@ -23,16 +23,19 @@ export class CustomersService {
 
   create(tenant: Tenant, dto: CustomerCreateDto, idempotency?: IdempotentRequest): Promise<CustomerView> {
     // The view is the transaction's result: under an Idempotency-Key it is the stored response.
-    return this.transactions.run(async (tx) => {
-      const row = await this.customers.create(tx, tenant, {
-        id: newId('cus'),
-        ...(dto.email === undefined ? {} : { email: dto.email }),
-        ...(dto.name === undefined ? {} : { name: dto.name }),
-        ...(dto.description === undefined ? {} : { description: dto.description }),
-        metadata: dto.metadata ?? {},
-      });
-      return customerView(row);
-    }, { completion: idempotency?.completion() });
+    return this.transactions.run(
+      async (tx) => {
+        const row = await this.customers.create(tx, tenant, {
+          id: newId('cus'),
+          ...(dto.email === undefined ? {} : { email: dto.email }),
+          ...(dto.name === undefined ? {} : { name: dto.name }),
+          ...(dto.description === undefined ? {} : { description: dto.description }),
+          metadata: dto.metadata ?? {},
+        });
+        return customerView(row);
+      },
+      { completion: idempotency?.completion() },
+    );
   }
 
   async retrieve(tenant: Tenant, id: string): Promise<CustomerView> {
@@ -67,17 +70,23 @@ export class CustomersService {
       ...(dto.description === undefined ? {} : { description: dto.description }),
       ...(metadata === undefined ? {} : { metadata }),
     };
-    return this.transactions.run(async (tx) => {
-      const row = await this.customers.update(tx, tenant, id, changes);
-      if (!row) throw new NotFoundError('customer', id, 'id');
-      return customerView(row);
-    }, { completion: idempotency?.completion() });
+    return this.transactions.run(
+      async (tx) => {
+        const row = await this.customers.update(tx, tenant, id, changes);
+        if (!row) throw new NotFoundError('customer', id, 'id');
+        return customerView(row);
+      },
+      { completion: idempotency?.completion() },
+    );
   }
 
   delete(tenant: Tenant, id: string, idempotency?: IdempotentRequest): Promise<DeletedCustomerView> {
-    return this.transactions.run(async (tx) => {
-      if (!(await this.customers.markDeleted(tx, tenant, id, this.clock.now()))) throw new NotFoundError('customer', id, 'id');
-      return deletedCustomerView(id);
-    }, { completion: idempotency?.completion() });
+    return this.transactions.run(
+      async (tx) => {
+        if (!(await this.customers.markDeleted(tx, tenant, id, this.clock.now()))) throw new NotFoundError('customer', id, 'id');
+        return deletedCustomerView(id);
+      },
+      { completion: idempotency?.completion() },
+    );
   }
 }

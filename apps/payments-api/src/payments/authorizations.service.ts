@@ -1,5 +1,14 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { Clock, NotFoundError, type Tx, QueueRegistry, TransactionRunner, type TypedQueue, withTimeout, type IdempotentRequest } from '@app/platform';
+import {
+  Clock,
+  NotFoundError,
+  type Tx,
+  QueueRegistry,
+  TransactionRunner,
+  type TypedQueue,
+  withTimeout,
+  type IdempotentRequest,
+} from '@app/platform';
 import { PaymentEvents } from '../common/events';
 import type { Tenant } from '../common/tenant';
 import { PaymentsConfig } from '../config';
@@ -57,44 +66,50 @@ export class AuthorizationsService {
 
   /** Captures `amount_to_capture` (default: all that is capturable) and releases the rest. */
   capture(tenant: Tenant, id: string, dto: PaymentCaptureDto, idempotency?: IdempotentRequest): Promise<PaymentView> {
-    return this.transactions.run(async (tx, closing) => {
-      const payment = await this.lockAuthorization(tx, tenant, id, 'capture');
-      const amount = dto.amount_to_capture ?? payment.amountCapturable;
-      if (amount > payment.amountCapturable) {
-        throw new PaymentsError(
-          'amount_exceeds_capturable',
-          `amount_to_capture (${amount}) is greater than the amount capturable on payment ${id} (${payment.amountCapturable}).`,
-          { param: 'amount_to_capture' },
-        );
-      }
-      await this.processor(tenant).capture({ paymentId: id, mode: tenant.mode, amount });
-      const row = await this.payments.markCaptured(tx, tenant, id, amount, this.clock.now());
-      if (!row) throw unexpectedState(payment, 'capture');
-      const view = paymentView(row);
-      this.events.emit(closing, tenant, 'payment.captured', view);
-      // Stripe's payment_intent.succeeded fires on capture too: a handler of payment.succeeded sees every payment that took money.
-      this.events.emit(closing, tenant, 'payment.succeeded', view);
-      return view;
-    }, { completion: idempotency?.completion() });
+    return this.transactions.run(
+      async (tx, closing) => {
+        const payment = await this.lockAuthorization(tx, tenant, id, 'capture');
+        const amount = dto.amount_to_capture ?? payment.amountCapturable;
+        if (amount > payment.amountCapturable) {
+          throw new PaymentsError(
+            'amount_exceeds_capturable',
+            `amount_to_capture (${amount}) is greater than the amount capturable on payment ${id} (${payment.amountCapturable}).`,
+            { param: 'amount_to_capture' },
+          );
+        }
+        await this.processor(tenant).capture({ paymentId: id, mode: tenant.mode, amount });
+        const row = await this.payments.markCaptured(tx, tenant, id, amount, this.clock.now());
+        if (!row) throw unexpectedState(payment, 'capture');
+        const view = paymentView(row);
+        this.events.emit(closing, tenant, 'payment.captured', view);
+        // Stripe's payment_intent.succeeded fires on capture too: a handler of payment.succeeded sees every payment that took money.
+        this.events.emit(closing, tenant, 'payment.succeeded', view);
+        return view;
+      },
+      { completion: idempotency?.completion() },
+    );
   }
 
   /** Releases the authorization in full. */
   cancel(tenant: Tenant, id: string, dto: PaymentCancelDto, idempotency?: IdempotentRequest): Promise<PaymentView> {
-    return this.transactions.run(async (tx, closing) => {
-      const payment = await this.lockAuthorization(tx, tenant, id, 'cancel');
-      await this.processor(tenant).release({ paymentId: id, mode: tenant.mode, amount: payment.amountCapturable });
-      const row = await this.payments.markCanceled(
-        tx,
-        tenant,
-        id,
-        dto.cancellation_reason ?? 'requested_by_customer',
-        this.clock.now(),
-      );
-      if (!row) throw unexpectedState(payment, 'cancel');
-      const view = paymentView(row);
-      this.events.emit(closing, tenant, 'payment.canceled', view);
-      return view;
-    }, { completion: idempotency?.completion() });
+    return this.transactions.run(
+      async (tx, closing) => {
+        const payment = await this.lockAuthorization(tx, tenant, id, 'cancel');
+        await this.processor(tenant).release({ paymentId: id, mode: tenant.mode, amount: payment.amountCapturable });
+        const row = await this.payments.markCanceled(
+          tx,
+          tenant,
+          id,
+          dto.cancellation_reason ?? 'requested_by_customer',
+          this.clock.now(),
+        );
+        if (!row) throw unexpectedState(payment, 'cancel');
+        const view = paymentView(row);
+        this.events.emit(closing, tenant, 'payment.canceled', view);
+        return view;
+      },
+      { completion: idempotency?.completion() },
+    );
   }
 
   /**

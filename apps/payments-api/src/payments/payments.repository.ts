@@ -162,12 +162,7 @@ export class PaymentsRepository {
   }
 
   /** Description and metadata of a locked payment (POST /v2/payments/{id}). */
-  update(
-    tx: Tx,
-    tenant: Tenant,
-    id: string,
-    data: { description?: string | null; metadata?: Metadata },
-  ): Promise<PaymentRow> {
+  update(tx: Tx, tenant: Tenant, id: string, data: { description?: string | null; metadata?: Metadata }): Promise<PaymentRow> {
     return tx.payment.update({ where: { id, accountId: tenant.accountId, mode: tenant.mode }, data });
   }
 

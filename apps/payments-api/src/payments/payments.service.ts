@@ -1,5 +1,14 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { Clock, currentRequestId, domainErrorBody, newId, NotFoundError, parseTimestamp, TransactionRunner, type IdempotentRequest } from '@app/platform';
+import {
+  Clock,
+  currentRequestId,
+  domainErrorBody,
+  newId,
+  NotFoundError,
+  parseTimestamp,
+  TransactionRunner,
+  type IdempotentRequest,
+} from '@app/platform';
 import { CustomersRepository } from '../customers/customers.repository';
 import { PaymentEvents } from '../common/events';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
@@ -140,19 +149,22 @@ export class PaymentsService {
 
   /** Description and metadata (Stripe's update: metadata merges, a key set to "" or null is removed). */
   update(tenant: Tenant, id: string, dto: PaymentUpdateDto, idempotency?: IdempotentRequest): Promise<PaymentView> {
-    return this.transactions.run(async (tx) => {
-      const current = await this.payments.lock(tx, tenant, id);
-      if (!current) throw new NotFoundError('payment', id, 'id');
-      const changes: { description?: string | null; metadata?: Metadata } = {};
-      if (dto.description !== undefined) changes.description = dto.description === '' ? null : dto.description;
-      if (dto.metadata !== undefined) {
-        const metadata = mergeMetadata(current.metadata as Metadata, dto.metadata);
-        if (metadata === false) throw tooManyKeys();
-        changes.metadata = metadata;
-      }
-      if (Object.keys(changes).length === 0) return paymentView(current);
-      return paymentView(await this.payments.update(tx, tenant, id, changes));
-    }, { completion: idempotency?.completion() });
+    return this.transactions.run(
+      async (tx) => {
+        const current = await this.payments.lock(tx, tenant, id);
+        if (!current) throw new NotFoundError('payment', id, 'id');
+        const changes: { description?: string | null; metadata?: Metadata } = {};
+        if (dto.description !== undefined) changes.description = dto.description === '' ? null : dto.description;
+        if (dto.metadata !== undefined) {
+          const metadata = mergeMetadata(current.metadata as Metadata, dto.metadata);
+          if (metadata === false) throw tooManyKeys();
+          changes.metadata = metadata;
+        }
+        if (Object.keys(changes).length === 0) return paymentView(current);
+        return paymentView(await this.payments.update(tx, tenant, id, changes));
+      },
+      { completion: idempotency?.completion() },
+    );
   }
 
   async retrieve(tenant: Tenant, id: string): Promise<PaymentView> {

@@ -25,56 +25,65 @@ export class RefundsService {
    * (and a CHECK constraint backs it up in the database).
    */
   create(tenant: Tenant, dto: RefundCreateDto, idempotency?: IdempotentRequest): Promise<RefundView> {
-    return this.transactions.run(async (tx, closing) => {
-      const payment = await this.payments.lockForRefund(tx, tenant, dto.payment_id);
-      if (!payment)
-        throw new PaymentsError('resource_missing', `No such payment: '${dto.payment_id}'`, { param: 'payment_id', status: 400 });
-      if (payment.status !== 'succeeded') {
-        // Only captured money is refundable (an authorization is released with cancel instead).
-        throw new PaymentsError(
-          'payment_not_refundable',
-          payment.status === 'requires_capture'
-            ? `Payment ${payment.id} has status 'requires_capture': only captured money can be refunded. Capture it, or release the authorization with POST /v2/payments/${payment.id}/cancel.`
-            : `Payment ${payment.id} has status '${payment.status}' and cannot be refunded.`,
-          { param: 'payment_id' },
-        );
-      }
-      const remaining = payment.amountReceived - payment.amountRefunded;
-      const amount = dto.amount ?? remaining;
-      if (remaining === 0 || amount > remaining) {
-        throw new PaymentsError(
-          'amount_exceeds_refundable',
-          remaining === 0
-            ? `Payment ${payment.id} has already been refunded in full.`
-            : `Refund amount (${amount}) is greater than the amount left to refund on payment ${payment.id} (${remaining}).`,
-          { param: 'amount' },
-        );
-      }
-      const row = await this.refunds.create(tx, tenant, {
-        id: newId('re'),
-        paymentId: payment.id,
-        amount,
-        currency: payment.currency,
-        reason: dto.reason ?? null,
-        metadata: dto.metadata ?? {},
-      });
-      await this.payments.addRefunded(tx, tenant, payment.id, amount);
-      const refund = refundView(row);
-      this.events.emit(closing, tenant, 'refund.succeeded', refund);
-      return refund;
-    }, { completion: idempotency?.completion() });
+    return this.transactions.run(
+      async (tx, closing) => {
+        const payment = await this.payments.lockForRefund(tx, tenant, dto.payment_id);
+        if (!payment)
+          throw new PaymentsError('resource_missing', `No such payment: '${dto.payment_id}'`, {
+            param: 'payment_id',
+            status: 400,
+          });
+        if (payment.status !== 'succeeded') {
+          // Only captured money is refundable (an authorization is released with cancel instead).
+          throw new PaymentsError(
+            'payment_not_refundable',
+            payment.status === 'requires_capture'
+              ? `Payment ${payment.id} has status 'requires_capture': only captured money can be refunded. Capture it, or release the authorization with POST /v2/payments/${payment.id}/cancel.`
+              : `Payment ${payment.id} has status '${payment.status}' and cannot be refunded.`,
+            { param: 'payment_id' },
+          );
+        }
+        const remaining = payment.amountReceived - payment.amountRefunded;
+        const amount = dto.amount ?? remaining;
+        if (remaining === 0 || amount > remaining) {
+          throw new PaymentsError(
+            'amount_exceeds_refundable',
+            remaining === 0
+              ? `Payment ${payment.id} has already been refunded in full.`
+              : `Refund amount (${amount}) is greater than the amount left to refund on payment ${payment.id} (${remaining}).`,
+            { param: 'amount' },
+          );
+        }
+        const row = await this.refunds.create(tx, tenant, {
+          id: newId('re'),
+          paymentId: payment.id,
+          amount,
+          currency: payment.currency,
+          reason: dto.reason ?? null,
+          metadata: dto.metadata ?? {},
+        });
+        await this.payments.addRefunded(tx, tenant, payment.id, amount);
+        const refund = refundView(row);
+        this.events.emit(closing, tenant, 'refund.succeeded', refund);
+        return refund;
+      },
+      { completion: idempotency?.completion() },
+    );
   }
 
   /** Merges metadata into the refund (Stripe: a refund's metadata is all that can change). */
   update(tenant: Tenant, id: string, dto: RefundUpdateDto, idempotency?: IdempotentRequest): Promise<RefundView> {
-    return this.transactions.run(async (tx) => {
-      const current = await this.refunds.lock(tx, tenant, id);
-      if (!current) throw new NotFoundError('refund', id, 'id');
-      if (dto.metadata === undefined) return refundView(current);
-      const metadata = mergeMetadata(current.metadata as Metadata, dto.metadata);
-      if (metadata === false) throw tooManyKeys();
-      return refundView(await this.refunds.updateMetadata(tx, tenant, id, metadata));
-    }, { completion: idempotency?.completion() });
+    return this.transactions.run(
+      async (tx) => {
+        const current = await this.refunds.lock(tx, tenant, id);
+        if (!current) throw new NotFoundError('refund', id, 'id');
+        if (dto.metadata === undefined) return refundView(current);
+        const metadata = mergeMetadata(current.metadata as Metadata, dto.metadata);
+        if (metadata === false) throw tooManyKeys();
+        return refundView(await this.refunds.updateMetadata(tx, tenant, id, metadata));
+      },
+      { completion: idempotency?.completion() },
+    );
   }
 
   async retrieve(tenant: Tenant, id: string): Promise<RefundView> {

@@ -151,4 +151,3 @@ function isStatementError(error: Error): boolean {
   const code = (error as { code?: unknown }).code;
   return !(typeof code === 'string' && /^(08|57P0)/.test(code)) && !/Connection terminated|connection error/.test(error.message);
 }
-

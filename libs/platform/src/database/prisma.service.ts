@@ -36,4 +36,3 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
     await this.$disconnect();
   }
 }
-
