@@ -5,6 +5,8 @@
  * stays signed out on reload. (A used link: shell.e2e-spec.ts; the API: sessions.e2e-spec.ts.)
  */
 import { CONSOLE_SECURITY_HEADERS } from '@app/console';
+import { jest } from '@jest/globals';
+import { Clock } from '@app/platform';
 import type { Browser } from 'playwright-core';
 import { offersService } from '../../apps/offers-api/src/service';
 import type { OffersConfig } from '../../apps/offers-api/src/config';
@@ -24,6 +26,7 @@ describe('console: an expired sign-in link in Chromium', () => {
     browser = await launchBrowser();
     partner = await newConsoleTenant(t.app, 'offers', 'Expired Link Partner');
   });
+  afterEach(() => jest.restoreAllMocks());
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -32,7 +35,9 @@ describe('console: an expired sign-in link in Chromium', () => {
   it('shows a page saying the link expired, and opens no session', async () => {
     const { page, problems, context } = await newConsolePage(browser, origin);
     const link = await consoleLink(t.app, 'offers', partner, 1);
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // past its 1-second life
+    // the service's clock a second past the link's 1-second life, instead of waiting it out
+    const pastExpiry = new Date(Date.parse(link.expires_at) + 1000);
+    jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => pastExpiry);
     const response = await page.goto(link.url.replace(/^http:\/\/[^/]+/, origin));
     expect(response?.headers()['content-security-policy']).toBe(CONSOLE_SECURITY_HEADERS['Content-Security-Policy']);
 

@@ -9,6 +9,15 @@
  * replica had not received yet is re-created from PostgreSQL (the outbox, the sweeps). Then the
  * killed node comes back as a replica and the group fails over again, back to it.
  *
+ * The plan aims each item at a phase (before, during, after the failover), but a busy machine
+ * moves the kill: an item planned "during" may fall "before" it. The guarantees hold whatever
+ * phase an item fell into, so they are what is asserted; the phase each item actually fell
+ * into is a figure of the report (FAULT_REPORT=1), as is how late the kill came.
+ *
+ * Each test starts from the same topology (a primary and an in-sync replica, nothing killed):
+ * afterEach brings a killed node back as a replica. The second test makes the node it fails
+ * over back to itself (a kill without traffic, then the rejoin), so either runs alone (-t).
+ *
  * Authorizations: there is no short capture window (AUTHORIZATION_TTL_HOURS is whole hours,
  * at least one), so each round moves its authorizations' capture_before in PostgreSQL, as
  * test/payments-api/capture.e2e-spec.ts does. Their own expiry jobs stay an hour out: the ones
@@ -53,7 +62,7 @@ const KILL_AFTER_MS = 5_000;
  */
 const EXPIRY_WAIT_MS = 70_000;
 
-/** When a round's offers and authorizations fall due, relative to the planned kill. */
+/** When an offer's or authorization's due time fell, relative to the failover (planned, then as it fell). */
 type Phase = 'before' | 'during' | 'after';
 
 interface PlannedOffer {
@@ -116,6 +125,32 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     ]);
     targets = await setUpTargets({ offers, payments, vector }, receiver);
     report('sentinel group', { startSeconds: groupSeconds, sentinels: group.sentinelAddresses, primary: await group.primary() });
+  });
+
+  /** Every service answers /health/ready with 200. */
+  async function allReady(what: string): Promise<void> {
+    await Promise.all(
+      services().map((s) =>
+        waitUntil(
+          `${s.app} ready ${what}`,
+          async () => {
+            const o = await probeReady(s);
+            return o.kind === 'response' && o.status === 200;
+          },
+          30_000,
+          100,
+        ),
+      ),
+    );
+  }
+
+  // The topology every test starts from: a node a test killed comes back as a replica.
+  afterEach(async () => {
+    if (targets) targets.receiving.failing = false;
+    if (group?.killedNode !== undefined) {
+      await group.restartKilled();
+      await allReady('after the topology was restored');
+    }
   });
 
   afterAll(async () => {
@@ -201,9 +236,13 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
 
   /**
    * Each authorization past its window is canceled (reason automatic) exactly once: one
-   * payment.canceled event. Returns how late each was canceled, in ms after capture_before.
+   * payment.canceled event. Returns how late each was canceled, in ms after capture_before,
+   * by the phase its capture_before fell into.
    */
-  async function expectExpiredOnce(auths: readonly PlannedAuthorization[]): Promise<Record<Phase, number[]>> {
+  async function expectExpiredOnce(
+    auths: readonly PlannedAuthorization[],
+    phaseOf: (due: number) => Phase,
+  ): Promise<Record<Phase, number[]>> {
     const ids = auths.map((a) => a.id);
     const rows = await waitUntil(
       `${auths.length} authorizations canceled by their expiry`,
@@ -228,7 +267,7 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     expect(Object.fromEntries(events.map((e) => [e.id, Number(e.n)]))).toEqual(Object.fromEntries(ids.map((id) => [id, 1])));
     const late: Record<Phase, number[]> = { before: [], during: [], after: [] };
     for (const a of auths) {
-      late[a.phase].push((rows.find((r) => r.id === a.id)?.canceled_at?.getTime() ?? NaN) - a.captureBefore);
+      late[phaseOf(a.captureBefore)].push((rows.find((r) => r.id === a.id)?.canceled_at?.getTime() ?? NaN) - a.captureBefore);
     }
     return late;
   }
@@ -374,18 +413,11 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
       await moveCaptureBefore(id, captureBefore);
       authorizations.push({ id, phase, captureBefore });
     }
-    // The offer due before the failover was handled before it (its delayed jobs ran on time).
-    const before = plannedOffers[0];
-    await waitUntil(
-      'the offer due before the failover closed',
-      async () => (await lifecycleEvents(db.url, before.id)).some((e) => e.event === 'offer.closed'),
-      KILL_AFTER_MS,
-      100,
-    );
-
     // Just before the kill the receiver fails: those deliveries wait for their retry in
     // delayed jobs on the primary, which the replica may or may not have received.
-    await sleep(Math.max(0, killAt - 1_500 - Date.now())); // the real clock is what makes the plan fall due
+    // (Aiming the kill at the plan, not waiting for anything: the real clock is what makes the
+    // plan fall due. A late kill only moves items to another phase, which the report shows.)
+    await sleep(Math.max(0, killAt - 1_500 - Date.now()));
     targets.receiving.failing = true;
     await waitUntil('deliveries waiting for a retry', async () => (await retryingDeliveries(db.url)) > 0, 10_000, 100);
     await sleep(Math.max(0, killAt - 200 - Date.now())); // (what follows takes about that long)
@@ -399,9 +431,11 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     // The retries now waiting are what the failover must keep or rebuild; the receiver takes
     // them again (none can run before Redis answers), before any delivery runs out of attempts.
     targets.receiving.failing = false;
-    // An admin write that schedules lifecycle jobs while the Sentinels have not promoted anyone
-    // yet answers within its bounded wait (its jobs: enqueued once Redis answers, or by a sweep).
-    await sleep(300);
+    // An admin write that schedules lifecycle jobs once the primary is dead (the Sentinels take
+    // at least their 1 s down-after to promote anyone) answers within its bounded wait (its
+    // jobs: enqueued once Redis answers, or by a sweep). Whether it landed before the promotion
+    // is a figure.
+    await waitUntil('the primary killed', () => group.killedNode !== undefined, 10_000, 10);
     const createdAt = Date.now();
     const createdDuring: PlannedOffer = {
       phase: 'during',
@@ -410,6 +444,7 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
       id: await newOffer(offers.baseUrl, targets.partner, createdAt + 3_000, createdAt + 5_000),
     };
     const adminWriteSeconds = (Date.now() - createdAt) / 1000;
+    const adminWroteAt = Date.now();
     const { failover, keysAfterPromotion } = await killing;
     const promotedAt = failover.killedAt + failover.seconds * 1000;
     expect(failover.primary).not.toBe(primaryBefore);
@@ -435,17 +470,20 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     await Promise.all(watchers.map((w) => w.stop()));
     // the same processes: no restart was needed
     expect(services().map((s) => s.running())).toEqual([true, true, true]);
-    // the plan fell due as its phases say: before the kill, while the services were failing
-    // over (from the kill until the last one was ready again), after that
+    // The phase each item fell into (a figure, not asserted: the guarantees below hold in
+    // each): before the kill, while the services were failing over (from the kill until the
+    // last one was ready again), after that.
     const readyAllAt = Math.max(...readyAgain.map((r) => r.answeredAt));
     const phaseOf = (due: number): Phase => (due < failover.killedAt ? 'before' : due <= readyAllAt ? 'during' : 'after');
-    const offPlan = plannedOffers
-      .map((o) => ({ id: o.id, planned: o.phase, due: [o.opensAt, o.closesAt].map(phaseOf) }))
-      .filter((o) => !o.due.includes(o.planned));
-    expect(offPlan).toEqual([]);
-    expect(authorizations.map((a) => ({ id: a.id, phase: phaseOf(a.captureBefore) }))).toEqual(
-      authorizations.map((a) => ({ id: a.id, phase: a.phase })),
-    );
+    const fellInto = {
+      offers: tallyBy(
+        [...plannedOffers, createdDuring].map((o) => `${o.phase} → opened ${phaseOf(o.opensAt)}, closed ${phaseOf(o.closesAt)}`),
+      ),
+      authorizations: tallyBy(authorizations.map((a) => `${a.phase} → ${phaseOf(a.captureBefore)}`)),
+      offPlan:
+        plannedOffers.filter((o) => ![o.opensAt, o.closesAt].map(phaseOf).includes(o.phase)).length +
+        authorizations.filter((a) => phaseOf(a.captureBefore) !== a.phase).length,
+    };
     // readiness always answered, 200 or 503 in the contract body (never a hang)
     const readiness = watchers.map((w) => w.samples.filter((x) => x.sentAt >= failover.killedAt));
     for (const samples of readiness) {
@@ -460,17 +498,27 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
     }
 
     await answeredSince(traffic, Date.now(), 'traffic served after the failover', { served: true, n: 10 });
-    const after = plannedOffers.find((o) => o.phase === 'after') as PlannedOffer;
-    await sleep(Math.max(0, after.closesAt - Date.now())); // traffic keeps running until the last plan fell due
+    // traffic keeps running until every offer of the plan has closed (the last falls due after the failover)
+    await waitUntil(
+      'every planned offer closed',
+      async () => {
+        for (const o of [...plannedOffers, createdDuring]) {
+          if (!(await lifecycleEvents(db.url, o.id)).some((e) => e.event === 'offer.closed')) return false;
+        }
+        return true;
+      },
+      EXPIRY_WAIT_MS,
+      250,
+    );
     await traffic.stop();
 
     expectAllAnswered(traffic);
     await expectNothingLost(db.url, targets, traffic, round);
     const lifecycleLateMs: Record<string, Record<string, number>> = {};
     for (const [i, o] of [...plannedOffers, createdDuring].entries()) {
-      lifecycleLateMs[`${i}:${o.phase}`] = await expectPlannedOfferCompleted(o);
+      lifecycleLateMs[`${i}:closed ${phaseOf(o.closesAt)}`] = await expectPlannedOfferCompleted(o);
     }
-    const expiryLateMs = await expectExpiredOnce(authorizations);
+    const expiryLateMs = await expectExpiredOnce(authorizations, phaseOf);
     const events = await expectEveryEventDelivered(db.url, targets.receiving.acknowledged, 20_000, roundStart);
     expect(events).toBeGreaterThan(20);
 
@@ -507,7 +555,8 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
         promotionSeconds: failover.seconds,
         killedLaterThanPlannedMs: failover.killedAt - killAt,
       },
-      adminWriteDuringFailover: { status: 201, seconds: adminWriteSeconds },
+      fellInto,
+      adminWriteDuringFailover: { status: 201, seconds: adminWriteSeconds, answeredBeforePromotion: adminWroteAt < promotedAt },
       readyAgainSeconds,
       readinessDuringFailover,
       apiNon2xx,
@@ -536,7 +585,10 @@ describe('faults: Sentinel failover (primary SIGKILLed) under traffic (all three
   });
 
   it('the killed node back as a replica, then failover back to it: the same guarantees', async () => {
+    // its own node to fail back to: a primary killed (no traffic yet), back as a replica
+    await group.killPrimary();
     const rejoin = await group.restartKilled();
+    await allReady('on the promoted replica');
     const facts = await failoverRound('s2');
     report('sentinel failover 2 (back to the restarted node)', {
       rejoinSeconds: rejoin.seconds,

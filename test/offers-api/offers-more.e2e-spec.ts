@@ -40,6 +40,11 @@ const DOCS = [
   { type: 'factsheet', title: 'Factsheet', url: 'https://example.com/acme/factsheet.pdf' },
 ];
 
+/** Waits until the clock has moved past `ms` (what is written next is stamped strictly later). */
+async function clockPast(ms: number): Promise<void> {
+  await waitFor('the clock to move on', () => Date.now() > ms, { everyMs: 1 });
+}
+
 describe('offers-api: offers, more', () => {
   let ctx: OffersContext;
   let alice: Partner;
@@ -320,7 +325,7 @@ describe('offers-api: offers, more', () => {
   describe('GET /api/v1/offers?modified_after=', () => {
     it('returns offers of any status changed after the time, oldest change first; patches and lifecycle transitions move updated_at', async () => {
       const since = new Date().toISOString();
-      await new Promise((r) => setTimeout(r, 5));
+      await clockPast(Date.parse(since));
       const first = await shared({ closes_at: iso(Date.now() + 60_000) });
       const second = await shared();
       const upcoming = await shared({ opens_at: iso(Date.now() + HOUR), closes_at: iso(Date.now() + 2 * HOUR) });
@@ -391,7 +396,7 @@ describe('offers-api: offers, more', () => {
       await indicate(bob, offerOne, 'inv_bob', 30_000);
       await close(offerOne);
       await allocate(offerOne.id);
-      await new Promise((r) => setTimeout(r, 5));
+      await clockPast(Date.now());
       await close(offerTwo);
       await allocate(offerTwo.id);
     });

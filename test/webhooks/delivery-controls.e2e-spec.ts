@@ -7,6 +7,7 @@
  */
 import { PrismaService } from '@app/platform';
 import type { ListView, WebhookDeliveryView, WebhookEndpointView } from '@app/webhooks';
+import { DeliveryQueue } from '../../libs/webhooks/src/delivery/delivery-queue';
 import { startTestApp, type TestApp } from '../support/app';
 import { eventually, Receiver } from './support/receiver';
 import { emitEvent, type ProbeConfig, webhooksProbe } from './support/webhooks-probe';
@@ -81,8 +82,10 @@ describe('libs/webhooks delivery controls (real PostgreSQL, Redis and HTTP recei
     });
     expect(delivery).toMatchObject({ event_id: eventId, status: 'failed', attempt_count: 1, next_attempt_at: null });
     expect(delivery?.attempts).toEqual([expect.objectContaining({ status_code: 500, response_excerpt: 'not this one' })]);
-    // the schedule (100ms,200ms,300ms in the probe) would have retried by now; it did not
-    await new Promise((r) => setTimeout(r, 1_000));
+    // a retry keeps the delivery's job (job id = delivery id) in the delayed set; the job is
+    // gone (completed and removed) once the delivery is over: no retry can follow
+    const queue = t.app.get(DeliveryQueue).queue;
+    await eventually(async () => (await queue.getJob(String(delivery?.id))) === undefined, 15_000, 'the job to be finished');
     expect(receiver.requests).toHaveLength(1);
     expect((await deliveries(endpoint.id))[0]).toMatchObject({ status: 'failed', attempt_count: 1 });
     // the receiver answered deliberately: the endpoint is neither disabled nor failing

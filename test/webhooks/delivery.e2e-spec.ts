@@ -217,10 +217,13 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
       });
     const since = new Date(Date.now() - 1_000).toISOString();
     await emit('offer.opened');
-    await eventually(async () => (await deliveries(endpoint.id, '?status=failed')).length === 1, 15_000);
-    await new Promise((r) => setTimeout(r, 50));
-    const until = new Date().toISOString();
-    await new Promise((r) => setTimeout(r, 50));
+    const [first] = await eventually(async () => {
+      const list = await deliveries(endpoint.id, '?status=failed');
+      return list.length === 1 ? list : undefined;
+    }, 15_000);
+    // the window ends (inclusive) just after the first delivery was created: its created_at is
+    // shown to the ms, the stored one may carry µs; the second is created after the first failed
+    const until = new Date(Date.parse(String(first?.created_at)) + 1).toISOString();
     await emit('offer.closed');
     await eventually(async () => (await deliveries(endpoint.id, '?status=failed')).length === 2, 15_000);
     const sent = receiver.requests.length;

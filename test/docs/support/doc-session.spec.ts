@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '../../support/wait';
 import { DocSession } from './doc-session';
 import { outputDifference } from './expected-output';
 import { stepsOf } from './markdown';
@@ -47,8 +48,7 @@ describe('DocSession', () => {
     const pid = Number((await session.shell('cat pid')).stdout);
     expect(alive(pid)).toBe(true);
     session.close();
-    await new Promise((r) => setTimeout(r, 200));
-    expect(alive(pid)).toBe(false);
+    await waitFor(`process ${pid} to end`, () => !alive(pid), 5_000);
   });
 
   it('catches a deliberately broken example: the printed output differs from the shown one', async () => {

@@ -37,6 +37,12 @@ export async function publishTerms(base: string, version = '2026-01-01'): Promis
 
 /** An offer shared with `partner`; `opensAt`/`closesAt` in epoch ms. */
 export async function newOffer(base: string, partner: Partner, opensAt: number, closesAt: number): Promise<string> {
+  // An offer due to open later is created an hour ahead and offered to the partner before it
+  // gets its real schedule: its transitions are announced to the partners that have it when
+  // they happen, so one that opened before the PUT (a slow create on a busy machine) would
+  // have no offer.opened for the partner: the test's timing, not a lost event.
+  const scheduled = opensAt > Date.now();
+  const parkedAt = scheduled ? Math.max(closesAt, Date.now()) + 3_600_000 : opensAt;
   const res = await must(
     call(base, 'POST', '/admin/v1/offers', {
       headers: ADMIN,
@@ -47,8 +53,8 @@ export async function newOffer(base: string, partner: Partner, opensAt: number, 
         price_per_share: 2.5,
         currency: 'gbp',
         minimum_investment: 250,
-        opens_at: new Date(opensAt).toISOString(),
-        closes_at: new Date(closesAt).toISOString(),
+        opens_at: new Date(parkedAt).toISOString(),
+        closes_at: new Date(scheduled ? parkedAt + 3_600_000 : closesAt).toISOString(),
         shares_offered: 1_000_000,
       },
     }),
@@ -56,6 +62,14 @@ export async function newOffer(base: string, partner: Partner, opensAt: number, 
   );
   const id = (res.json as { id: string }).id;
   await must(call(base, 'PUT', `/admin/v1/partners/${partner.id}/offers/${id}`, { headers: ADMIN }), 200);
+  if (!scheduled) return id;
+  await must(
+    call(base, 'PATCH', `/admin/v1/offers/${id}`, {
+      headers: ADMIN,
+      body: { opens_at: new Date(opensAt).toISOString(), closes_at: new Date(closesAt).toISOString() },
+    }),
+    200,
+  );
   return id;
 }
 

@@ -55,6 +55,11 @@ export class PrivateRedis {
     );
   }
 
+  /** Started and not killed since (a test restores it in afterEach). */
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
   /** SIGKILL: whatever was not fsynced is lost (with `persistent`, nothing acknowledged is). */
   async kill(): Promise<void> {
     const child = this.child;

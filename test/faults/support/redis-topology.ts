@@ -211,6 +211,14 @@ export class SentinelGroup {
     return group;
   }
 
+  /**
+   * The node killPrimary() killed, once it is down, until restartKilled() brings it back
+   * (undefined otherwise): a test restores the group's topology with it in afterEach.
+   */
+  get killedNode(): string | undefined {
+    return this.killed !== undefined && !this.killed.running ? this.killed.address : undefined;
+  }
+
   /** `REDIS_SENTINELS` for the services: the three Sentinels' addresses. */
   get sentinelAddresses(): string {
     return this.sentinels.map((s) => s.address).join(',');

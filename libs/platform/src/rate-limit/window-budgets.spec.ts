@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { testRedisUrl } from '../../../../test/support/redis';
+import { waitFor } from '../../../../test/support/wait';
 import { RedisService } from '../queue/redis.service';
 import { FixedWindowCounter } from './fixed-window-counter';
 import { type BudgetedHit, WindowBudgets } from './window-budgets';
@@ -110,8 +111,8 @@ describe('WindowBudgets (two instances, real Redis)', () => {
     // b still admits from its slice until the window ends
     expect(await b.hit(k, 40, 1)).toMatchObject({ allowed: true });
     // After the window (1 s), both start afresh: the old slice is not spent in the new window.
-    await new Promise((r) => setTimeout(r, 1100));
-    expect(b.held(k)).toBe(0);
+    // Its end (at the latest) is when b stops holding the slice: waited for, not slept through.
+    await waitFor('the window to end', () => b.held(k) === 0, { timeoutMs: 5_000, everyMs: 20 });
     expect(await b.hit(k, 40, 1)).toMatchObject({ allowed: true, count: 1 });
     expect(await a.hit(k, 40, 1)).toMatchObject({ allowed: true });
   });

@@ -14,14 +14,18 @@ const KEY_SLACK_MS = 60_000;
  * GCRA with reservations, in one Lua call (atomic across every worker process):
  * KEYS[1] is the endpoint's hash: `tat` = the theoretical arrival time of the next free
  * slot (ms, Redis clock), `r:<delivery id>` = a slot already reserved by that delivery.
- * ARGV = interval ms, delivery id, tolerance ms. Returns 0 (send now) or the ms to wait
+ * ARGV = interval ms, delivery id, tolerance ms, key slack ms, and "now" in ms: empty (the
+ * Redis clock, shared by every worker) except under a test's clock. Returns 0 (send now) or the ms to wait
  * for the delivery's slot, reserving it the first time: each waiting delivery holds its
  * own slot, so a backlog is spaced one interval apart with one trip through the delayed
  * set each, not a herd that comes back together and asks again.
  */
 const RESERVE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(ARGV[5])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local interval = tonumber(ARGV[1])
 local tolerance = tonumber(ARGV[3])
 local field = 'r:' .. ARGV[2]
@@ -53,6 +57,11 @@ export class RateLimiter {
     private readonly redis: RedisClient,
     /** `<QUEUE_PREFIX>:{webhook-rate:<owner type>}` */
     private readonly prefix: string,
+    /**
+     * "Now" in ms for the slots; by default (production) Redis's own clock, read inside the
+     * script. A test passes a clock it moves, so "once it is due" needs no sleeping.
+     */
+    private readonly clockMs?: () => number,
   ) {}
 
   static prefixFor(queuePrefix: string, ownerType: string): string {
@@ -70,6 +79,7 @@ export class RateLimiter {
       deliveryId,
       String(SLOT_TOLERANCE_MS),
       String(KEY_SLACK_MS),
+      this.clockMs === undefined ? '' : String(this.clockMs()),
     );
     return typeof wait === 'number' ? wait : Number(wait);
   }
