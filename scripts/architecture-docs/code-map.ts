@@ -5,27 +5,10 @@
  * `npm run docs:architecture` (scripts/architecture-docs.ts), scripts/architecture-docs.spec.ts
  * and the route-folder rule of test/architecture/architecture.spec.ts.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, posix, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
 import ts from 'typescript';
-
-const SKIP_DIRS = new Set(['node_modules', 'dist', 'generated', '.data', 'coverage']);
-
-/** The .ts sources under `dirs` (repository paths with `/`, sorted), specs excluded. */
-export function codeFiles(root: string, dirs: readonly string[]): string[] {
-  const out: string[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(join(root, dir))) {
-      if (SKIP_DIRS.has(name)) continue;
-      const path = join(dir, name);
-      if (statSync(join(root, path)).isDirectory()) walk(path);
-      else if (name.endsWith('.ts') && !/\.(spec|e2e-spec|fault-spec)\.ts$/.test(name) && !name.endsWith('.d.ts'))
-        out.push(path.split(sep).join('/'));
-    }
-  };
-  for (const dir of dirs) walk(dir);
-  return out.sort();
-}
+import { sourceFiles } from '../source-files';
 
 export interface ControllerInfo {
   /** Repository path of the file declaring it. */
@@ -58,7 +41,7 @@ export function controllersIn(file: string, text: string): ControllerInfo[] {
 }
 
 export const controllers = (root: string, dirs: readonly string[] = ['apps', 'libs']): ControllerInfo[] =>
-  codeFiles(root, dirs).flatMap((file) => controllersIn(file, readFileSync(join(root, file), 'utf8')));
+  sourceFiles(root, dirs).flatMap((file) => controllersIn(file, readFileSync(join(root, file), 'utf8')));
 
 /** `apps/<service>/src/compat/<protocol>/`: an adapter for another product's protocol (exempt from the route-folder rule). */
 export const COMPAT_FOLDER = /^apps\/[^/]+\/src\/compat\/[^/]+\//;
@@ -138,7 +121,7 @@ export function queuesIn(file: string, text: string): QueueInfo[] {
 }
 
 export const queues = (root: string, dirs: readonly string[] = ['apps', 'libs']): QueueInfo[] =>
-  codeFiles(root, dirs).flatMap((file) => queuesIn(file, readFileSync(join(root, file), 'utf8')));
+  sourceFiles(root, dirs).flatMap((file) => queuesIn(file, readFileSync(join(root, file), 'utf8')));
 
 /** The folder of a repository path, with a trailing slash. */
 export const folderOf = (file: string): string => `${posix.dirname(file)}/`;

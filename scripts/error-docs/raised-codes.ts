@@ -17,9 +17,12 @@
  * system holds it to its catalogue. Anything else is reported as unresolved, so a new way of
  * raising a code cannot slip past unread.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ts from 'typescript';
+import { sourceFiles } from '../source-files';
+
+export { sourceFiles };
 
 export type RaisedKind = 'domain' | 'oauth';
 
@@ -35,24 +38,6 @@ export interface RaisedCodes {
   readonly raised: readonly RaisedCode[];
   /** Code arguments that could be neither resolved to literals nor trusted by their type: `path:line: text`. */
   readonly unresolved: readonly string[];
-}
-
-const SKIP_DIRS = new Set(['node_modules', 'dist', 'generated', '.data', 'coverage']);
-
-/** The .ts sources under `dirs` (repository paths with `/`), specs excluded. */
-export function sourceFiles(root: string, dirs: readonly string[]): string[] {
-  const out: string[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(join(root, dir))) {
-      if (SKIP_DIRS.has(name)) continue;
-      const path = join(dir, name);
-      if (statSync(join(root, path)).isDirectory()) walk(path);
-      else if (name.endsWith('.ts') && !/\.(spec|e2e-spec|fault-spec)\.ts$/.test(name) && !name.endsWith('.d.ts'))
-        out.push(path.split(sep).join('/'));
-    }
-  };
-  for (const dir of dirs) walk(dir);
-  return out.sort();
 }
 
 /** A type naming error codes: `PlatformErrorCode`, `Exclude<OAuthErrorCode, ...>`, `OAuthTooManyRequestsCode`, the generic `Code`. */

@@ -19,35 +19,19 @@
  * text, so it is shown as such too.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import ts from 'typescript';
+import { sourceFiles } from '../source-files';
 
 export const SNAPSHOT_DIR = 'sql';
 export const SOURCE_DIRS: readonly string[] = ['apps', 'libs'];
 export const COMMAND = 'npm run sql:snapshots';
 
-const SKIP_DIRS = new Set(['node_modules', 'dist', 'generated', '.data', 'coverage']);
 const SQL_START =
   /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|COPY|LISTEN|UNLISTEN|NOTIFY|BEGIN|COMMIT|ROLLBACK|CREATE|ALTER|DROP|SET|LOCK|TRUNCATE|VACUUM|ANALYZE)\b/i;
 const TAGGED = new Set(['$queryRaw', '$executeRaw']);
 const UNSAFE = new Set(['$queryRawUnsafe', '$executeRawUnsafe']);
 const FRAGMENT_CALLS = new Set(['sql', 'join', 'raw']);
-
-/** The source files under `dirs` that are scanned (repository paths with `/`, sorted): specs, declarations and generated code excluded. */
-export function sqlSourceFiles(root: string, dirs: readonly string[] = SOURCE_DIRS): string[] {
-  const out: string[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(join(root, dir))) {
-      if (SKIP_DIRS.has(name)) continue;
-      const path = join(dir, name);
-      if (statSync(join(root, path)).isDirectory()) walk(path);
-      else if (/\.tsx?$/.test(name) && !/\.(spec|e2e-spec|fault-spec)\.ts$/.test(name) && !name.endsWith('.d.ts'))
-        out.push(path.split(sep).join('/'));
-    }
-  };
-  for (const dir of dirs) walk(dir);
-  return out.sort();
-}
 
 /** The snapshot path of a source path: `libs/x/src/y.ts` → `sql/libs/x/src/y.sql`. */
 export function snapshotPath(source: string): string {
@@ -252,7 +236,7 @@ export function renderSnapshot(source: string, text: string): string | undefined
 /** Every snapshot the sources under `dirs` give: snapshot path → content, sorted by path. */
 export function generateSnapshots(root: string, dirs: readonly string[] = SOURCE_DIRS): Map<string, string> {
   const out = new Map<string, string>();
-  for (const source of sqlSourceFiles(root, dirs)) {
+  for (const source of sourceFiles(root, dirs, /\.tsx?$/)) {
     const rendered = renderSnapshot(source, readFileSync(join(root, source), 'utf8'));
     if (rendered !== undefined) out.set(snapshotPath(source), rendered);
   }
