@@ -59,7 +59,7 @@ export class TransactionExpiredError extends Error {
 
 /**
  * The connection of a `runSql` transaction: `$queryRaw` and `$executeRaw` only (its type,
- * SqlTx, offers nothing else), failing once the transaction has run past its timeout.
+ * SqlTx, has nothing else), failing once the transaction has run past its timeout.
  */
 class RawTransaction implements Queryable {
   expired = false;

@@ -30,7 +30,7 @@ describe('database handles', () => {
   });
 
   it('refuses an SqlTx where the model API is needed', () => {
-    // @ts-expect-error an SqlTx offers $queryRaw and $executeRaw only
+    // @ts-expect-error an SqlTx has $queryRaw and $executeRaw only
     expect(needsTx(sqlTx)).toBe(sqlTx);
     // @ts-expect-error nor is it the pool's Db
     expect(oneStatement(sqlTx)).toBe(sqlTx);
