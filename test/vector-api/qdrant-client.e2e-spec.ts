@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import { QdrantClient, QdrantClientResourceExhaustedError } from '@qdrant/js-client-rest';
 import { newProject, startVectorApp, type VectorTestApp } from './support';
 
 // The official Qdrant JS client, unmodified, against vector-api listening on 127.0.0.1
@@ -264,6 +264,10 @@ describe('Qdrant-compatible API through @qdrant/js-client-rest', () => {
     expect(unknown).toMatchObject({ status: 404, body: { status: { error: expect.stringContaining('not a route') } } });
     expect((await failure(client.query('Docs.v1', { query: { recommend: { positive: [1] } } }))).message).toContain('Recommend');
     expect((await failure(client.query('Docs.v1', { query: [1, 0, 0], using: 'text' }))).message).toContain('named vectors');
+    const mmr = await failure(
+      client.query('Docs.v1', { query: { nearest: [1, 0, 0], mmr: { diversity: 0.5, candidates_limit: 5 } } }),
+    );
+    expect(mmr).toMatchObject({ status: 400, message: expect.stringContaining('MMR') });
   });
 
   it('the api-key header and Authorization: Bearer both authenticate', async () => {
@@ -273,8 +277,62 @@ describe('Qdrant-compatible API through @qdrant/js-client-rest', () => {
     expect(await res.json()).toMatchObject({ result: { collections: [] }, status: 'ok' });
   });
 
+  it("renders the platform's own errors in Qdrant's body: malformed JSON 400, body too large 413, no key 401", async () => {
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/collections/Docs.v1/points/query',
+      headers: { 'api-key': key, 'content-type': 'application/json' },
+      payload: '{"query": [1,',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ status: { error: expect.stringContaining('invalid_json') }, time: expect.any(Number) });
+    const big = await t.app.inject({
+      method: 'POST',
+      url: '/collections/Docs.v1/points/query',
+      headers: { 'api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: [1, 0, 0], pad: 'x'.repeat(t.config.VECTOR_QUERY_BODY_LIMIT_BYTES) }),
+    });
+    expect(big.statusCode).toBe(413);
+    expect(big.json()).toMatchObject({ status: { error: expect.stringContaining('body_too_large') } });
+    const none = await t.app.inject({ method: 'GET', url: '/collections' });
+    expect(none.statusCode).toBe(401);
+    expect(none.json()).toMatchObject({ status: { error: expect.stringContaining('authentication_required') } });
+    const query = await t.app.inject({ method: 'GET', url: '/collections?wait=maybe', headers: { 'api-key': key } });
+    expect(query.statusCode).toBe(400);
+    expect(query.json()).toMatchObject({ status: { error: expect.any(String) } });
+  });
+
   it('drops a collection (DELETE true, then false)', async () => {
     expect(await client.deleteCollection('euclid')).toBe(true);
     expect(await client.deleteCollection('euclid')).toBe(false);
+  });
+});
+
+describe('Qdrant-compatible API: the rate limit', () => {
+  it("answers 429 with Retry-After in Qdrant's body, which the client turns into a resource-exhausted error", async () => {
+    const t = await startVectorApp({ VECTOR_RATE_LIMIT_PER_MINUTE: '3' });
+    const silence = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+      const { token } = await newProject(t.app, 'qdrant-rl');
+      const client = new QdrantClient({ url, apiKey: token, checkCompatibility: false });
+      let last: unknown;
+      for (let i = 0; i < 10 && last === undefined; i++) {
+        try {
+          await client.getCollections();
+        } catch (err) {
+          last = err;
+        }
+      }
+      expect(last).toBeInstanceOf(QdrantClientResourceExhaustedError);
+      const res = await fetch(`${url}/collections`, { headers: { 'api-key': token } });
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toMatch(/^[0-9]+$/);
+      expect(await res.json()).toMatchObject({ status: { error: expect.stringContaining('rate_limit') } });
+    } finally {
+      silence.mockRestore();
+      await t.close();
+    }
   });
 });

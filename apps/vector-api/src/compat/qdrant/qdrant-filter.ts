@@ -30,9 +30,14 @@ export function translateFilter(raw: unknown, path = 'filter'): Json {
       throw badRequest(`${path}: unknown field \`${key}\` (a Filter has must, should, must_not, min_should)`);
   }
   const parts: Json[] = [];
-  for (const [i, c] of conditions(raw.must).entries()) parts.push(translateCondition(c, `${path}.must[${i}]`));
+  // An empty Filter as a condition holds for every row (LlamaIndex sends {"must": [{"must": []}]}).
+  const always = (f: Json): boolean => Object.keys(f).length === 0;
+  for (const [i, c] of conditions(raw.must).entries()) {
+    const t = translateCondition(c, `${path}.must[${i}]`);
+    if (!always(t)) parts.push(t);
+  }
   const should = conditions(raw.should).map((c, i) => translateCondition(c, `${path}.should[${i}]`));
-  if (should.length > 0) parts.push(should.length === 1 ? should[0] : { $or: should });
+  if (should.length > 0 && !should.some(always)) parts.push(should.length === 1 ? should[0] : { $or: should });
   const mustNot = conditions(raw.must_not).map((c, i) => translateCondition(c, `${path}.must_not[${i}]`));
   if (mustNot.length > 0) parts.push({ $not: mustNot.length === 1 ? mustNot[0] : { $or: mustNot } });
   if (raw.min_should !== undefined && raw.min_should !== null) {

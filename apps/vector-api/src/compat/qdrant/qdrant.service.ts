@@ -456,6 +456,10 @@ export class QdrantService {
     }
     if (isObject(query)) {
       if ('nearest' in query) {
+        // LangChain's maxMarginalRelevanceSearch sends {nearest, mmr}: refused, never ignored.
+        if (query.mmr !== undefined) throw unsupported('MMR (`query.nearest.mmr`, maximal marginal relevance)');
+        const extra = Object.keys(query).find((k) => k !== 'nearest');
+        if (extra !== undefined) throw badRequest(`${where}.query: unknown field \`${extra}\``);
         if (Array.isArray(query.nearest)) return { body: rest, vector: query.nearest };
         throw unsupported('`nearest` with a point id, a named, sparse or multi vector');
       }
