@@ -9,6 +9,7 @@ import { VectorConfig } from './config';
 import { ProjectsModule } from './projects/projects.module';
 import { SnapshotsModule } from './snapshots/snapshots.module';
 import { TablesModule } from './tables/tables.module';
+import { QdrantModule } from './compat/qdrant/qdrant.module';
 import { VECTOR_CREDENTIAL_KINDS } from './tokens/credential-kinds';
 import { TokensModule } from './tokens/tokens.module';
 import { VectorTokenAuthenticator } from './tokens/vector-token.authenticator';
@@ -30,6 +31,7 @@ export class VectorAppModule {
         TokensModule,
         ProjectsModule,
         TablesModule,
+        QdrantModule,
         SnapshotsModule,
         ConsoleModule.forRoot({
           tenants: ProjectConsoleTenants,

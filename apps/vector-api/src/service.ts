@@ -13,12 +13,19 @@ export const vectorService: ServiceDefinition<VectorConfig> = {
   maxParamLength: 1024,
   openApi: {
     configure: (builder) =>
-      builder.addSecurity('vector_token', {
-        type: 'http',
-        scheme: 'bearer',
-        description: "A project's API token (vt_…) from POST /admin/v1/projects/{id}/tokens or POST /v1/tokens",
-      }),
-    credentialErrors: { vector_token: ['invalid_api_key'] },
+      builder
+        .addSecurity('vector_token', {
+          type: 'http',
+          scheme: 'bearer',
+          description: "A project's API token (vt_…) from POST /admin/v1/projects/{id}/tokens or POST /v1/tokens",
+        })
+        .addSecurity('qdrant_api_key', {
+          type: 'apiKey',
+          in: 'header',
+          name: 'api-key',
+          description: "The Qdrant-compatible routes also take the project's API token in the api-key header (docs/qdrant.md)",
+        }),
+    credentialErrors: { vector_token: ['invalid_api_key'], qdrant_api_key: ['invalid_api_key'] },
     title: 'vector-api',
     version: '1.0.0',
     description:

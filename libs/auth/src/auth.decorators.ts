@@ -1,7 +1,7 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { AuthGuard, RequireKind } from './auth.guard';
+import { AcceptCredentialHeaders, AuthGuard, RequireKind } from './auth.guard';
 import type { Principal } from './principal';
 
 /**
@@ -17,6 +17,16 @@ export function Authenticated(kind: string): MethodDecorator & ClassDecorator {
     ApiUnauthorizedResponse({ description: 'Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer)' }),
     ApiTooManyRequestsResponse({ description: 'Rate limit exceeded (Retry-After, RateLimit headers)' }),
   );
+}
+
+/**
+ * On an @Authenticated route or controller: the credential may also come raw (no scheme) in
+ * one of these headers when the request has no Authorization header (an API whose clients
+ * send their key in their own header, e.g. `api-key`). The app documents the header as an
+ * apiKey security scheme of its OpenAPI document.
+ */
+export function CredentialHeaders(...headers: string[]): MethodDecorator & ClassDecorator {
+  return AcceptCredentialHeaders(headers);
 }
 
 /** The authenticated principal of the request (set by AuthGuard); type the parameter with the app's principal type. */

@@ -18,8 +18,31 @@ declare module 'fastify' {
 export const AUTH_KIND = 'auth:kind';
 export const RequireKind = (kind: string): MethodDecorator & ClassDecorator => SetMetadata(AUTH_KIND, kind);
 
+export const AUTH_CREDENTIAL_HEADERS = 'auth:credential-headers';
+
 /**
- * The one guard for every credential kind: reads `Authorization: Bearer`, asks the app's
+ * Headers (lower case) that may carry the raw credential when `Authorization: Bearer` is
+ * absent, on a route or controller whose clients send their key elsewhere (an API whose
+ * official clients use their own header). See CredentialHeaders in auth.decorators.ts.
+ */
+export const AcceptCredentialHeaders = (headers: readonly string[]): MethodDecorator & ClassDecorator =>
+  SetMetadata(
+    AUTH_CREDENTIAL_HEADERS,
+    headers.map((h) => h.toLowerCase()),
+  );
+
+/** The credential in the first of `headers` the request carries (one value, no scheme), if any. */
+function credentialHeader(request: FastifyRequest, headers: readonly string[]): string | undefined {
+  for (const name of headers) {
+    const value = request.headers[name];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  }
+  return undefined;
+}
+
+/**
+ * The one guard for every credential kind: reads `Authorization: Bearer` (or, without an
+ * Authorization header, the route's own credential headers: @CredentialHeaders), asks the app's
  * authenticator of the route's kind for a principal (401 otherwise, RFC 6750), then counts
  * the request against the principal's rate limit (429 over it). Every authenticated
  * response carries the RateLimit headers. A refused credential of another kind than the
@@ -55,9 +78,19 @@ export class AuthGuard extends BeforeBodyGuard {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
 
-    const credential = bearerToken(request.headers.authorization);
+    const extra =
+      this.reflector.getAllAndOverride<readonly string[] | undefined>(AUTH_CREDENTIAL_HEADERS, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? [];
+    // Authorization first; the route's own credential headers only when it is absent.
+    const fromHeader = request.headers.authorization === undefined ? credentialHeader(request, extra) : undefined;
+    const credential = bearerToken(request.headers.authorization) ?? fromHeader;
     let principal: Principal;
-    const cookie = request.headers.authorization === undefined ? this.sessions.cookieOf(request.headers.cookie) : undefined;
+    const cookie =
+      request.headers.authorization === undefined && fromHeader === undefined
+        ? this.sessions.cookieOf(request.headers.cookie)
+        : undefined;
     if (credential === undefined && cookie !== undefined && authenticator.fromConsole) {
       // The console: a session cookie of this tenant (no Authorization header at all);
       // every state-changing request must carry the session's CSRF token.

@@ -24,7 +24,7 @@ export type TokenCreated = Schemas['VectorTokenCreatedDto'];
 export const INDEX_KINDS = membersOf<IndexKind>()(['flat', 'ivf', 'hnsw'] as const);
 export const METRICS = membersOf<Metric>()(['cosine', 'dot', 'euclidean'] as const);
 
-/** `/v1/tables/{name}…`: a table name is `^[a-z0-9_-]{1,64}$`, but encode anyway. */
+/** `/v1/tables/{name}…`: a table name is letters, digits, `_`, `-` and `.` (1–64, not only dots): encode anyway. */
 export const tablePath = (name: string, rest = ''): string => `/v1/tables/${encodeURIComponent(name)}${rest}`;
 
 /** Metadata as one line of JSON. */

@@ -44,6 +44,14 @@ export interface CollectionOptions {
   readonly indexBudget?: IndexBudget;
 }
 
+/**
+ * How a query's scores are shown: `api`, the /v1 contract (cosine clamped to [0, 1],
+ * euclidean 1 / (1 + distance)); `raw`, the measure itself (cosine similarity unclamped,
+ * euclidean the L2 distance, lowest first), as Qdrant's API shows it. Dot is the dot product
+ * either way; the ranking is the same.
+ */
+export type ScoreScale = 'api' | 'raw';
+
 /** Default of CollectionOptions.sliceMs, as the background index work (ivf, hnsw). */
 export const QUERY_SLICE_MS = 8;
 
@@ -221,6 +229,16 @@ export class VectorCollection {
     return this.catalog.labelOf(id);
   }
 
+  /** The id of the live row at `label`, or undefined. */
+  idOf(label: number): string | undefined {
+    return this.catalog.has(label) ? this.catalog.id(label) : undefined;
+  }
+
+  /** Labels of the live rows, ascending. */
+  aliveLabels(): number[] {
+    return this.store.aliveLabels();
+  }
+
   private index(kind: IndexKind, seed?: IndexSeed): VectorIndex {
     let index = this.indexes.get(kind);
     if (!index) {
@@ -339,12 +357,14 @@ export class VectorCollection {
     n: number,
     filter?: Filter,
     indexKind: IndexKind = this.defaultIndex,
+    scores: ScoreScale = 'api',
   ): Promise<{ hits: CollectionHit[]; plan: QueryPlan }> {
     const q = toStored(vector, this.metric);
     for (let attempt = 1; ; attempt++) {
       const { hits, plan } = await runSliced(this.plan(q, n, filter, indexKind), this.sliceMs);
       const alive = hits.filter((h) => this.catalog.has(h.label));
-      if (alive.length === hits.length || attempt === QUERY_ATTEMPTS) return { plan, hits: this.toCollectionHits(alive, q) };
+      if (alive.length === hits.length || attempt === QUERY_ATTEMPTS)
+        return { plan, hits: this.toCollectionHits(alive, q, scores) };
     }
   }
 
@@ -355,14 +375,16 @@ export class VectorCollection {
    * similarities carry an absolute error that grows with the norms (and euclidean's
    * ‖q‖² − 2·similarity cancels), so only the selection is taken from the scan.
    */
-  private toCollectionHits(hits: readonly Hit[], q: Float32Array): CollectionHit[] {
+  private toCollectionHits(hits: readonly Hit[], q: Float32Array, scores: ScoreScale = 'api'): CollectionHit[] {
     const scored =
       this.metric === 'cosine'
-        ? hits.map((h) => ({ label: h.label, score: Math.min(1, Math.max(0, h.score)) }))
+        ? hits.map((h) => ({ label: h.label, score: scores === 'raw' ? h.score : Math.min(1, Math.max(0, h.score)) }))
         : hits.map((h) => ({ label: h.label, score: this.store.score(h.label, q) })).sort(compareHits);
+    // Raw euclidean: the L2 distance itself (the order above, best first, is ascending distance).
+    const rawDistance = scores === 'raw' && this.metric === 'euclidean';
     return scored.map((h) => ({
       id: this.catalog.id(h.label) as string,
-      score: h.score,
+      score: rawDistance ? this.store.distance(h.label, q) : h.score,
       metadata: this.catalog.metadata(h.label) ?? {},
       metadataBytes: this.catalog.metadataBytes(h.label) ?? 2,
     }));

@@ -186,14 +186,19 @@ export class VectorStore {
    * euclidean the distance is summed directly (no cancellation between large norms).
    */
   score(label: number, q: Float32Array): number {
+    if (this.metric !== 'euclidean') return scoreOf(this.metric, dotAt(this.kernel.row(label), 0, q, this.dim));
+    return 1 / (1 + this.distance(label, q));
+  }
+
+  /** The L2 distance of a row's stored vector to `q`, in float64. */
+  distance(label: number, q: Float32Array): number {
     const x = this.kernel.row(label);
-    if (this.metric !== 'euclidean') return scoreOf(this.metric, dotAt(x, 0, q, this.dim));
     let d2 = 0;
     for (let j = 0; j < this.dim; j++) {
       const d = q[j] - x[j];
       d2 += d * d;
     }
-    return 1 / (1 + Math.sqrt(d2));
+    return Math.sqrt(d2);
   }
 
   /** Labels of live rows, ascending. */

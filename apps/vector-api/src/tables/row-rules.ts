@@ -113,8 +113,20 @@ function throwFindings(t: TableShape, f: RowFindings, ids: readonly string[], le
   }
 }
 
+/** How a write's rows are checked beyond the defaults (the Qdrant-compatible API's upserts). */
+export interface CheckRowsOptions {
+  /** Metadata may hold null values (written through the Qdrant-compatible API). */
+  readonly allowNull?: boolean;
+}
+
 /** Validates a whole insert or upsert batch first; any bad row rejects it, naming every offending id. */
-export function checkRows(t: TableShape, dto: InsertVectorsDto, limits: MetadataLimits): NewRow[] {
+export function checkRows(
+  t: TableShape,
+  dto: InsertVectorsDto,
+  limits: MetadataLimits,
+  // Read once metadata may hold null (the filter and metadata model's extension, issue 34).
+  _options: CheckRowsOptions = {},
+): NewRow[] {
   const parsed = parsedRows.get(dto);
   if (parsed) {
     const { ids, offsets, vectors, metadata } = parsed;

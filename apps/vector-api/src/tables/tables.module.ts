@@ -28,5 +28,7 @@ import { VectorsController } from './vectors.controller';
     TablesMetrics,
     QueryLatency,
   ],
+  // The Qdrant-compatible API (compat/qdrant) is an adapter over these.
+  exports: [TablesService, InsertAdmission],
 })
 export class TablesModule {}

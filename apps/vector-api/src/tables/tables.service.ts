@@ -4,7 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { VectorConfig } from '../config';
 import type { Filter } from '../engine/filter';
 import { matchesEveryRow } from '../engine/filter-matches-all';
-import type { CollectionHit, CollectionRow } from '../engine/vector-collection';
+import type { Metadata } from '../engine/filter';
+import type { CollectionHit, CollectionRow, ScoreScale } from '../engine/vector-collection';
 import {
   type CreateTableDto,
   type ListTablesQueryDto,
@@ -51,6 +52,38 @@ import { withAnswerSize } from './sliced-json';
  */
 export interface Tenant {
   readonly projectId: string;
+}
+
+/** How an upsert's rows are checked beyond /v1's rules (the Qdrant-compatible API). */
+export interface UpsertOptions {
+  /** Metadata may hold null values. */
+  readonly allowNull?: boolean;
+  /** At most this many rows (the /v1 DTO caps its batches itself; the Qdrant API has no cap). */
+  readonly maxRows?: number;
+}
+
+/** One of the nearest-neighbour queries of `nearest` (a filter in the /v1 syntax). */
+export interface NearestQuery {
+  readonly vector: unknown[];
+  readonly n: number;
+  readonly filter?: Record<string, unknown> | undefined;
+}
+
+/** Which rows a metadata rewrite reaches: these ids (all must exist) or every row matching a /v1 filter. */
+export type RowTarget = { readonly ids: readonly string[] } | { readonly filter: Record<string, unknown> };
+
+/** A row as the Qdrant-compatible reads show it. */
+export interface RowRead {
+  readonly id: string;
+  readonly metadata: Metadata;
+  readonly embedding?: number[];
+}
+
+/** Byte order of UTF-8 ids (PostgreSQL's COLLATE "C"), with a fast path for ASCII. */
+export function byIdBytes(a: string, b: string): number {
+  // UTF-16 order equals UTF-8 byte order except between surrogates and U+E000..U+FFFF.
+  if (!/[\ud800-\uffff]/.test(a) && !/[\ud800-\uffff]/.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
 /** Embeddings one query request may return (`include_values`), as Pinecone caps top_k with values. */
@@ -266,9 +299,18 @@ export class TablesService {
    * and get the new embedding and metadata (the change log's "insert" of a label that is
    * alive replaces it everywhere, replicas and snapshots alike); new ids get labels.
    */
-  async upsert(tenant: Tenant, name: string, dto: InsertVectorsDto): Promise<UpsertedDto> {
+  async upsert(tenant: Tenant, name: string, dto: InsertVectorsDto, options: UpsertOptions = {}): Promise<UpsertedDto> {
     const t = await this.table(tenant, name);
-    const rows = checkRows(t, dto, this.metadataLimits);
+    if (options.maxRows !== undefined && dto.rows.length > options.maxRows) {
+      throw new VectorError(
+        'parameter_invalid',
+        `At most ${options.maxRows} rows per request; this one has ${dto.rows.length}.`,
+        {
+          param: 'rows',
+        },
+      );
+    }
+    const rows = checkRows(t, dto, this.metadataLimits, { allowNull: options.allowNull ?? false });
     const written = await this.transactions.run(async (tx) => {
       const change = await this.repo.nextChange(tx, t.id, 0);
       if (!change) return null;
@@ -388,7 +430,7 @@ export class TablesService {
   private async search(
     t: LiveTable,
     items: ReadonlyArray<{ vector: unknown[]; n: number; filter?: Record<string, unknown> | undefined }>,
-    options: Pick<QueryDto, 'index' | 'include_values' | 'include_metadata'>,
+    options: Pick<QueryDto, 'index' | 'include_values' | 'include_metadata'> & { readonly scores?: ScoreScale },
     path: string,
   ): Promise<BatchQueryResponseDto & { bytes: number }> {
     const at = (i: number, field: string): string => (path === '' ? field : `${path}[${i}].${field}`);
@@ -410,7 +452,7 @@ export class TablesService {
     for (const q of parsed) {
       const queryStarted = performance.now();
       // Sliced: a costly query (a large table, a broad filter) lets other requests run between its slices.
-      const { hits } = await t.collection.querySliced(q.vector, q.n, q.filter, options.index ?? t.indexKind);
+      const { hits } = await t.collection.querySliced(q.vector, q.n, q.filter, options.index ?? t.indexKind, options.scores);
       this.latency.record(t.id, performance.now() - queryStarted);
       results.push(hits);
     }
@@ -451,6 +493,156 @@ export class TablesService {
         ];
       }),
     );
+  }
+
+  /** The table's head as a description needs it (the Qdrant API's collection info), loading or not. */
+  async describe(tenant: Tenant, name: string): Promise<TableDto> {
+    return this.get(tenant, name);
+  }
+
+  /** Names of every table of the project, by name: from memory once loaded, without counting rows. */
+  async names(tenant: Tenant): Promise<string[]> {
+    const page = await this.partition.list(tenant.projectId, { limit: this.config.VECTOR_MAX_TABLES_PER_PROJECT + 1000 });
+    return page.data.map((t) => t.name);
+  }
+
+  /**
+   * Nearest-neighbour queries with the measure's own scores (`raw`: cosine unclamped,
+   * euclidean the distance) for the Qdrant-compatible API; `exact` scans exactly (flat).
+   * Checked in full before any runs, sized like /v1's answers.
+   */
+  async nearest(
+    tenant: Tenant,
+    name: string,
+    items: readonly NearestQuery[],
+    options: { readonly exact?: boolean; readonly withValues?: boolean; readonly path?: string },
+  ): Promise<QueryResultItemDto[][]> {
+    const t = await this.table(tenant, name);
+    this.live.touch(t);
+    const { results } = await this.search(
+      t,
+      items.map((q) => ({ vector: q.vector, n: q.n, filter: q.filter })),
+      {
+        index: options.exact ? 'flat' : undefined,
+        include_values: options.withValues ?? false,
+        include_metadata: true,
+        scores: 'raw',
+      },
+      options.path ?? '',
+    );
+    return results;
+  }
+
+  /** Rows by id as committed, in the order asked (missing ids left out); embeddings when asked. */
+  async readRows(tenant: Tenant, name: string, ids: readonly string[], withValues: boolean): Promise<RowRead[]> {
+    const t = await this.table(tenant, name);
+    const found = new Map((await this.repo.rowsByIds(t.id, [...new Set(ids)])).map((r) => [r.id, r]));
+    return [...new Set(ids)].flatMap((id) => {
+      const row = found.get(id);
+      if (!row) return [];
+      return [{ id, metadata: row.metadata ?? {}, ...(withValues ? { embedding: valuesOf(row) } : {}) }];
+    });
+  }
+
+  /**
+   * A page of ids in byte order from `from` (inclusive), of every row or of the rows matching
+   * a /v1 filter (exact, after every committed change), and the first id of the next page.
+   */
+  async idsFrom(
+    tenant: Tenant,
+    name: string,
+    filter: Record<string, unknown> | undefined,
+    from: string | undefined,
+    limit: number,
+  ): Promise<{ ids: string[]; next: string | null }> {
+    const t = await this.table(tenant, name);
+    const parsed = filter === undefined ? undefined : toFilter(filter);
+    const current = await this.live.catchUpNow(t);
+    if (!current) throw this.gone(t);
+    const labels = parsed === undefined ? current.collection.aliveLabels() : current.collection.matchingLabels(parsed);
+    // The limit + 1 smallest ids ≥ from, kept sorted (binary insertion): O(rows × log limit).
+    const keep = limit + 1;
+    const best: string[] = [];
+    for (const label of labels) {
+      const id = current.collection.idOf(label);
+      if (id === undefined || (from !== undefined && byIdBytes(id, from) < 0)) continue;
+      if (best.length === keep && byIdBytes(id, best[keep - 1]) >= 0) continue;
+      let lo = 0;
+      let hi = best.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (byIdBytes(best[mid], id) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      best.splice(lo, 0, id);
+      if (best.length > keep) best.pop();
+    }
+    return { ids: best.slice(0, limit), next: best.length > limit ? best[limit] : null };
+  }
+
+  /**
+   * Rewrites the metadata of rows (by ids, all of which must exist, or by a /v1 filter),
+   * keeping their labels and embeddings: one change, all or nothing. `rewrite` gets a row's
+   * metadata and returns the new one (and throws the 400 of a change it refuses).
+   */
+  async rewriteMetadata(
+    tenant: Tenant,
+    name: string,
+    target: RowTarget,
+    rewrite: (current: Metadata) => Metadata,
+  ): Promise<{ updated: number }> {
+    const t = await this.table(tenant, name);
+    const filter = 'filter' in target ? toFilter(target.filter) : undefined;
+    const ids = 'ids' in target ? [...new Set(target.ids)] : [];
+    try {
+      return await this.rewriteOnce(t, ids, filter, rewrite);
+    } catch (err) {
+      if (!(err instanceof ChangeLogGap)) throw err;
+      if (!(await this.live.catchUpNow(t))) throw this.gone(t);
+      return this.rewriteOnce(t, ids, filter, rewrite);
+    }
+  }
+
+  private async rewriteOnce(
+    t: LiveTable,
+    ids: readonly string[],
+    filter: Filter | undefined,
+    rewrite: (current: Metadata) => Metadata,
+  ): Promise<{ updated: number }> {
+    let target = t;
+    const written = await unlessNothingToCommit(
+      this.transactions.run(async (tx) => {
+        const change = await this.repo.nextChange(tx, t.id, 0);
+        if (!change) return null;
+        let wanted = ids;
+        if (filter !== undefined) {
+          const current = await this.live.catchUpLocked(t, tx, change.seq);
+          if (!current) throw new NotFoundError('table', t.name, 'table');
+          target = current;
+          wanted = current.collection.matchingLabels(filter).flatMap((l) => current.collection.idOf(l) ?? []);
+        }
+        const rows = await this.repo.rowsForUpdate(tx, t.id, wanted);
+        if (filter === undefined && rows.length < wanted.length) {
+          const found = new Set(rows.map((r) => r.id));
+          throw new NotFoundError('vector', wanted.find((id) => !found.has(id)) as string, 'points');
+        }
+        if (rows.length === 0) throw new NothingToCommit();
+        const next = rows.map((r) => ({ id: r.id, embedding: r.embedding, metadata: rewrite(r.metadata ?? {}) }));
+        const labels = rows.map((r) => r.label);
+        await this.repo.deleteRows(
+          tx,
+          t.id,
+          rows.map((r) => r.id),
+        );
+        await this.repo.createRows(tx, t.id, next, labels);
+        await this.repo.recordChange(tx, t.id, change.seq, 'insert', labels);
+        return { seq: change.seq, rows: next, labels };
+      }, WRITE_TX),
+    );
+    if (written === null) throw this.gone(t);
+    if (written === undefined) return { updated: 0 };
+    await this.live.applyInsert(target, written.seq, withLabels(written.rows, written.labels));
+    return { updated: written.rows.length };
   }
 
   /** By ids (unknown ones reported, not an error) or by filter (every matching row); one change either way. */

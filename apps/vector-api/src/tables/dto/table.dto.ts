@@ -5,13 +5,14 @@ import { INDEX_KINDS, type IndexKind, type IndexState, METRICS, type Metric, toS
 import type { LiveTable } from '../live-tables';
 import type { TableHead } from '../tables.repository';
 
-export const TABLE_NAME = /^[a-z0-9_-]{1,64}$/;
+/** Table names, as Qdrant's collection names: letters of either case, digits, `-`, `_`, `.`; not only dots. */
+export const TABLE_NAME = /^(?!\.+$)[A-Za-z0-9_.-]{1,64}$/;
 export const MAX_DIMENSION = 4096;
 
 export class CreateTableDto {
   @ApiProperty({ pattern: TABLE_NAME.source, example: 'articles' })
   @IsString()
-  @Matches(TABLE_NAME, { message: 'name must be 1-64 characters of a-z, 0-9, _ and -' })
+  @Matches(TABLE_NAME, { message: 'name must be 1-64 characters of letters, digits, _, - and ., not only dots' })
   name!: string;
 
   @ApiProperty({ minimum: 1, maximum: MAX_DIMENSION, example: 384 })
@@ -74,7 +75,9 @@ export class ListTablesQueryDto {
   })
   @IsOptional()
   @IsString()
-  @Matches(TABLE_NAME, { message: 'starting_after must be a table name (1-64 characters of a-z, 0-9, _ and -)' })
+  @Matches(TABLE_NAME, {
+    message: 'starting_after must be a table name (1-64 characters of letters, digits, _, - and ., not only dots)',
+  })
   starting_after?: string;
 }
 
