@@ -16,6 +16,8 @@
  *   BENCH_VECTOR_ONLY=wrapper npm run bench:vector  (hnsw wrapper overhead at ef 100, mnist and wink:
  *                                                    median of BENCH_VECTOR_WRAPPER_PAIRS (7, ≥ 5) interleaved pairs)
  *   BENCH_VECTOR_ONLY=http npm run bench:vector     (1, 8, 32 connections vs raw hnswlib-node and engine routes)
+ *   BENCH_VECTOR_ONLY=qdrant npm run bench:vector   (issue 34: the same query through POST /collections/{c}/points/query
+ *                                                    and POST /v1/tables/{t}/query on one table, turn about; ratio target ≥ 0.9)
  * with BENCH_HTTP_SECONDS (per run; 5 in the targets run), BENCH_HTTP_ROUNDS (3),
  * BENCH_HTTP_CONNECTIONS (1,8,32), BENCH_VECTOR_HTTP_ROWS (20,000).
  *
@@ -31,6 +33,7 @@ import { simdSupported } from '../../apps/vector-api/src/engine/simd/scan-kernel
 import { CACHE_DIR, loadMnist, loadWink } from './datasets';
 import { benchDataset, benchWrapperOnly, type DatasetResult } from './engine-bench';
 import { benchHttp, type HttpResult } from './http-bench';
+import { benchQdrantRoute } from './qdrant-bench';
 import { type Bandwidth, machineInfo, measureBandwidth } from './measure';
 import { type BenchReport, writeReport } from './report';
 
@@ -82,6 +85,22 @@ async function targets(parts: Set<string>, log: (msg: string) => void): Promise<
       `in-process, no HTTP: raw hnswlib-node ${http.rawQps?.toFixed(0)} q/s, VectorCollection.query ${http.engineQps.toFixed(0)} q/s; ` +
         `vector-api GET /health/live ${http.apiHealth.requestsPerSecond.toFixed(0)} req/s, GET /v1/tables/bench ${http.apiTableGet.requestsPerSecond.toFixed(0)} req/s (8 connections)`,
     );
+  }
+  if (parts.has('qdrant')) {
+    const qdrant = await benchQdrantRoute(loadWink(), { seconds: 5, log });
+    out.qdrant = qdrant;
+    lines.push(`Qdrant-compatible query route vs /v1 (${qdrant.description}):`);
+    for (const level of qdrant.levels) {
+      const row = (name: string, r: typeof level.v1): string =>
+        `  ${name.padEnd(34)} ${r.requestsPerSecond.toFixed(0).padStart(6)} q/s  p50 ${r.latencyP50.toFixed(2).padStart(6)} ms  p99 ${r.latencyP99.toFixed(2).padStart(7)} ms  errors ${r.errors}`;
+      lines.push(
+        `${level.connections} connection${level.connections === 1 ? '' : 's'}:`,
+        row('POST /v1/tables/bench/query', level.v1),
+        row('POST /collections/bench/points/query', level.qdrant),
+        `  qdrant q/s ÷ /v1 q/s ${level.qpsRatio.toFixed(3)} (target ≥ 0.9: ${level.qpsRatio >= 0.9 ? 'met' : 'NOT met'}); ` +
+          `qdrant p50 ÷ /v1 p50 ${level.p50Ratio.toFixed(3)}`,
+      );
+    }
   }
   const end = machineInfo().loadAtStart;
   out.loadAtEnd = end;

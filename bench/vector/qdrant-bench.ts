@@ -1,0 +1,240 @@
+/**
+ * The Qdrant-compatible route against our own (issue 34: "a query through
+ * /collections/{c}/points/query costs within 10 % of the same query through /v1"). One real
+ * vector-api (child process, scratch database, as http-bench.ts starts it), ONE hnsw table filled
+ * through /v1, and the same query vectors sent both ways over HTTP on 127.0.0.1 at the same
+ * concurrency, the two routes taking turns in every round (http-load.ts, µs timings):
+ *   v1:     POST /v1/tables/bench/query               {vector, n: 10}            Authorization: Bearer
+ *   qdrant: POST /collections/bench/points/query      {query: vector, limit: 10} api-key
+ * Neither asks for vectors or metadata (the rows have none), so the answers carry the same ids and
+ * scores; a probe checks that before measuring.
+ *
+ *   BENCH_VECTOR_ONLY=qdrant npm run bench:vector
+ * with BENCH_HTTP_SECONDS (5), BENCH_HTTP_ROUNDS (3), BENCH_HTTP_CONNECTIONS (1,8,32),
+ * BENCH_VECTOR_HTTP_ROWS (20,000).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { migrate } from '@app/platform';
+import type { Dataset } from './datasets';
+import { httpLoad } from './http-load';
+import { freePort, stopChild } from '../http/platform';
+import { queryAt } from '../../test/support/database';
+
+export interface RouteLoad {
+  readonly requestsPerSecond: number;
+  readonly latencyP50: number;
+  readonly latencyP99: number;
+  readonly errors: number;
+}
+
+export interface QdrantLevel {
+  readonly connections: number;
+  readonly v1: RouteLoad;
+  readonly qdrant: RouteLoad;
+  /** Median over the rounds of qdrant q/s ÷ v1 q/s (target ≥ 0.9). */
+  readonly qpsRatio: number;
+  /** Median over the rounds of qdrant p50 ÷ v1 p50 (target ≤ 1.1). */
+  readonly p50Ratio: number;
+}
+
+export interface QdrantBenchResult {
+  readonly description: string;
+  readonly rows: number;
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly levels: QdrantLevel[];
+}
+
+const ROOT = join(__dirname, '..', '..');
+const TS_RUN = join(__dirname, '..', 'ts-run.mjs');
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function call(method: string, url: string, body: unknown, headers: Record<string, string>): Promise<unknown> {
+  const res = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${url} → ${res.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text) as unknown;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].filter(Number.isFinite).sort((x, y) => x - y);
+  if (sorted.length === 0) return NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function medianLoad(runs: readonly RouteLoad[]): RouteLoad {
+  return {
+    requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+    latencyP50: median(runs.map((r) => r.latencyP50)),
+    latencyP99: median(runs.map((r) => r.latencyP99)),
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+  };
+}
+
+const envNumber = (name: string, fallback: number): number => {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a number > 0, not ${v}`);
+  return n;
+};
+
+export async function benchQdrantRoute(
+  ds: Dataset,
+  options: { readonly seconds: number; readonly log: (msg: string) => void },
+): Promise<QdrantBenchResult> {
+  const seconds = envNumber('BENCH_HTTP_SECONDS', options.seconds);
+  const rounds = Math.round(envNumber('BENCH_HTTP_ROUNDS', 3));
+  const connectionLevels = (process.env.BENCH_HTTP_CONNECTIONS ?? '1,8,32').split(',').map((c) => {
+    const n = Number(c.trim());
+    if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_HTTP_CONNECTIONS: "${c}" is not a connection count`);
+    return n;
+  });
+  const rows = Math.min(ds.rows, envNumber('BENCH_VECTOR_HTTP_ROWS', 20_000));
+  const dim = ds.dim;
+  const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  const dbName = `bench_qdrant_${randomBytes(4).toString('hex')}`;
+  const dbUrl = new URL(adminUrl);
+  dbUrl.pathname = `/${dbName}`;
+  const queryCount = Math.min(64, ds.queryCount);
+  const vectors = Array.from({ length: queryCount }, (_, i) => Array.from(ds.queries.subarray(i * dim, (i + 1) * dim)));
+  const v1Bodies = vectors.map((vector) => JSON.stringify({ vector, n: 10 }));
+  const qdrantBodies = vectors.map((vector) => JSON.stringify({ query: vector, limit: 10 }));
+
+  let api: ChildProcess | undefined;
+  await queryAt(adminUrl, `CREATE DATABASE ${dbName}`);
+  try {
+    await migrate(dbUrl.toString());
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    api = fork(TS_RUN, [join(ROOT, 'apps/vector-api/src/main.ts')], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        DATABASE_URL: dbUrl.toString(),
+        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        VECTOR_PORT: String(port),
+        LOG_LEVEL: 'error',
+        VECTOR_RATE_LIMIT_PER_MINUTE: '100000000',
+      },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    const exited = new Promise<never>((_, reject) =>
+      api?.once('exit', (code) => reject(new Error(`vector-api exited with code ${code}`))),
+    );
+    exited.catch(() => undefined);
+    const ready = (async () => {
+      for (let i = 0; i < 600; i++) {
+        try {
+          if ((await fetch(`${base}/health/live`)).ok) return;
+        } catch {
+          // not listening yet
+        }
+        await sleep(100);
+      }
+      throw new Error('vector-api did not start within 60 s');
+    })();
+    await Promise.race([ready, exited]);
+
+    const { token } = (await call(
+      'POST',
+      `${base}/admin/v1/tokens`,
+      { name: 'bench-qdrant' },
+      { authorization: 'Bearer dev-admin-key' },
+    )) as {
+      token: string;
+    };
+    const bearer = { authorization: `Bearer ${token}` };
+    const apiKey = { 'api-key': token };
+    await call('POST', `${base}/v1/tables`, { name: 'bench', dimension: dim, index: 'hnsw' }, bearer);
+    for (let start = 0; start < rows; start += 1000) {
+      const batch = [];
+      for (let r = start; r < Math.min(rows, start + 1000); r++)
+        batch.push({ id: `v${r}`, embedding: Array.from(ds.base.subarray(r * dim, (r + 1) * dim)) });
+      await call('POST', `${base}/v1/tables/bench/insert`, { rows: batch }, bearer);
+    }
+    options.log(`qdrant: ${rows} rows inserted through /v1; waiting for the hnsw index`);
+    for (let i = 0; ; i++) {
+      const table = (await call('GET', `${base}/v1/tables/bench`, undefined, bearer)) as {
+        rows: number;
+        index_status: { state: string; details: Record<string, number> };
+      };
+      if (table.rows === rows && table.index_status.state === 'ready' && (table.index_status.details.pending ?? 0) === 0) break;
+      if (i > 1200) throw new Error(`index not ready after 240 s: ${JSON.stringify(table.index_status)}`);
+      await sleep(200);
+    }
+
+    // The two routes must answer the same neighbours, or the comparison is meaningless.
+    const ours = (await call('POST', `${base}/v1/tables/bench/query`, JSON.parse(v1Bodies[0]), bearer)) as {
+      results: Array<{ id: string }>;
+    };
+    const theirs = (await call('POST', `${base}/collections/bench/points/query`, JSON.parse(qdrantBodies[0]), apiKey)) as {
+      result: { points: Array<{ id: string | number }> };
+    };
+    const a = ours.results.map((r) => r.id);
+    const b = theirs.result.points.map((p) => String(p.id));
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      throw new Error(`the routes disagree: /v1 ${a.join(',')} vs qdrant ${b.join(',')}`);
+
+    const targets = {
+      v1: { url: `${base}/v1/tables/bench/query`, headers: bearer, bodies: v1Bodies },
+      qdrant: { url: `${base}/collections/bench/points/query`, headers: apiKey, bodies: qdrantBodies },
+    };
+    const keys = ['v1', 'qdrant'] as const;
+    const levels: QdrantLevel[] = [];
+    for (const connections of connectionLevels) {
+      for (const key of keys) await httpLoad({ ...targets[key], connections, seconds: Math.min(1, seconds) }); // warm-up
+      const runs = { v1: [] as RouteLoad[], qdrant: [] as RouteLoad[] };
+      const qpsRatios: number[] = [];
+      const p50Ratios: number[] = [];
+      for (let round = 0; round < rounds; round++) {
+        // The routes take turns, the first one alternating, so outside load does not land on one side only.
+        const order = round % 2 === 0 ? keys : [...keys].reverse();
+        const got: Partial<Record<(typeof keys)[number], RouteLoad>> = {};
+        for (const key of order) {
+          const r = await httpLoad({ ...targets[key], connections, seconds });
+          got[key] = {
+            requestsPerSecond: r.requestsPerSecond,
+            latencyP50: r.latencyP50,
+            latencyP99: r.latencyP99,
+            errors: r.errors,
+          };
+          runs[key].push(got[key]);
+        }
+        if (got.v1 && got.qdrant) {
+          qpsRatios.push(got.qdrant.requestsPerSecond / got.v1.requestsPerSecond);
+          p50Ratios.push(got.qdrant.latencyP50 / got.v1.latencyP50);
+        }
+      }
+      const level: QdrantLevel = {
+        connections,
+        v1: medianLoad(runs.v1),
+        qdrant: medianLoad(runs.qdrant),
+        qpsRatio: median(qpsRatios),
+        p50Ratio: median(p50Ratios),
+      };
+      levels.push(level);
+      options.log(
+        `qdrant ${connections} conn: /v1 ${level.v1.requestsPerSecond.toFixed(0)} q/s p50 ${level.v1.latencyP50.toFixed(2)} ms; ` +
+          `qdrant ${level.qdrant.requestsPerSecond.toFixed(0)} q/s p50 ${level.qdrant.latencyP50.toFixed(2)} ms; ` +
+          `q/s ratio ${level.qpsRatio.toFixed(3)}, p50 ratio ${level.p50Ratio.toFixed(3)}`,
+      );
+    }
+    const description =
+      `${rows.toLocaleString('en-US')} rows of ${ds.name} in one hnsw table, ${queryCount} query vectors (10 neighbours) sent as ` +
+      `POST /v1/tables/bench/query and as POST /collections/bench/points/query to the same vector-api, same connections, ` +
+      `${rounds} rounds of ${seconds} s in which the two routes take turns (after a warm-up); medians of the rounds.`;
+    return { description, rows, seconds, rounds, levels };
+  } finally {
+    await stopChild(api);
+    await queryAt(adminUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+  }
+}
