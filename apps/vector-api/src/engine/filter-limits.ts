@@ -72,11 +72,11 @@ function childPath(parent: string, key: string): string {
   return `${parent}.${key}`;
 }
 
-/** The error for a filter (an element of `$and` / `$or`) past MAX_FILTER.depth; parseFilter uses it too. */
+/** The error for a filter (in `$and` / `$or` / `$not` / `$minShould`) past MAX_FILTER.depth; parseFilter uses it too. */
 export function filterTooDeep(path: string): FilterLimitError {
   return new FilterLimitError(
     path,
-    `${path} is too deeply nested: $and and $or may nest filters at most ${MAX_FILTER.depth} levels deep, the filter being level 1 (docs/vector.md, "Filters").`,
+    `${path} is too deeply nested: $and, $or, $not and $minShould may nest filters at most ${MAX_FILTER.depth} levels deep, the filter being level 1 (docs/vector.md, "Filters").`,
   );
 }
 

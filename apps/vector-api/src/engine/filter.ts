@@ -159,9 +159,7 @@ const valueRule = (allowNull: boolean | undefined): string =>
  * (the caller bounds the tree first: measureJson's byte and key limits).
  */
 export function checkMetadataValue(value: unknown, path: string, depth: number, options: MetadataOptions = {}): void {
-  const stack: Array<{ v: unknown; path: string; depth: number; nesting: number }> = [
-    { v: value, path, depth, nesting: depth },
-  ];
+  const stack: Array<{ v: unknown; path: string; depth: number; nesting: number }> = [{ v: value, path, depth, nesting: depth }];
   while (stack.length > 0) {
     const { v, path: p, depth: d, nesting } = stack.pop() as { v: unknown; path: string; depth: number; nesting: number };
     if (isScalar(v) || (v === null && options.allowNull)) continue;
@@ -287,7 +285,7 @@ function parseNode(value: unknown, path: string, depth: number): Clause[] {
     if (key === '$hasId') {
       if (!Array.isArray(raw) || !raw.every((id) => typeof id === 'string'))
         throw new FilterError(p, `${p} must be an array of id strings`);
-      clauses.push({ hasId: raw as string[] });
+      clauses.push({ hasId: raw });
       continue;
     }
     if (key === '$minShould') {
@@ -345,7 +343,8 @@ function parseCondition(key: string, raw: unknown, p: string): Condition[] {
       cond = { ...cond, ne: arg };
     } else if (op === '$exists' || op === '$isNull' || op === '$isEmpty') {
       if (typeof arg !== 'boolean') throw new FilterError(po, `${po} must be true or false`);
-      cond = op === '$exists' ? { ...cond, exists: arg } : op === '$isNull' ? { ...cond, isNull: arg } : { ...cond, isEmpty: arg };
+      cond =
+        op === '$exists' ? { ...cond, exists: arg } : op === '$isNull' ? { ...cond, isNull: arg } : { ...cond, isEmpty: arg };
     } else if (op === '$text') {
       if (typeof arg !== 'string') throw new FilterError(po, `${po} must be a string`);
       cond = { ...cond, text: arg };

@@ -193,7 +193,9 @@ function asInvalid<T>(run: () => T): T {
 function withinLimits(merged: Metadata, limits: MetadataLimits, what: string): Metadata {
   const size = measureJson(merged, limits);
   if (size.over) {
-    throw new VectorError('metadata_too_large', `The ${what} metadata ${describeOverLimit(size, limits)}.`, { param: 'metadata' });
+    throw new VectorError('metadata_too_large', `The ${what} metadata ${describeOverLimit(size, limits)}.`, {
+      param: 'metadata',
+    });
   }
   return merged;
 }
@@ -222,7 +224,7 @@ function mergePatch(
     } else if (isObject(value)) {
       checkMetadataValue(value, p, depth, { allowNull: true }); // the depth and types; nulls are removals
       const stored = merged[key];
-      merged[key] = mergePatch(isObject(stored) ? (stored as Record<string, MetadataValue>) : undefined, value, p, depth + 1);
+      merged[key] = mergePatch(isObject(stored) ? stored : undefined, value, p, depth + 1);
     } else {
       checkMetadataValue(value, p, depth);
       merged[key] = value as MetadataValue;
