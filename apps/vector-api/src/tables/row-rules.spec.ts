@@ -1,3 +1,4 @@
+import type { Metadata } from '../engine/filter';
 import { VectorError } from '../errors';
 import type { InsertVectorsDto } from './dto/vectors.dto';
 import type { MetadataLimits } from './metadata-size';
@@ -78,7 +79,7 @@ describe('mergeMetadata (/v1 PATCH, JSON Merge Patch)', () => {
 });
 
 describe('setPayloadKeys and deletePayloadKeys (the Qdrant API)', () => {
-  const current = { a: { b: 1, c: 2 }, 'a.b': 'lit', list: [{ b: 1, c: 1 }, { b: 2 }], keep: true };
+  const current: Metadata = { a: { b: 1, c: 2 }, 'a.b': 'lit', list: [{ b: 1, c: 1 }, { b: 2 }], keep: true };
 
   it('set: top-level keys replaced (shallow), null kept as a value', () => {
     expect(setPayloadKeys(current, { a: { z: 1 }, n: null }, limits)).toEqual({ ...current, a: { z: 1 }, n: null });
