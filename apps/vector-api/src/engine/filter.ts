@@ -620,7 +620,9 @@ export const DEFAULT_INDEX_BUDGET: IndexBudget = { distinctValuesPerKey: 10_000,
 
 /**
  * Inverted index of metadata values: key → value → labels, answering a filter with the
- * exact set of matching rows (evaluateSteps). Evaluation is a generator that yields at
+ * exact set of matching rows (evaluateSteps). A key is a field path: every path of a row's
+ * metadata (nested objects, arrays of objects, literal dotted keys; eachPath) is indexed
+ * with the scalar elements it reaches. Evaluation is a generator that yields at
  * checkpoints, so a caller can slice it between event-loop turns (see background.ts).
  *
  * Values are the posting maps' keys themselves (a Map compares by SameValueZero: `1` and
@@ -632,7 +634,7 @@ export const DEFAULT_INDEX_BUDGET: IndexBudget = { distinctValuesPerKey: 10_000,
  * table's budget was reached no new key is indexed. A scanned key stays scanned while the
  * table is in memory (until the service reloads it); an insert is never refused for it.
  * Invariant: a key that is neither scanned nor (after the table budget was reached) absent
- * from the index has every live row holding it in its posting lists or empty arrays.
+ * from the index has every live row holding it in its posting lists or otherValues.
  */
 export class MetadataIndex {
   private readonly postings = new Map<string, Map<Scalar, Set<number>>>();
@@ -1115,7 +1117,8 @@ export class MetadataIndex {
     }
     if (isHasId(c)) {
       ctx.work += c.hasId.length;
-      return { negated: false, labels: labelsOf(ctx.rows, c.hasId) };
+      // Rows stored after the evaluation began are left out, as everywhere.
+      return { negated: false, labels: labelsOf(ctx.rows, c.hasId).filter((label) => label < ctx.size) };
     }
     return yield* this.minShould(c, ctx);
   }
