@@ -469,7 +469,7 @@ export interface components {
     };
     BatchQueryItemDto: {
       /**
-       * @description key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}, and $and / $or: [filters]; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or), 19 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
+       * @description field path (`a.b`, `a[].b`) → value (equality; contains for array fields) or {$eq|$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists|$except|$text|$isNull|$isEmpty: ...}, and $and / $or: [filters], $not: filter, $hasId: [ids], $minShould: {filters, count}; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or / $not / $minShould), 27 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
        * @example {
        *       "genre": "jazz",
        *       "year": {
@@ -547,7 +547,7 @@ export interface components {
     };
     CountVectorsDto: {
       /**
-       * @description key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}, and $and / $or: [filters]; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or), 19 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
+       * @description field path (`a.b`, `a[].b`) → value (equality; contains for array fields) or {$eq|$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists|$except|$text|$isNull|$isEmpty: ...}, and $and / $or: [filters], $not: filter, $hasId: [ids], $minShould: {filters, count}; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or / $not / $minShould), 27 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
        * @example {
        *       "genre": "jazz",
        *       "year": {
@@ -596,7 +596,7 @@ export interface components {
     };
     DeleteVectorsDto: {
       /**
-       * @description Delete every row matching it (or `ids`, not both). key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}, and $and / $or: [filters]; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or), 19 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
+       * @description Delete every row matching it (or `ids`, not both). field path (`a.b`, `a[].b`) → value (equality; contains for array fields) or {$eq|$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists|$except|$text|$isNull|$isEmpty: ...}, and $and / $or: [filters], $not: filter, $hasId: [ids], $minShould: {filters, count}; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or / $not / $minShould), 27 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
        * @example {
        *       "genre": "jazz",
        *       "year": {
@@ -667,7 +667,14 @@ export interface components {
       embedding?: number[];
       id: string;
       metadata: {
-        [key: string]: string | number | boolean | (string | number | boolean)[];
+        [key: string]:
+          | string
+          | number
+          | boolean
+          | unknown[]
+          | {
+              [key: string]: unknown;
+            };
       };
     };
     IdsPageDto: {
@@ -713,7 +720,7 @@ export interface components {
     };
     QueryDto: {
       /**
-       * @description key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}, and $and / $or: [filters]; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or), 19 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
+       * @description field path (`a.b`, `a[].b`) → value (equality; contains for array fields) or {$eq|$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists|$except|$text|$isNull|$isEmpty: ...}, and $and / $or: [filters], $not: filter, $hasId: [ids], $minShould: {filters, count}; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or / $not / $minShould), 27 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
        * @example {
        *       "genre": "jazz",
        *       "year": {
@@ -772,7 +779,14 @@ export interface components {
       id: string;
       /** @description Unless `include_metadata` is false */
       metadata?: {
-        [key: string]: string | number | boolean | (string | number | boolean)[];
+        [key: string]:
+          | string
+          | number
+          | boolean
+          | unknown[]
+          | {
+              [key: string]: unknown;
+            };
       };
       /** @description By the table's metric: cosine similarity clamped to [0, 1] (`cosine`), the dot product (`dot`), 1 / (1 + L2 distance) (`euclidean`); higher is more similar */
       score: number;
@@ -833,16 +847,33 @@ export interface components {
     UpdateVectorDto: {
       /** @description Replaces the embedding */
       embedding?: number[];
-      /** @description Merged into the stored metadata: a key with a value sets it, a key with null removes it */
+      /** @description Merged into the stored metadata (JSON Merge Patch, RFC 7396): a key with a value sets it, a key with null removes it, an object merges into the stored object recursively */
       metadata?: {
-        [key: string]: (string | number | boolean | (string | number | boolean)[]) | null;
+        [key: string]:
+          | (
+              | string
+              | number
+              | boolean
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                }
+            )
+          | null;
       };
     };
     UpdatedVectorDto: {
       id: string;
       /** @description The metadata after the merge */
       metadata: {
-        [key: string]: string | number | boolean | (string | number | boolean)[];
+        [key: string]:
+          | string
+          | number
+          | boolean
+          | unknown[]
+          | {
+              [key: string]: unknown;
+            };
       };
     };
     UpsertedDto: {
@@ -858,9 +889,16 @@ export interface components {
       embedding: number[];
       /** @example doc-1 */
       id: string;
-      /** @description string, number, boolean or arrays of those */
+      /** @description Values: string, number, boolean, or arrays and objects of those (objects nest ≤ 8 deep; null is refused); VECTOR_METADATA_MAX_KEYS counts every key of the tree */
       metadata?: {
-        [key: string]: string | number | boolean | (string | number | boolean)[];
+        [key: string]:
+          | string
+          | number
+          | boolean
+          | unknown[]
+          | {
+              [key: string]: unknown;
+            };
       };
     };
     VectorTokenCreatedDto: {

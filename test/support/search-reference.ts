@@ -75,7 +75,7 @@ export function matchesFilter(metadata: Metadata | undefined, filter: unknown): 
     if (key === '$or') return (condition as unknown[]).some((f) => matchesFilter(metadata, f));
     const present = metadata !== undefined && Object.prototype.hasOwnProperty.call(metadata, key);
     const field = present ? metadata[key] : undefined;
-    const values: readonly Scalar[] = field === undefined ? [] : Array.isArray(field) ? field : [field];
+    const values = (field === undefined ? [] : Array.isArray(field) ? field : [field]) as readonly Scalar[]; // flat metadata only
     return conditionHolds(values, present, condition);
   });
 }

@@ -176,8 +176,13 @@ describe('vector-api: upsert, fetch, update, delete by filter, list ids, count, 
       expect(missing.body.error).toMatchObject({ code: 'resource_missing', param: 'id' });
       const dim = await call<ErrorRes>('PATCH', '/v1/tables/pa/vectors/r', { embedding: [1, 2] });
       expect([dim.status, dim.body.error.code, dim.body.error.param]).toEqual([400, 'dimension_mismatch', 'embedding']);
-      const meta = await call<ErrorRes>('PATCH', '/v1/tables/pa/vectors/r', { metadata: { a: { nested: 1 } } });
-      expect([meta.status, meta.body.error.code, meta.body.error.param]).toEqual([400, 'parameter_invalid', 'metadata.a']);
+      // null inside an array is refused (null as a key's value removes it: merge patch)
+      const meta = await call<ErrorRes>('PATCH', '/v1/tables/pa/vectors/r', { metadata: { a: { nested: [null] } } });
+      expect([meta.status, meta.body.error.code, meta.body.error.param]).toEqual([
+        400,
+        'parameter_invalid',
+        'metadata.a.nested[0]',
+      ]);
       const empty = await call<ErrorRes>('PATCH', '/v1/tables/pa/vectors/r', {});
       expect([empty.status, empty.body.error.code]).toEqual([400, 'parameter_missing']);
       const extra = await call<ErrorRes>('PATCH', '/v1/tables/pa/vectors/r', { metadata: {}, id: 'z' });

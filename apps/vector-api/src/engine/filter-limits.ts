@@ -8,16 +8,18 @@
  */
 export const MAX_FILTER = {
   /**
-   * Logical depth: the filter is depth 1, each element of an `$and` / `$or` array one
-   * deeper than the filter holding it.
+   * Logical depth: the filter is depth 1, each element of an `$and` / `$or` array or of
+   * `$minShould`'s filters, and the filter of `$not`, one deeper than the filter holding it.
    */
   depth: 8,
   /**
    * Nesting of objects and arrays; the filter object itself is level 1 (`{"k": {"$in": [..]}}`
-   * is 3). A filter at logical depth d is at level 2d - 1, its field's operator object at
-   * 2d and an `$in` list at 2d + 1, so every valid depth-8 filter fits in 2·8 + 3.
+   * is 3). The deepest step from a filter to one a logical level deeper is `$minShould`'s
+   * (`{"$minShould": {"filters": [{…}]}}`: 3 levels), so a filter at logical depth d is at
+   * level ≤ 3d - 2, its field's operator object at 3d - 1 and an `$in` list at 3d: every
+   * valid depth-8 filter fits in 3·8 + 3.
    */
-  nesting: 2 * 8 + 3,
+  nesting: 3 * 8 + 3,
   /** Object keys at every level in all: field names and operators. */
   keys: 128,
   /** Elements of one array (an `$in` list). */
@@ -49,10 +51,11 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 
 /**
  * Where a value sits, for the logical depth: `filter` is a position where a filter object
- * is expected (the root, an element of `$and` / `$or`), `list` the array of an `$and` /
- * `$or` key of such a filter, `data` anything else.
+ * is expected (the root, an element of `$and` / `$or` / `$minShould`'s filters, the value
+ * of `$not`), `list` the array of an `$and` / `$or` key of such a filter (or `filters` of
+ * its `$minShould`), `minShould` the object of a `$minShould` key, `data` anything else.
  */
-type Role = 'filter' | 'list' | 'data';
+type Role = 'filter' | 'list' | 'minShould' | 'data';
 
 interface Pending {
   readonly value: unknown;
@@ -69,11 +72,11 @@ function childPath(parent: string, key: string): string {
   return `${parent}.${key}`;
 }
 
-/** The error for a filter (an element of `$and` / `$or`) past MAX_FILTER.depth; parseFilter uses it too. */
+/** The error for a filter (in `$and` / `$or` / `$not` / `$minShould`) past MAX_FILTER.depth; parseFilter uses it too. */
 export function filterTooDeep(path: string): FilterLimitError {
   return new FilterLimitError(
     path,
-    `${path} is too deeply nested: $and and $or may nest filters at most ${MAX_FILTER.depth} levels deep, the filter being level 1 (docs/vector.md, "Filters").`,
+    `${path} is too deeply nested: $and, $or, $not and $minShould may nest filters at most ${MAX_FILTER.depth} levels deep, the filter being level 1 (docs/vector.md, "Filters").`,
   );
 }
 
@@ -126,7 +129,17 @@ export function checkFilterLimits(value: unknown, root = 'filter'): FilterLimitE
         const p = childPath(path, key);
         if (key.length > MAX_FILTER.stringLength) return over(p, `a key may have at most ${MAX_FILTER.stringLength} characters`);
         size += key.length + 3;
-        const child: Role = role === 'filter' && LOGICAL_KEYS.has(key) ? 'list' : 'data';
+        if (role === 'filter' && key === '$not') {
+          if (logical + 1 > MAX_FILTER.depth) return filterTooDeep(p);
+          stack.push({ value: v[key], path: p, depth: depth + 1, role: 'filter', logical: logical + 1 });
+          continue;
+        }
+        const child: Role =
+          (role === 'filter' && LOGICAL_KEYS.has(key)) || (role === 'minShould' && key === 'filters')
+            ? 'list'
+            : role === 'filter' && key === '$minShould'
+              ? 'minShould'
+              : 'data';
         stack.push({ value: v[key], path: p, depth: depth + 1, role: child, logical });
       }
     } else {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { compileFilter, type Metadata, parseFilter } from './filter';
 import { matchesEveryRow } from './filter-matches-all';
+import { checkFilterLimits } from './filter-limits';
 
 const everyRow = (f: unknown): boolean => matchesEveryRow(parseFilter(f));
 
@@ -43,7 +44,8 @@ describe('matchesEveryRow (a delete by such a filter is 400 filter_matches_all)'
 
   it('is sound: whenever it says true, every row matches (property, against the engine)', () => {
     const scalar = fc.oneof(fc.constantFrom('a', 'b'), fc.integer({ min: 0, max: 2 }), fc.boolean());
-    const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }));
+    const element = fc.oneof(scalar, fc.constant(null), fc.constant({ z: 1 }));
+    const value = fc.oneof(scalar, fc.constant(null), fc.array(element, { maxLength: 3 }));
     const meta = fc.option(fc.dictionary(fc.constantFrom('x', 'y'), value, { maxKeys: 2 }), { nil: undefined });
     const cond = fc.oneof(
       scalar,
@@ -52,6 +54,9 @@ describe('matchesEveryRow (a delete by such a filter is 400 filter_matches_all)'
       fc.record({ $ne: scalar }),
       fc.record({ $exists: fc.boolean() }),
       fc.record({ $gt: fc.integer({ min: -1, max: 3 }) }),
+      fc.record({ $isNull: fc.boolean() }),
+      fc.record({ $isEmpty: fc.boolean() }),
+      fc.record({ $except: fc.array(scalar, { maxLength: 2 }) }),
     );
     const leaf = fc.dictionary(fc.constantFrom('x', 'y'), cond, { minKeys: 1, maxKeys: 2 });
     const filter = fc.letrec<{ node: Record<string, unknown> }>((tie) => ({
@@ -61,16 +66,22 @@ describe('matchesEveryRow (a delete by such a filter is 400 filter_matches_all)'
         fc.constant({}),
         fc.record({ $or: fc.array(tie('node'), { minLength: 1, maxLength: 4 }) }),
         fc.record({ $and: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) }),
+        fc.record({ $not: tie('node') }),
+        fc.record({ $hasId: fc.array(fc.constantFrom('r0', 'r1'), { maxLength: 2 }) }),
+        fc
+          .tuple(fc.array(tie('node'), { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 3 }))
+          .map(([filters, count]) => ({ $minShould: { filters, count } })),
       ),
     })).node;
     let tautologies = 0;
     fc.assert(
       fc.property(filter, fc.array(meta, { maxLength: 40 }), (f, metas) => {
+        fc.pre(checkFilterLimits(f) === undefined); // the generator may nest past the logical depth
         const parsed = parseFilter(f);
         if (!matchesEveryRow(parsed)) return;
         tautologies++;
         const test = compileFilter(parsed);
-        for (const m of metas) expect(test(m as Metadata | undefined)).toBe(true);
+        metas.forEach((m, i) => expect(test(m as Metadata | undefined, `r${i}`)).toBe(true));
       }),
       { numRuns: 3000 },
     );

@@ -3,31 +3,56 @@
  * (platform contract, third round: a delete by such a filter is 400 `filter_matches_all`).
  *
  * Sound: true only for filters that hold on every row, including rows without the field,
- * with a value of another type, or with an array. It recognises
+ * with a value of another type, null, an object or an array. It recognises
  * - `{}` and any `$and` of such filters (the parser leaves no clause: isMatchAll);
  * - `{"k": {"$nin": []}}`: nothing to exclude, a missing field matches too;
  * - an `$or` with an alternative that matches every row (the parser already drops such an
  *   `$or`), or whose alternatives include a condition and its complement on one field:
  *   `$exists: true` or any value ⊇ `$exists: false` or `$ne` / `$nin` of values that the
- *   `$eq` / `$in` alternatives all cover (`{"k": 1}` or `{"k": {"$ne": 1}}`).
+ *   `$eq` / `$in` alternatives all cover (`{"k": 1}` or `{"k": {"$ne": 1}}`), and
+ *   `$isNull: true` with `$isNull: false`, `$isEmpty: true` with `$isEmpty: false`;
+ * - `$not` of a filter that never matches (neverMatches: `$in: []`, `$hasId: []`, `$not`
+ *   of a filter matching every row, an `$or` of such, a `$minShould` that too few of its
+ *   filters can meet);
+ * - `$minShould` with at least `count` filters matching every row.
  * Conditions combining several operators on one field are not analysed (taken as not
  * matching everything), so some contrived tautologies pass; the forms people write do not.
  */
-import { type Clause, type Condition, type Filter, isAnyOf, type Scalar } from './filter';
+import { type Clause, type Condition, type Filter, isAnyOf, isCondition, isHasId, isNot, type Scalar } from './filter';
 
 /** The filter holds on every possible row. */
 export function matchesEveryRow(filter: Filter): boolean {
   return filter.every(clauseHolds);
 }
 
-function clauseHolds(clause: Clause): boolean {
-  if (!isAnyOf(clause)) return conditionHolds(clause);
-  return clause.anyOf.some(matchesEveryRow) || complementsCover(clause.anyOf);
+/** The filter holds on no row, by its form (conservative: false when unsure). */
+export function neverMatches(filter: Filter): boolean {
+  return filter.some(clauseNever);
 }
 
+function clauseNever(clause: Clause): boolean {
+  if (isCondition(clause)) return clause.in !== undefined && clause.in.length === 0;
+  if (isAnyOf(clause)) return clause.anyOf.every(neverMatches);
+  if (isNot(clause)) return matchesEveryRow(clause.not);
+  if (isHasId(clause)) return clause.hasId.length === 0;
+  return clause.minShould.filter((f) => !neverMatches(f)).length < clause.count;
+}
+
+function clauseHolds(clause: Clause): boolean {
+  if (isCondition(clause)) return conditionHolds(clause);
+  if (isAnyOf(clause)) return clause.anyOf.some(matchesEveryRow) || complementsCover(clause.anyOf);
+  if (isNot(clause)) return neverMatches(clause.not);
+  if (isHasId(clause)) return false;
+  return clause.minShould.filter(matchesEveryRow).length >= clause.count;
+}
+
+type Part = keyof Omit<Condition, 'key'>;
+
 /** Parts of a condition besides its key. */
-function partsOf(c: Condition): Array<keyof Omit<Condition, 'key'>> {
-  return (['eq', 'in', 'nin', 'ne', 'range', 'exists'] as const).filter((p) => c[p] !== undefined);
+function partsOf(c: Condition): Part[] {
+  return (['eq', 'in', 'nin', 'ne', 'range', 'exists', 'except', 'text', 'isNull', 'isEmpty'] as const).filter(
+    (p) => c[p] !== undefined,
+  );
 }
 
 /** Every part must hold on every row: only an empty `$nin` does. */
@@ -50,18 +75,26 @@ const within = (inner: ValueSet, outer: ValueSet): boolean =>
  * (`$ne: v`, `$nin: [..]`, `$exists: false`, which also match rows without the field)
  * excludes only rows whose field equals or contains one of a set of values (every present
  * value, for `$exists: false`); when the "positive" alternatives (`k: v`, `$in`,
- * `$exists: true`) together match every such row, the `$or` holds on every row.
+ * `$exists: true`) together match every such row, the `$or` holds on every row. So do
+ * `$isNull: true` and `$isNull: false` on one field (and `$isEmpty`), each the other's
+ * negation.
  */
 function complementsCover(alternatives: readonly Filter[]): boolean {
   const positives = new Map<string, Set<string> | 'all'>();
   const negatives = new Map<string, ValueSet[]>();
+  const flags = new Set<string>();
   for (const alt of alternatives) {
     const only = alt.length === 1 ? alt[0] : undefined;
-    if (only === undefined || isAnyOf(only)) continue;
+    if (only === undefined || !isCondition(only)) continue;
     const parts = partsOf(only);
     if (parts.length !== 1) continue;
     const part = parts[0];
-    if (part === 'eq' || part === 'in' || (part === 'exists' && only.exists === true)) {
+    if (part === 'isNull' || part === 'isEmpty') {
+      const flag = `${part}:${only[part] === true}:${only.key}`;
+      const opposite = `${part}:${only[part] !== true}:${only.key}`;
+      if (flags.has(opposite)) return true;
+      flags.add(flag);
+    } else if (part === 'eq' || part === 'in' || (part === 'exists' && only.exists === true)) {
       const values: ValueSet =
         part === 'exists' ? 'all' : new Set((part === 'eq' ? [only.eq as Scalar] : (only.in ?? [])).map(valueKey));
       const known = positives.get(only.key);

@@ -101,7 +101,7 @@ describe('filter language', () => {
     [{ a: { $or: [{ b: 1 }] } }, 'filter.a.$or'],
     [{ $nor: [{ a: 1 }] }, 'filter.$nor'],
     [{ $in: [1] }, 'filter.$in'],
-    [{ $and: [{ $not: { a: 1 } }] }, 'filter.$and[0].$not'],
+    [{ $and: [{ $nor: { a: 1 } }] }, 'filter.$and[0].$nor'],
   ])('rejects %j naming %s', (filter, path) => {
     expect(() => parseFilter(filter)).toThrow(FilterError);
     try {
@@ -112,7 +112,9 @@ describe('filter language', () => {
   });
 
   it('lists every operator when one is unknown', () => {
-    expect(() => parseFilter({ a: { $regex: 'x' } })).toThrow('$in, $nin, $ne, $gt, $gte, $lt, $lte or $exists');
+    expect(() => parseFilter({ a: { $regex: 'x' } })).toThrow(
+      '$in, $nin, $ne, $gt, $gte, $lt, $lte, $exists, $except, $text, $isNull or $isEmpty',
+    );
   });
 
   it('accepts logical depth 8 and refuses 9 with filter_too_complex naming where', () => {
@@ -147,10 +149,21 @@ describe('filter language', () => {
     ]);
   });
 
-  it('rejects metadata values that are not scalars or arrays of scalars', () => {
-    expect(() => parseMetadata({ a: { b: 1 } }, 'rows[0].metadata')).toThrow('rows[0].metadata.a');
-    expect(() => parseMetadata({ a: [1, [2]] }, 'm')).toThrow(FilterError);
-    expect(parseMetadata({ a: [1, 'x', true] }, 'm')).toEqual({ a: [1, 'x', true] });
+  it('accepts nested metadata, refuses null unless allowed, and objects deeper than 8 naming the path', () => {
+    expect(parseMetadata({ a: { b: [1, { c: 'x' }] }, d: [1, [2]] }, 'm')).toEqual({ a: { b: [1, { c: 'x' }] }, d: [1, [2]] });
+    expect(() => parseMetadata({ a: { b: null } }, 'rows[0].metadata')).toThrow('rows[0].metadata.a.b');
+    expect(parseMetadata({ a: { b: null }, c: [null] }, 'm', { allowNull: true })).toEqual({ a: { b: null }, c: [null] });
+    expect(() => parseMetadata({ a: Number.NaN }, 'm')).toThrow(FilterError);
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let d = 0; d < 7; d++) deep = { o: deep }; // 8 objects: depth 8
+    expect(() => parseMetadata(deep, 'm')).not.toThrow();
+    try {
+      parseMetadata({ o: deep }, 'm');
+      throw new Error('not refused');
+    } catch (err) {
+      expect(err).toBeInstanceOf(FilterError);
+      expect((err as FilterError).path).toBe(`m${'.o'.repeat(8)}`);
+    }
   });
 
   it('the inverted index agrees with the reference semantics (property), also after removals', () => {

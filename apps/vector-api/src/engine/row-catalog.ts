@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Metadata, MetadataValue } from './filter';
+import { type Field, type Metadata, type MetadataValue, readField } from './filter';
 
 /** Largest arena a catalog holds (Buffer's limit; offsets are uint32). */
 const MAX_ARENA_BYTES = 2 ** 32 - 1;
@@ -56,14 +56,14 @@ function skipValue(buf: Uint8Array, i: number, end: number): number {
 
 /**
  * The JSON value in bytes [start, end) as a metadata field: short ASCII strings without
- * escapes, numbers and booleans decoded in place (a Buffer.toString and JSON.parse per row
- * cost ~2 µs, most of a scan); anything else through JSON.parse. null and objects: undefined.
+ * escapes, numbers, booleans and null decoded in place (a Buffer.toString and JSON.parse per
+ * row cost ~2 µs, most of a scan); anything else (arrays, objects) through JSON.parse.
  */
-function decodeValue(buf: Buffer, start: number, end: number): MetadataValue | undefined {
+function decodeValue(buf: Buffer, start: number, end: number): MetadataValue {
   const b = buf[start];
   if (b === 0x74) return true;
   if (b === 0x66) return false;
-  if (b === 0x6e) return undefined;
+  if (b === 0x6e) return null;
   if (end - start <= 66 && (b === 0x22 || b === 0x2d || (b >= 0x30 && b <= 0x39))) {
     const quoted = b === 0x22;
     let text = '';
@@ -78,8 +78,7 @@ function decodeValue(buf: Buffer, start: number, end: number): MetadataValue | u
     }
     if (plain) return quoted ? text : Number(text);
   }
-  const value = JSON.parse(buf.toString('utf8', start, end)) as unknown;
-  return value === null || (typeof value === 'object' && !Array.isArray(value)) ? undefined : (value as MetadataValue);
+  return JSON.parse(buf.toString('utf8', start, end)) as MetadataValue;
 }
 
 /**
@@ -190,12 +189,14 @@ export class RowCatalog {
   private fieldKeyBytes: Buffer = Buffer.alloc(0);
 
   /**
-   * One top-level field of the row's metadata, as `metadata(label)?.[key]` gives it for a
-   * scalar or an array (undefined for a missing field, null or an object), found in the
-   * row's JSON without parsing the rest: what a filter on a scanned key reads per row.
+   * One field (path) of the row's metadata, as readField(metadata(label), key) gives it: a
+   * key without a dot is found in the row's JSON without parsing the rest (what a filter on
+   * a scanned key reads per row); a dotted path parses the row (a literal dotted key and a
+   * nested object both reach it).
    */
-  field(label: number, key: string): MetadataValue | undefined {
+  field(label: number, key: string): Field {
     if (!this.has(label) || this.metaLen[label] === 0) return undefined;
+    if (key.includes('.')) return readField(this.metadata(label), key);
     if (key !== this.fieldKey) {
       this.fieldKey = key;
       this.fieldKeyBytes = Buffer.from(JSON.stringify(key), 'utf8');

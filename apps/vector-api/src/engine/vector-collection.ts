@@ -131,6 +131,7 @@ export class VectorCollection {
       isAlive: (label) => store.isAlive(label),
       metadata: (label) => catalog.metadata(label),
       field: (label, key) => catalog.field(label, key),
+      labelOf: (id) => catalog.labelOf(id),
     };
     this.indexes.set('flat', new FlatIndex(this.store));
     // The default index is created with the first row (insert, warm): an empty table holds no

@@ -1,4 +1,4 @@
-import { FilterError, type Metadata, parseMetadata } from '../engine/filter';
+import { FilterError, type Metadata, type MetadataOptions, parseMetadata } from '../engine/filter';
 import { measureJson } from '../engine/json-size';
 import { describeOverLimit, type MetadataLimits } from '../tables/metadata-size';
 
@@ -52,10 +52,14 @@ export interface CandidateRow {
 export const noFindings = (f: RowFindings): boolean =>
   f.firstMalformed === undefined && f.firstTooLarge === undefined && f.metadataError === undefined && f.firstDupe === undefined;
 
-/** Checks every row (none stops the pass, so the 400 can name every offending id); the rows' metadata as checked. */
+/**
+ * Checks every row (none stops the pass, so the 400 can name every offending id); the rows'
+ * metadata as checked (`options.allowNull`: null values are allowed, the Qdrant API's rule).
+ */
 export function inspectRows(
   rows: readonly CandidateRow[],
   limits: MetadataLimits,
+  options: MetadataOptions = {},
 ): { findings: RowFindings; metadata: Array<Metadata | undefined> } {
   const malformed: string[] = [];
   let firstMalformed: number | undefined;
@@ -77,7 +81,7 @@ export function inspectRows(
       }
     }
     try {
-      metadata.push(r.metadata === undefined ? undefined : parseMetadata(r.metadata, `rows[${i}].metadata`));
+      metadata.push(r.metadata === undefined ? undefined : parseMetadata(r.metadata, `rows[${i}].metadata`, options));
     } catch (err) {
       if (!(err instanceof FilterError)) throw err;
       metadataError ??= { message: err.message, path: err.path };

@@ -1,4 +1,14 @@
-import { type Filter, FilterError, type Metadata, type MetadataValue, parseFilter, parseMetadata } from '../engine/filter';
+import {
+  checkMetadataValue,
+  type Filter,
+  FilterError,
+  type Metadata,
+  type MetadataOptions,
+  type MetadataValue,
+  fieldPath,
+  parseFilter,
+  parseMetadata,
+} from '../engine/filter';
 import type { ParsedRows } from '../ingest/parse-protocol';
 import { allFloat32, FLOAT32_MAX, inspectRows, type RowFindings } from '../ingest/row-findings';
 import { FilterLimitError } from '../engine/filter-limits';
@@ -113,20 +123,13 @@ function throwFindings(t: TableShape, f: RowFindings, ids: readonly string[], le
   }
 }
 
-/** How a write's rows are checked beyond the defaults (the Qdrant-compatible API's upserts). */
-export interface CheckRowsOptions {
-  /** Metadata may hold null values (written through the Qdrant-compatible API). */
-  readonly allowNull?: boolean;
-}
-
-/** Validates a whole insert or upsert batch first; any bad row rejects it, naming every offending id. */
-export function checkRows(
-  t: TableShape,
-  dto: InsertVectorsDto,
-  limits: MetadataLimits,
-  // Read once metadata may hold null (the filter and metadata model's extension, issue 34).
-  _options: CheckRowsOptions = {},
-): NewRow[] {
+/**
+ * Validates a whole insert or upsert batch first; any bad row rejects it, naming every
+ * offending id. `options.allowNull`: metadata values may be null (the Qdrant-compatible
+ * API); it applies to rows given as objects (`dto.rows`): rows InsertBodyPipe parsed (the
+ * `/v1` body) were checked without it.
+ */
+export function checkRows(t: TableShape, dto: InsertVectorsDto, limits: MetadataLimits, options?: MetadataOptions): NewRow[] {
   const parsed = parsedRows.get(dto);
   if (parsed) {
     const { ids, offsets, vectors, metadata } = parsed;
@@ -142,7 +145,7 @@ export function checkRows(
     return rows;
   }
   const rows = dto.rows;
-  const { findings, metadata } = inspectRows(rows, limits);
+  const { findings, metadata } = inspectRows(rows, limits, options);
   throwFindings(
     t,
     findings,
@@ -176,30 +179,108 @@ export function toFilter(raw: Record<string, unknown>, path = 'filter'): Filter 
   }
 }
 
-/**
- * Stored metadata with a PATCH's changes merged in: a key with a value sets it, a key with
- * null removes it (as Pinecone's update and JSON Merge Patch, RFC 7396, one level deep).
- */
-export function mergeMetadata(stored: Metadata | undefined, patch: Record<string, unknown>, limits: MetadataLimits): Metadata {
-  const sets: Record<string, unknown> = {};
-  const removed = new Set<string>();
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) removed.add(key);
-    else sets[key] = value;
-  }
-  let checked: Metadata;
+/** A FilterError as the 400 parameter_invalid naming its path. */
+function asInvalid<T>(run: () => T): T {
   try {
-    checked = parseMetadata(sets, 'metadata');
+    return run();
   } catch (err) {
     if (err instanceof FilterError) throw new VectorError('parameter_invalid', err.message, { param: err.path });
     throw err;
   }
-  const merged: Record<string, MetadataValue> = {};
-  for (const [key, value] of Object.entries(stored ?? {})) if (!removed.has(key)) merged[key] = value;
-  for (const [key, value] of Object.entries(checked)) merged[key] = value;
+}
+
+/** The 400 metadata_too_large when the new metadata is over a limit; else the metadata. */
+function withinLimits(merged: Metadata, limits: MetadataLimits, what: string): Metadata {
   const size = measureJson(merged, limits);
   if (size.over) {
-    throw new VectorError('metadata_too_large', `The merged metadata ${describeOverLimit(size, limits)}.`, { param: 'metadata' });
+    throw new VectorError('metadata_too_large', `The ${what} metadata ${describeOverLimit(size, limits)}.`, {
+      param: 'metadata',
+    });
   }
   return merged;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `patch` merged into `target` (JSON Merge Patch, RFC 7396): a key with null is removed, a
+ * key with an object merges into the stored object recursively (an object replaces a
+ * value that is not one), any other value replaces. `depth` is the object depth of
+ * `target` (the metadata is 1); the patch's values are checked on the way, null refused
+ * except as a removal. Recursion follows the patch's objects, checked ≤ METADATA_MAX_DEPTH.
+ */
+function mergePatch(
+  target: Record<string, MetadataValue> | undefined,
+  patch: Record<string, unknown>,
+  path: string,
+  depth: number,
+): Record<string, MetadataValue> {
+  const merged: Record<string, MetadataValue> = { ...(target ?? {}) };
+  for (const key of Object.keys(patch)) {
+    const value = patch[key];
+    const p = `${path}.${key}`;
+    if (value === null) {
+      delete merged[key];
+    } else if (isObject(value)) {
+      checkMetadataValue(value, p, depth, { allowNull: true }); // the depth and types; nulls are removals
+      const stored = merged[key];
+      merged[key] = mergePatch(isObject(stored) ? stored : undefined, value, p, depth + 1);
+    } else {
+      checkMetadataValue(value, p, depth);
+      merged[key] = value as MetadataValue;
+    }
+  }
+  return merged;
+}
+
+/**
+ * Stored metadata with a PATCH's changes merged in (JSON Merge Patch, RFC 7396, as
+ * Pinecone's update): a key with a value sets it, a key with null removes it, a nested
+ * object merges into the stored object recursively.
+ */
+export function mergeMetadata(stored: Metadata | undefined, patch: Record<string, unknown>, limits: MetadataLimits): Metadata {
+  const merged = asInvalid(() => mergePatch(stored, patch, 'metadata', 1));
+  return withinLimits(merged, limits, 'merged');
+}
+
+/**
+ * Qdrant's set_payload: the patch's top-level keys replace the stored ones (shallow; null
+ * is a value, kept), the others stay. The result is checked against the limits.
+ */
+export function setPayloadKeys(current: Metadata | undefined, patch: Record<string, unknown>, limits: MetadataLimits): Metadata {
+  const size = measureJson(patch, limits);
+  if (size.over) {
+    throw new VectorError('metadata_too_large', `The payload ${describeOverLimit(size, limits)}.`, { param: 'payload' });
+  }
+  const checked = asInvalid(() => parseMetadata(patch, 'payload', { allowNull: true }));
+  return withinLimits({ ...(current ?? {}), ...checked }, limits, 'new');
+}
+
+/**
+ * Qdrant's delete_payload: each key removed; a dotted key (`a.b`) removes the top-level key
+ * of that name if there is one, and the nested key `b` of the object `a` (through arrays of
+ * objects on the way, as a field path walks). The stored metadata is not changed in place.
+ */
+export function deletePayloadKeys(current: Metadata | undefined, keys: readonly string[], limits: MetadataLimits): Metadata {
+  const copy = JSON.parse(JSON.stringify(current ?? {})) as Record<string, unknown>;
+  for (const raw of keys) {
+    const key = fieldPath(raw);
+    removePath(copy, key, 0);
+  }
+  return withinLimits(copy as Metadata, limits, 'new');
+}
+
+/** Removes what the path `path.slice(start)` names below `value` (a copy: mutated). */
+function removePath(value: unknown, path: string, start: number): void {
+  if (Array.isArray(value)) {
+    for (const element of value) removePath(element, path, start);
+    return;
+  }
+  if (!isObject(value)) return;
+  for (const key of Object.keys(value)) {
+    if (!path.startsWith(key, start)) continue;
+    const end = start + key.length;
+    if (end === path.length) delete value[key];
+    else if (path.charCodeAt(end) === 46 /* . */) removePath(value[key], path, end + 1);
+  }
 }

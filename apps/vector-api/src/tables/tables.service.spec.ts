@@ -201,18 +201,18 @@ describe('TablesService', () => {
       expect(err).toMatchObject({ code: 'parameter_invalid', param: 'rows[0].embedding' });
     });
 
-    it('400 parameter_invalid for metadata that is not strings, numbers, booleans or arrays of those', async () => {
+    it('400 parameter_invalid for metadata values that are not strings, numbers, booleans, arrays or objects of those', async () => {
       const err = await failure(
         f.service.insert(
           P,
           'docs',
           rows(
-            { id: 'ok', embedding: [1, 2, 3], metadata: { a: 1 } },
-            { id: 'm', embedding: [1, 2, 3], metadata: { nested: { x: 1 } } },
+            { id: 'ok', embedding: [1, 2, 3], metadata: { a: 1, nested: { x: [1, { y: 'z' }] } } },
+            { id: 'm', embedding: [1, 2, 3], metadata: { nested: { x: null } } },
           ),
         ),
       );
-      expect(err).toMatchObject({ code: 'parameter_invalid', param: 'rows[1].metadata.nested', details: { ids: ['m'] } });
+      expect(err).toMatchObject({ code: 'parameter_invalid', param: 'rows[1].metadata.nested.x', details: { ids: ['m'] } });
       expect(f.repo.rowIds('docs')).toEqual([]);
     });
 

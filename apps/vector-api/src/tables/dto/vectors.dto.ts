@@ -25,16 +25,18 @@ export const MAX_ID_LENGTH = 512;
 export const MAX_QUERIES_PER_BATCH = 100;
 export const MAX_IDS_PER_PAGE = 1000;
 
+/** A metadata value: a scalar, an array of values or an object of values (objects ≤ 8 deep). */
+const METADATA_VALUES = [
+  { type: 'string' },
+  { type: 'number' },
+  { type: 'boolean' },
+  { type: 'array', items: {} },
+  { type: 'object', additionalProperties: true },
+];
+
 const METADATA_DOC: ApiPropertyOptions = {
   type: 'object',
-  additionalProperties: {
-    oneOf: [
-      { type: 'string' },
-      { type: 'number' },
-      { type: 'boolean' },
-      { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] } },
-    ],
-  },
+  additionalProperties: { oneOf: METADATA_VALUES },
 };
 
 export class VectorRowDto {
@@ -53,7 +55,12 @@ export class VectorRowDto {
   @IsArray()
   embedding!: unknown[];
 
-  @ApiPropertyOptional({ ...METADATA_DOC, description: 'string, number, boolean or arrays of those' })
+  @ApiPropertyOptional({
+    ...METADATA_DOC,
+    description:
+      'Values: string, number, boolean, or arrays and objects of those (objects nest ≤ 8 deep; null is refused); ' +
+      'VECTOR_METADATA_MAX_KEYS counts every key of the tree',
+  })
   @IsOptional()
   @IsObject()
   metadata?: Record<string, unknown>;
@@ -78,10 +85,12 @@ const FILTER_DOC: ApiPropertyOptions = {
   additionalProperties: true,
   maxProperties: MAX_FILTER.keys,
   description:
-    'key → value (equality; contains for array fields) or {$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists: ...}, ' +
-    'and $and / $or: [filters]; all keys must match (docs/vector.md, "Filters"). ' +
+    'field path (`a.b`, `a[].b`) → value (equality; contains for array fields) or ' +
+    '{$eq|$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists|$except|$text|$isNull|$isEmpty: ...}, ' +
+    'and $and / $or: [filters], $not: filter, $hasId: [ids], $minShould: {filters, count}; ' +
+    'all keys must match (docs/vector.md, "Filters"). ' +
     `At most ${MAX_FILTER.keys} keys, ${MAX_FILTER.valuesPerArray} values per array (${MAX_FILTER.values} in all), ` +
-    `${MAX_FILTER.stringLength} characters per string, logical depth ${MAX_FILTER.depth} ($and / $or), ` +
+    `${MAX_FILTER.stringLength} characters per string, logical depth ${MAX_FILTER.depth} ($and / $or / $not / $minShould), ` +
     `${MAX_FILTER.nesting} levels of nesting and ` +
     `${MAX_FILTER.size} characters of JSON; past them 400 filter_too_complex`,
   example: { genre: 'jazz', year: { $gte: 1960 } },
@@ -259,16 +268,10 @@ export class FetchedDto {
 export class UpdateVectorDto {
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: {
-      nullable: true,
-      oneOf: [
-        { type: 'string' },
-        { type: 'number' },
-        { type: 'boolean' },
-        { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] } },
-      ],
-    },
-    description: 'Merged into the stored metadata: a key with a value sets it, a key with null removes it',
+    additionalProperties: { nullable: true, oneOf: METADATA_VALUES },
+    description:
+      'Merged into the stored metadata (JSON Merge Patch, RFC 7396): a key with a value sets it, a key with null ' +
+      'removes it, an object merges into the stored object recursively',
   })
   @IsOptional()
   @IsObject()
