@@ -256,6 +256,15 @@ export function setPayloadKeys(current: Metadata | undefined, patch: Record<stri
   return withinLimits({ ...(current ?? {}), ...checked }, limits, 'new');
 }
 
+/** Qdrant's overwrite_payload (and an upserted point's payload): a whole new payload, nulls allowed, within the limits. */
+export function replacePayload(payload: unknown, limits: MetadataLimits, path = 'payload'): Metadata {
+  const size = measureJson(payload, limits);
+  if (size.over) {
+    throw new VectorError('metadata_too_large', `The payload ${describeOverLimit(size, limits)}.`, { param: path });
+  }
+  return asInvalid(() => parseMetadata(payload, path, { allowNull: true }));
+}
+
 /**
  * Qdrant's delete_payload: each key removed; a dotted key (`a.b`) removes the top-level key
  * of that name if there is one, and the nested key `b` of the object `a` (through arrays of

@@ -7,11 +7,11 @@ import type { Metric } from '../../engine/types';
 import { MAX_DIMENSION, TABLE_NAME, type TableDto } from '../../tables/dto/table.dto';
 import type { QueryResultItemDto, VectorRowDto } from '../../tables/dto/vectors.dto';
 import type { MetadataLimits } from '../../tables/metadata-size';
+import { deletePayloadKeys, replacePayload, setPayloadKeys } from '../../tables/row-rules';
 import { type RowRead, type RowTarget, TablesService, type Tenant } from '../../tables/tables.service';
 import { badRequest, collectionNotFound, qdrantError, unsupported } from './qdrant-error';
 import { translateFilter } from './qdrant-filter';
 import { type PointId, toPointId, toStoredId, toStoredIds } from './qdrant-ids';
-import { checkPayload, deletePayloadKeys, setPayloadKeys } from './qdrant-payload';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -240,7 +240,7 @@ export class QdrantService {
       if (!Array.isArray(vector)) throw badRequest(`${path}.vector must be a list of numbers`);
       if (vector.length > 0 && Array.isArray(vector[0])) throw unsupported(`Multivectors (${path}.vector)`);
       const metadata =
-        payload === undefined || payload === null ? undefined : checkPayload(payload, this.limits, `${path}.payload`);
+        payload === undefined || payload === null ? undefined : replacePayload(payload, this.limits, `${path}.payload`);
       return {
         id: toStoredId(id, `${path}.id`),
         embedding: vector,
@@ -531,7 +531,7 @@ export class QdrantService {
     const target = this.selectorOf(body);
     await this.on(c, () =>
       this.tables.rewriteMetadata(tenant, c, target, (current) =>
-        overwrite ? checkPayload(patch, this.limits) : setPayloadKeys(current, patch, this.limits),
+        overwrite ? replacePayload(patch, this.limits) : setPayloadKeys(current, patch, this.limits),
       ),
     );
     return updated(wait);
