@@ -210,6 +210,20 @@ export function fieldPath(key: string): string {
 export function readField(metadata: Metadata | undefined, path: string): Field {
   if (metadata === undefined) return undefined;
   if (!path.includes('.')) return hasOwn(metadata, path) ? metadata[path] : undefined;
+  return walkField(metadata, path);
+}
+
+/**
+ * readField specialised for one path (what a compiled filter reads row after row): a key
+ * without a dot that Object.prototype does not have is a plain property read.
+ */
+function fieldReader(path: string): (metadata: Metadata | undefined) => Field {
+  if (path.includes('.')) return (metadata) => (metadata === undefined ? undefined : walkField(metadata, path));
+  if (path in Object.prototype) return (metadata) => readField(metadata, path);
+  return (metadata) => metadata?.[path];
+}
+
+function walkField(metadata: Metadata, path: string): Field {
   const out: MetadataValue[] = [];
   walkPath(metadata, path, 0, out);
   return out.length === 0 ? undefined : out.length === 1 ? out[0] : new FieldValues(out);
@@ -388,6 +402,7 @@ function someValue(field: MetadataValue | FieldValues, test: (v: MetadataValue) 
 }
 
 const isNullValue = (v: MetadataValue): boolean => v === null;
+const isContainer = (v: MetadataValue): boolean => v !== null && typeof v === 'object';
 const isEmptyValue = (v: MetadataValue): boolean => v === null || (Array.isArray(v) && v.length === 0);
 /** Qdrant's is_null over a present field. */
 const hasNull = (field: MetadataValue | FieldValues): boolean => someValue(field, isNullValue);
@@ -402,7 +417,11 @@ const allEmpty = (field: MetadataValue | FieldValues): boolean =>
  */
 function compileCondition(c: Condition): (field: Field) => boolean {
   const eq = c.eq;
-  if (eq !== undefined) return (field) => field !== undefined && containsMatch(field, (x) => x === eq);
+  if (eq !== undefined) {
+    const isEq = (x: MetadataValue): boolean => x === eq;
+    // A scalar field (the common case) without a call; arrays and several values element by element.
+    return (field) => field === eq || (typeof field === 'object' && field !== null && containsMatch(field, isEq));
+  }
   const wanted = c.in === undefined ? undefined : new Set<MetadataValue>(c.in);
   const unwanted = c.nin === undefined || c.nin.length === 0 ? undefined : new Set<MetadataValue>(c.nin);
   const excepted = c.except === undefined ? undefined : new Set<MetadataValue>(c.except);
@@ -443,25 +462,25 @@ function compileCondition(c: Condition): (field: Field) => boolean {
  */
 function compileWith<R>(
   filter: Filter,
-  read: (row: R, key: string) => Field,
+  reader: (key: string) => (row: R) => Field,
   idTest: (ids: readonly string[]) => (row: R) => boolean,
 ): (row: R) => boolean {
   const tests = filter.map((c): ((row: R) => boolean) => {
     if (isCondition(c)) {
       const test = compileCondition(c);
-      const key = c.key;
-      return (row) => test(read(row, key));
+      const read = reader(c.key);
+      return (row) => test(read(row));
     }
     if (isAnyOf(c)) {
-      const alternatives = c.anyOf.map((f) => compileWith(f, read, idTest));
+      const alternatives = c.anyOf.map((f) => compileWith(f, reader, idTest));
       return (row) => alternatives.some((test) => test(row));
     }
     if (isNot(c)) {
-      const inner = compileWith(c.not, read, idTest);
+      const inner = compileWith(c.not, reader, idTest);
       return (row) => !inner(row);
     }
     if (isHasId(c)) return idTest(c.hasId);
-    const filters = c.minShould.map((f) => compileWith(f, read, idTest));
+    const filters = c.minShould.map((f) => compileWith(f, reader, idTest));
     const count = c.count;
     return (row) => {
       let held = 0;
@@ -481,7 +500,7 @@ function compileWith<R>(
  */
 export function compileFilter(filter: Filter): (metadata: Metadata | undefined, id?: string) => boolean {
   let currentId: string | undefined;
-  const test = compileWith<Metadata | undefined>(filter, readField, (ids) => {
+  const test = compileWith<Metadata | undefined>(filter, fieldReader, (ids) => {
     const wanted = new Set(ids);
     return () => currentId !== undefined && wanted.has(currentId);
   });
@@ -556,10 +575,14 @@ function compileRowFilter(filter: Filter, rows: FilterRows): (label: number) => 
       return readField(metadata, key);
     };
   }
-  const test = compileWith<number>(filter, read, (ids) => {
-    const wanted = new Set(labelsOf(rows, ids));
-    return (label) => wanted.has(label);
-  });
+  const test = compileWith<number>(
+    filter,
+    (key) => (label) => read(label, key),
+    (ids) => {
+      const wanted = new Set(labelsOf(rows, ids));
+      return (label) => wanted.has(label);
+    },
+  );
   if (rows.field) return test;
   return (label) => {
     last = -1; // a row may be written again between two calls (a sliced evaluation)
@@ -694,7 +717,8 @@ export class MetadataIndex {
         if (path.length > MAX_FILTER.stringLength) continue;
         const child = value[key];
         visit(path, child);
-        if (child !== null && typeof child === 'object') stack.push([child, path]);
+        if (child !== null && typeof child === 'object' && (!Array.isArray(child) || child.some(isContainer)))
+          stack.push([child, path]);
       }
     }
   }
