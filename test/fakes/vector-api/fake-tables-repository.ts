@@ -241,6 +241,13 @@ export class FakeTablesRepository implements Surface<TablesRepository>, Snapshot
     return Promise.resolve(ids.slice(0, limit));
   }
 
+  idsFrom(tableId: string, from: string | undefined, limit: number): Promise<string[]> {
+    const ids = [...this.rowsOf(tableId).keys()]
+      .filter((id) => from === undefined || id >= from)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return Promise.resolve(ids.slice(0, limit));
+  }
+
   deleteRowsByLabels(tx: Tx, tableId: string, labels: readonly number[]): Promise<RowLabel[]> {
     this.assertOpen(tx);
     const wanted = new Set(labels);

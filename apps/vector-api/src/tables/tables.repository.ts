@@ -360,6 +360,16 @@ export class TablesRepository {
     return rows.map((r) => r.id);
   }
 
+  /** Up to `limit` ids from `from` (inclusive) in byte order: a page of the Qdrant API's scroll without a filter. */
+  async idsFrom(tableId: string, from: string | undefined, limit: number): Promise<string[]> {
+    const rows = await this.prisma.$queryRaw<Array<{ id: string }>>`
+      SELECT id FROM vector_rows
+      WHERE table_id = ${tableId}::uuid AND (${from ?? null}::text IS NULL OR id >= ${from ?? ''}::text)
+      ORDER BY id
+      LIMIT ${limit}`;
+    return rows.map((r) => r.id);
+  }
+
   /** Deletes the rows at these labels; the rows it deleted (a delete by filter reports them). */
   async deleteRowsByLabels(tx: Tx, tableId: string, labels: readonly number[]): Promise<RowLabel[]> {
     if (labels.length === 0) return [];

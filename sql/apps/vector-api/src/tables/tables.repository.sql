@@ -55,6 +55,12 @@ WHERE table_id = $1::uuid
 ORDER BY id
 LIMIT $7
 
+-- TablesRepository.idsFrom
+SELECT id FROM vector_rows
+WHERE table_id = $1::uuid AND ($2::text IS NULL OR id >= $3::text)
+ORDER BY id
+LIMIT $4
+
 -- TablesRepository.deleteRowsByLabels
 DELETE FROM vector_rows WHERE table_id = $1::uuid AND label = ANY($2::int[])
 RETURNING id, label
