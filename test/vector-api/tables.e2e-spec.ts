@@ -64,8 +64,17 @@ describe('vector-api tables (POST/GET/DELETE /v1/tables)', () => {
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_already_exists', param: 'name' });
   });
 
+  it("takes Qdrant's collection names: letters of either case, digits, '-', '_' and '.'", async () => {
+    const res = await call<{ name: string }>('POST', '/v1/tables', { name: 'My.Docs_v-2', dimension: 3 });
+    expect(res.status).toBe(201);
+    expect(res.body.name).toBe('My.Docs_v-2');
+    expect((await call('GET', '/v1/tables/My.Docs_v-2')).status).toBe(200);
+    expect((await call('GET', '/v1/tables/my.docs_v-2')).status).toBe(404);
+  });
+
   it.each<[string, unknown, string, string]>([
-    ['an upper-case name', { name: 'Docs', dimension: 3 }, 'name', 'parameter_invalid'],
+    ['a name of dots only', { name: '..', dimension: 3 }, 'name', 'parameter_invalid'],
+    ['a name with a space', { name: 'my docs', dimension: 3 }, 'name', 'parameter_invalid'],
     ['a name of 65 characters', { name: 'a'.repeat(65), dimension: 3 }, 'name', 'parameter_invalid'],
     ['an empty name', { name: '', dimension: 3 }, 'name', 'parameter_invalid'],
     ['a name with a slash', { name: 'a/b', dimension: 3 }, 'name', 'parameter_invalid'],
