@@ -156,6 +156,16 @@ describe('vector-api starts serving before its tables are loaded', () => {
       expect(listed.body.data.every((d) => d.index_status.state === 'loading' && d.rows === ROWS)).toBe(true);
       expect((await http('GET', '/v1/tables/nope')).status).toBe(404);
 
+      // The Qdrant-compatible API answers from the catalogue too, never a 503 (LlamaIndex takes any
+      // error of getCollection for "missing" and would create the collection again): yellow while loading.
+      type Envelope<T> = { result: T; status: string };
+      const collection = await http<Envelope<{ status: string; points_count: number }>>('GET', '/collections/t0');
+      expect(collection.status).toBe(200);
+      expect(collection.body.result).toMatchObject({ status: 'yellow', points_count: ROWS });
+      const collections = await http<Envelope<{ collections: Array<{ name: string }> }>>('GET', '/collections');
+      expect(collections.body.result.collections.map((c) => c.name).sort()).toEqual([...TABLES].sort());
+      expect((await http<Envelope<{ exists: boolean }>>('GET', '/collections/t0/exists')).body.result).toEqual({ exists: true });
+
       // A table created on this instance while it loads is served at once (its writes wait for
       // the test's lock like every write, so it is queried empty here and written after).
       expect((await http('POST', '/v1/tables', { name: 'fresh', dimension: DIM })).status).toBe(201);
