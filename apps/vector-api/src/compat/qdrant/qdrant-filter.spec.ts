@@ -68,4 +68,17 @@ describe('translateFilter', () => {
     expect((thrown as RawHttpError).status).toBe(400);
     expect(JSON.stringify((thrown as RawHttpError).body)).toContain(named);
   });
+
+  it('refuses 100,000 nested Filters by the size limits, before any recursion (no stack overflow)', () => {
+    const deep: unknown = JSON.parse(`${'{"must":['.repeat(100_000)}{}${']}'.repeat(100_000)}`);
+    let thrown: unknown;
+    try {
+      translateFilter(deep);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(RawHttpError);
+    expect((thrown as RawHttpError).status).toBe(400);
+    expect(JSON.stringify((thrown as RawHttpError).body)).toContain('filter_too_complex');
+  });
 });

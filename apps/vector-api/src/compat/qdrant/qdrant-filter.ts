@@ -1,4 +1,5 @@
-import { badRequest, unsupported } from './qdrant-error';
+import { checkFilterLimits } from '../../engine/filter-limits';
+import { badRequest, qdrantError, unsupported } from './qdrant-error';
 import { toStoredIds } from './qdrant-ids';
 
 /**
@@ -21,8 +22,18 @@ function conditions(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** A Qdrant Filter as a /v1 filter (`{}` for an empty one). */
+/**
+ * A Qdrant Filter as a /v1 filter (`{}` for an empty one). The filter's size limits
+ * (docs/vector.md, "Filters") are checked first, in one pass without recursion, so the
+ * translation's recursion is bounded as the parser's is.
+ */
 export function translateFilter(raw: unknown, path = 'filter'): Json {
+  const tooLarge = checkFilterLimits(raw, path);
+  if (tooLarge) throw qdrantError(400, `Bad request: filter_too_complex: ${tooLarge.message}`);
+  return filterOf(raw, path);
+}
+
+function filterOf(raw: unknown, path: string): Json {
   if (raw === null || raw === undefined) return {};
   if (!isObject(raw)) throw badRequest(`${path} must be an object (a Filter: must, should, must_not, min_should)`);
   for (const key of Object.keys(raw)) {
@@ -62,7 +73,7 @@ export function translateCondition(raw: unknown, path: string): Json {
   if ('is_null' in raw) return { [fieldKey((raw.is_null as Json | null)?.key, `${path}.is_null.key`)]: { $isNull: true } };
   if ('key' in raw) return fieldCondition(raw, path);
   if (Object.keys(raw).some((k) => FILTER_KEYS.has(k))) {
-    const inner = translateFilter(raw, path);
+    const inner = filterOf(raw, path);
     // An empty Filter as a condition holds for every row.
     return inner;
   }
