@@ -11,7 +11,7 @@
  *
  *   BENCH_VECTOR_ONLY=qdrant npm run bench:vector
  * with BENCH_HTTP_SECONDS (5), BENCH_HTTP_ROUNDS (3), BENCH_HTTP_CONNECTIONS (1,8,32),
- * BENCH_VECTOR_HTTP_ROWS (20,000).
+ * BENCH_VECTOR_HTTP_ROWS (20,000), BENCH_CPU_PROF_DIR (a CPU profile of the service).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -114,8 +114,11 @@ export async function benchQdrantRoute(
     await migrate(dbUrl.toString());
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
+    // BENCH_CPU_PROF_DIR: the service runs under --cpu-prof (summarise with bench/http/cpu-profile.ts).
+    const profileDir = process.env.BENCH_CPU_PROF_DIR;
     api = fork(TS_RUN, [join(ROOT, 'apps/vector-api/src/main.ts')], {
       cwd: ROOT,
+      execArgv: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] : [],
       env: {
         ...process.env,
         NODE_ENV: 'development',

@@ -5,6 +5,7 @@ import { VectorConfig } from '../config';
 import type { Filter } from '../engine/filter';
 import { matchesEveryRow } from '../engine/filter-matches-all';
 import type { Metadata } from '../engine/filter';
+import type { Metric } from '../engine/types';
 import type { CollectionHit, CollectionRow, ScoreScale } from '../engine/vector-collection';
 import {
   type CreateTableDto,
@@ -516,7 +517,7 @@ export class TablesService {
     name: string,
     items: readonly NearestQuery[],
     options: { readonly exact?: boolean; readonly withValues?: boolean; readonly path?: string },
-  ): Promise<QueryResultItemDto[][]> {
+  ): Promise<{ metric: Metric; results: QueryResultItemDto[][] }> {
     const t = await this.table(tenant, name);
     this.live.touch(t);
     const { results } = await this.search(
@@ -530,7 +531,7 @@ export class TablesService {
       },
       options.path ?? '',
     );
-    return results;
+    return { metric: t.metric, results };
   }
 
   /** Rows by id as committed, in the order asked (missing ids left out); embeddings when asked. */

@@ -327,23 +327,20 @@ export class QdrantService {
     if (parsed.length === 0) return [];
     const exact = parsed.every((q) => q.exact);
     const values = parsed.some((q) => q.values);
-    const results = await this.on(c, async () => {
-      const t = await this.tables.describe(tenant, c);
-      return {
-        metric: t.metric,
-        hits: await this.tables.nearest(
-          tenant,
-          c,
-          parsed.map((q) => ({
-            vector: q.vector,
-            n: q.limit + q.offset,
-            filter: Object.keys(q.filter).length === 0 ? undefined : q.filter,
-          })),
-          { exact, withValues: values },
-        ),
-      };
-    });
-    return results.hits.map((hits, i) => {
+    // One resolve of the table: the answer carries its metric (a description would compute the index status).
+    const results = await this.on(c, () =>
+      this.tables.nearest(
+        tenant,
+        c,
+        parsed.map((q) => ({
+          vector: q.vector,
+          n: q.limit + q.offset,
+          filter: Object.keys(q.filter).length === 0 ? undefined : q.filter,
+        })),
+        { exact, withValues: values },
+      ),
+    );
+    return results.results.map((hits, i) => {
       const q = parsed[i];
       return hits
         .slice(q.offset)
