@@ -132,6 +132,16 @@ function withVector(value: unknown, param: string): boolean {
   throw unsupported(`${param} as a list of vector names (named vectors)`);
 }
 
+/**
+ * A request body: a JSON object, or none at all (taken as `{}`). `null`, a list, a string or
+ * a number is Qdrant's 400, never read as `{}` (test/fuzz sent `null` to scroll and count).
+ */
+function bodyOf(raw: unknown): Json {
+  if (raw === undefined) return {};
+  if (!isObject(raw)) throw badRequest('the body must be a JSON object');
+  return raw;
+}
+
 function intParam(value: unknown, param: string, byDefault: number, min: number, max: number): number {
   if (value === undefined || value === null) return byDefault;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -200,7 +210,7 @@ export class QdrantService {
   }
 
   async create(tenant: Tenant, c: string, raw: unknown): Promise<true> {
-    const body = isObject(raw) ? raw : {};
+    const body = bodyOf(raw);
     refuseUnknown(
       body,
       QDRANT_BODY_FIELDS.create,
@@ -228,7 +238,9 @@ export class QdrantService {
       'vectors',
     );
     if (vectors.datatype !== undefined && vectors.datatype !== null && vectors.datatype !== 'float32') {
-      throw unsupported(`vectors.datatype ${JSON.stringify(vectors.datatype)} (vectors are float32)`);
+      throw unsupported(
+        `vectors.datatype ${typeof vectors.datatype === 'string' ? JSON.stringify(vectors.datatype.slice(0, 40)) : 'other than a string'} (vectors are float32)`,
+      );
     }
     const size = vectors.size;
     if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > MAX_DIMENSION) {
@@ -324,7 +336,7 @@ export class QdrantService {
   }
 
   async retrieve(tenant: Tenant, c: string, raw: unknown): Promise<PointRecord[]> {
-    const body = isObject(raw) ? raw : {};
+    const body = bodyOf(raw);
     refuseUnknown(body, QDRANT_BODY_FIELDS.retrieve, { shard_key: 'shard_key (custom sharding)' }, 'body');
     const ids = toStoredIds(body.ids, 'ids');
     if (ids.length > MAX_IDS_PER_REQUEST) throw badRequest(`ids: at most ${MAX_IDS_PER_REQUEST} per request`);
@@ -516,7 +528,7 @@ export class QdrantService {
   }
 
   async scroll(tenant: Tenant, c: string, raw: unknown): Promise<{ points: PointRecord[]; next_page_offset: PointId | null }> {
-    const body = isObject(raw) ? raw : {};
+    const body = bodyOf(raw);
     refuseUnknown(
       body,
       QDRANT_BODY_FIELDS.scroll,
@@ -539,7 +551,7 @@ export class QdrantService {
   }
 
   async count(tenant: Tenant, c: string, raw: unknown): Promise<{ count: number }> {
-    const body = isObject(raw) ? raw : {};
+    const body = bodyOf(raw);
     refuseUnknown(body, QDRANT_BODY_FIELDS.count, { shard_key: 'shard_key (custom sharding)' }, 'body');
     const filter = translateFilter(body.filter, 'filter');
     return this.on(c, () => this.tables.count(tenant, c, Object.keys(filter).length === 0 ? {} : { filter }));
@@ -559,7 +571,7 @@ export class QdrantService {
   }
 
   async delete(tenant: Tenant, c: string, raw: unknown, wait: boolean): Promise<UpdateResult> {
-    const body = isObject(raw) ? raw : {};
+    const body = bodyOf(raw);
     refuseUnknown(body, QDRANT_BODY_FIELDS.delete, { shard_key: 'shard_key (custom sharding)' }, 'body');
     const target = this.selectorOf(body);
     await this.on(c, () =>
@@ -569,7 +581,7 @@ export class QdrantService {
   }
 
   async setPayload(tenant: Tenant, c: string, raw: unknown, wait: boolean, overwrite: boolean): Promise<UpdateResult> {
-    const body = isObject(raw) ? raw : {};
+    const body = bodyOf(raw);
     refuseUnknown(body, QDRANT_BODY_FIELDS.setPayload, { shard_key: 'shard_key (custom sharding)' }, 'body');
     if (body.key !== undefined && body.key !== null) throw unsupported('`key` (setting the payload under a nested key)');
     if (!isObject(body.payload)) throw badRequest('payload must be an object');
@@ -584,7 +596,7 @@ export class QdrantService {
   }
 
   async deletePayload(tenant: Tenant, c: string, raw: unknown, wait: boolean): Promise<UpdateResult> {
-    const body = isObject(raw) ? raw : {};
+    const body = bodyOf(raw);
     refuseUnknown(body, QDRANT_BODY_FIELDS.deletePayload, { shard_key: 'shard_key (custom sharding)' }, 'body');
     const keys = body.keys;
     if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) throw badRequest('keys must be a list of strings');
@@ -596,7 +608,7 @@ export class QdrantService {
   }
 
   async clearPayload(tenant: Tenant, c: string, raw: unknown, wait: boolean): Promise<UpdateResult> {
-    const body = isObject(raw) ? raw : {};
+    const body = bodyOf(raw);
     refuseUnknown(body, QDRANT_BODY_FIELDS.clearPayload, { shard_key: 'shard_key (custom sharding)' }, 'body');
     const target = this.selectorOf(body);
     await this.on(c, () => this.tables.rewriteMetadata(tenant, c, target, () => ({})));
@@ -606,7 +618,7 @@ export class QdrantService {
   /** createPayloadIndex / deletePayloadIndex: accepted (filters need no index here), the collection must exist. */
   async payloadIndex(tenant: Tenant, c: string, raw: unknown, wait: boolean): Promise<UpdateResult> {
     if (raw !== undefined) {
-      const body = isObject(raw) ? raw : {};
+      const body = bodyOf(raw);
       refuseUnknown(body, QDRANT_BODY_FIELDS.createIndex, {}, 'body');
       if (typeof body.field_name !== 'string' || body.field_name === '') throw badRequest('field_name must be a payload key');
     }
