@@ -240,7 +240,7 @@ export class Fuzzer {
       if (Object.keys(b).some((k) => k !== 'status' && k !== 'time')) problems.push('Qdrant error body: other fields');
       if (status === 401 && !res.headers['www-authenticate']) problems.push('401 without WWW-Authenticate');
       if (status === 429 && !res.headers['retry-after']) problems.push('429 without Retry-After');
-      if (![400, 401, 404, 409, 413, 415, 429].includes(status)) problems.push(`Qdrant status ${status}`);
+      if (![400, 401, 403, 404, 409, 413, 415, 429].includes(status)) problems.push(`Qdrant status ${status}`);
       return problems;
     }
     const e = (body as { error?: Record<string, unknown> }).error;
