@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+  '/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Qdrant-compatible API: the service name and the Qdrant version it speaks */
+    get: operations['QdrantRootController_root'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/console-links': {
     parameters: {
       query?: never;
@@ -136,6 +153,299 @@ export interface paths {
     post?: never;
     /** Revoke a token, effective immediately */
     delete: operations['VectorTokensAdminController_revoke'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the collections (tables) of the project */
+    get: operations['QdrantController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Collection info: status, points_count, config */
+    get: operations['QdrantController_info'];
+    /** Create a collection (an hnsw table): vectors {size, distance} */
+    put: operations['QdrantController_create'];
+    post?: never;
+    /** Delete a collection and its points (false when there was none) */
+    delete: operations['QdrantController_drop'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/exists': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Whether the collection exists */
+    get: operations['QdrantController_exists'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/index': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Create a payload index: accepted (filters need no index here) */
+    put: operations['QdrantController_createIndex'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/index/{field}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a payload index: accepted */
+    delete: operations['QdrantController_deleteIndex'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Upsert points ({points} or the columnar {batch}), all or nothing, any number within the body limit */
+    put: operations['QdrantController_upsert'];
+    /** Retrieve points by id */
+    post: operations['QdrantController_retrieve'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points/count': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Count points, all or matching a filter (always exact) */
+    post: operations['QdrantController_count'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Delete points by id ({points}) or by filter */
+    post: operations['QdrantController_delete'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points/payload': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Overwrite the payload of points by id or filter */
+    put: operations['QdrantController_overwritePayload'];
+    /** Set payload keys (merge top-level keys) of points by id or filter */
+    post: operations['QdrantController_setPayload'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points/payload/clear': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Clear the payload of points by id or filter */
+    post: operations['QdrantController_clearPayload'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points/payload/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Delete payload keys of points by id or filter */
+    post: operations['QdrantController_deletePayload'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points/query': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Query: nearest points of a vector (or a listing without query) */
+    post: operations['QdrantController_query'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points/query/batch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A batch of queries ({searches}) */
+    post: operations['QdrantController_queryBatch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points/scroll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Scroll: points in id byte order, a page at a time (next_page_offset) */
+    post: operations['QdrantController_scroll'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Search (legacy): nearest points of a vector */
+    post: operations['QdrantController_search'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points/search/batch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A batch of searches ({searches}) */
+    post: operations['QdrantController_searchBatch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/collections/{c}/points/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A point by id (404 when missing) */
+    get: operations['QdrantController_point'];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -718,6 +1028,15 @@ export interface components {
     ProjectListDto: {
       data: components['schemas']['ProjectDto'][];
     };
+    /** @description Every error of the Qdrant-compatible routes (tag qdrant), as Qdrant's REST API answers: the message starts with the platform's code when the platform raised it (`rate_limit_exceeded: …`), see docs/qdrant.md. */
+    QdrantErrorBody: {
+      status: {
+        /** @description What went wrong, naming the field or the unsupported feature */
+        error: string;
+      };
+      /** @description Seconds */
+      time?: number;
+    };
     QueryDto: {
       /**
        * @description field path (`a.b`, `a[].b`) → value (equality; contains for array fields) or {$eq|$in|$nin|$ne|$gt|$gte|$lt|$lte|$exists|$except|$text|$isNull|$isEmpty: ...}, and $and / $or: [filters], $not: filter, $hasId: [ids], $minShould: {filters, count}; all keys must match (docs/vector.md, "Filters"). At most 128 keys, 1000 values per array (4096 in all), 1024 characters per string, logical depth 8 ($and / $or / $not / $minShould), 27 levels of nesting and 65536 characters of JSON; past them 400 filter_too_complex
@@ -963,6 +1282,48 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  QdrantRootController_root: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            title?: string;
+            version?: string;
+          };
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
   ConsoleLinksAdminController_create: {
     parameters: {
       query?: never;
@@ -1775,6 +2136,2707 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_list: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_info: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_create: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description `m` and `ef_construct` map to the index options */
+          hnsw_config?: Record<string, never>;
+          /** @description Accepted */
+          metadata?: Record<string, never>;
+          /** @description Accepted */
+          on_disk_payload?: boolean;
+          /** @description Accepted, nothing to tune */
+          optimizers_config?: Record<string, never>;
+          /** @description More than 1 is refused (replication) */
+          replication_factor?: number;
+          /** @description More than 1 is refused (sharding) */
+          shard_number?: number;
+          /** @description Accepted */
+          strict_mode_config?: Record<string, never>;
+          vectors: {
+            /** @enum {string} */
+            datatype?: 'float32';
+            /**
+             * @description Manhattan is refused
+             * @enum {string}
+             */
+            distance: 'Cosine' | 'Dot' | 'Euclid';
+            hnsw_config?: Record<string, never>;
+            on_disk?: boolean;
+            size: number;
+          };
+          /** @description Accepted, nothing to tune */
+          wal_config?: Record<string, never>;
+          /** @description Accepted */
+          write_consistency_factor?: number;
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: boolean;
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_already_exists` (the project has a collection (table) with this name), `table_limit_reached`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_drop: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: boolean;
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_exists: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              exists?: boolean;
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_createIndex: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          field_name: string;
+          /** @description Accepted (filters need no index) */
+          field_schema?: unknown;
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              operation_id?: number;
+              /** @enum {string} */
+              status?: 'completed' | 'acknowledged';
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_deleteIndex: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+        field: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              operation_id?: number;
+              /** @enum {string} */
+              status?: 'completed' | 'acknowledged';
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_upsert: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          batch?: {
+            ids: (number | string)[];
+            payloads?: ({
+              [key: string]: unknown;
+            } | null)[];
+            vectors: number[][];
+          };
+          points?: {
+            /** @description An unsigned integer or a UUID (ids written through /v1 are strings) */
+            id: number | string;
+            /** @description JSON: nested objects (depth ≤ 8), arrays, null; the metadata limits count every key */
+            payload?: {
+              [key: string]: unknown;
+            };
+            /** @description The dense vector (named, sparse and multi vectors are refused) */
+            vector: number[];
+          }[];
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              operation_id?: number;
+              /** @enum {string} */
+              status?: 'completed' | 'acknowledged';
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `dimension_mismatch`, `filter_too_complex`, `invalid_json`, `metadata_too_large`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `project_capacity_reached`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_retrieve: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          ids: (number | string)[];
+          /** @description Top-level payload keys to return */
+          with_payload?:
+            | boolean
+            | string[]
+            | {
+                include: string[];
+              }
+            | {
+                exclude: string[];
+              };
+          /** @description A list of vector names is refused (named vectors) */
+          with_vector?: boolean;
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              [key: string]: unknown;
+            }[];
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_count: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Counts are always exact */
+          exact?: boolean;
+          /** @description A Qdrant filter: must / should / must_not / min_should of conditions (match value/any/except/text, range, is_empty, is_null, has_id, nested filters); docs/qdrant.md */
+          filter?: Record<string, never>;
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              count?: number;
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `filter_too_complex`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_delete: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The points a filter selects (send points or filter) */
+          filter?: Record<string, never>;
+          /** @description The ids (send points or filter) */
+          points?: (number | string)[];
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              operation_id?: number;
+              /** @enum {string} */
+              status?: 'completed' | 'acknowledged';
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `filter_matches_all`, `filter_too_complex`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_overwritePayload: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The points a filter selects (send points or filter) */
+          filter?: Record<string, never>;
+          /** @description Accepted only as null: `key` (setting the payload under a nested key) is refused with a 400 naming it */
+          key?: unknown;
+          /** @description JSON: nested objects (depth ≤ 8), arrays, null; the metadata limits count every key */
+          payload: {
+            [key: string]: unknown;
+          };
+          /** @description The ids (send points or filter) */
+          points?: (number | string)[];
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              operation_id?: number;
+              /** @enum {string} */
+              status?: 'completed' | 'acknowledged';
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `dimension_mismatch`, `filter_too_complex`, `invalid_json`, `metadata_too_large`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_setPayload: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The points a filter selects (send points or filter) */
+          filter?: Record<string, never>;
+          /** @description Accepted only as null: `key` (setting the payload under a nested key) is refused with a 400 naming it */
+          key?: unknown;
+          /** @description JSON: nested objects (depth ≤ 8), arrays, null; the metadata limits count every key */
+          payload: {
+            [key: string]: unknown;
+          };
+          /** @description The ids (send points or filter) */
+          points?: (number | string)[];
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              operation_id?: number;
+              /** @enum {string} */
+              status?: 'completed' | 'acknowledged';
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `dimension_mismatch`, `filter_too_complex`, `invalid_json`, `metadata_too_large`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_clearPayload: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The points a filter selects (send points or filter) */
+          filter?: Record<string, never>;
+          /** @description The ids (send points or filter) */
+          points?: (number | string)[];
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              operation_id?: number;
+              /** @enum {string} */
+              status?: 'completed' | 'acknowledged';
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `dimension_mismatch`, `filter_too_complex`, `invalid_json`, `metadata_too_large`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_deletePayload: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The points a filter selects (send points or filter) */
+          filter?: Record<string, never>;
+          keys: string[];
+          /** @description The ids (send points or filter) */
+          points?: (number | string)[];
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              operation_id?: number;
+              /** @enum {string} */
+              status?: 'completed' | 'acknowledged';
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `dimension_mismatch`, `filter_too_complex`, `invalid_json`, `metadata_too_large`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_query: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A Qdrant filter: must / should / must_not / min_should of conditions (match value/any/except/text, range, is_empty, is_null, has_id, nested filters); docs/qdrant.md */
+          filter?: Record<string, never>;
+          /**
+           * @description limit + offset ≤ 1000
+           * @default 10
+           */
+          limit?: number;
+          /** @description Accepted only as null: `lookup_from` is refused with a 400 naming it */
+          lookup_from?: unknown;
+          /** @default 0 */
+          offset?: number;
+          params?: {
+            /** @description true: exact (flat) search */
+            exact?: boolean;
+            /** @description The query's effort */
+            hnsw_ef?: number;
+            indexed_only?: boolean;
+          };
+          /** @description A vector or {nearest: vector}; without it, a listing like scroll. Point ids, recommend, discover, fusion, MMR are refused */
+          query?:
+            | number[]
+            | {
+                /** @description The dense vector (named, sparse and multi vectors are refused) */
+                nearest: number[];
+              };
+          /** @description Cosine and Dot: the lowest score kept; Euclid: the largest distance */
+          score_threshold?: number;
+          /** @description Accepted only as null: `using` (named vectors) is refused with a 400 naming it */
+          using?: unknown;
+          /** @description Top-level payload keys to return (default false) */
+          with_payload?:
+            | boolean
+            | string[]
+            | {
+                include: string[];
+              }
+            | {
+                exclude: string[];
+              };
+          /** @description A list of vector names is refused (named vectors) */
+          with_vector?: boolean;
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `filter_too_complex`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_queryBatch: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          searches: {
+            /** @description A Qdrant filter: must / should / must_not / min_should of conditions (match value/any/except/text, range, is_empty, is_null, has_id, nested filters); docs/qdrant.md */
+            filter?: Record<string, never>;
+            /**
+             * @description limit + offset ≤ 1000
+             * @default 10
+             */
+            limit?: number;
+            /** @description Accepted only as null: `lookup_from` is refused with a 400 naming it */
+            lookup_from?: unknown;
+            /** @default 0 */
+            offset?: number;
+            params?: {
+              /** @description true: exact (flat) search */
+              exact?: boolean;
+              /** @description The query's effort */
+              hnsw_ef?: number;
+              indexed_only?: boolean;
+            };
+            /** @description A vector or {nearest: vector}; without it, a listing like scroll. Point ids, recommend, discover, fusion, MMR are refused */
+            query?:
+              | number[]
+              | {
+                  /** @description The dense vector (named, sparse and multi vectors are refused) */
+                  nearest: number[];
+                };
+            /** @description Cosine and Dot: the lowest score kept; Euclid: the largest distance */
+            score_threshold?: number;
+            /** @description Accepted only as null: `using` (named vectors) is refused with a 400 naming it */
+            using?: unknown;
+            /** @description Top-level payload keys to return (default false) */
+            with_payload?:
+              | boolean
+              | string[]
+              | {
+                  include: string[];
+                }
+              | {
+                  exclude: string[];
+                };
+            /** @description A list of vector names is refused (named vectors) */
+            with_vector?: boolean;
+          }[];
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              [key: string]: unknown;
+            }[];
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `filter_too_complex`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_scroll: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A Qdrant filter: must / should / must_not / min_should of conditions (match value/any/except/text, range, is_empty, is_null, has_id, nested filters); docs/qdrant.md */
+          filter?: Record<string, never>;
+          /** @default 10 */
+          limit?: number;
+          /** @description The next_page_offset of the previous page */
+          offset?: number | string;
+          /** @description Top-level payload keys to return */
+          with_payload?:
+            | boolean
+            | string[]
+            | {
+                include: string[];
+              }
+            | {
+                exclude: string[];
+              };
+          /** @description A list of vector names is refused (named vectors) */
+          with_vector?: boolean;
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `filter_too_complex`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_search: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A Qdrant filter: must / should / must_not / min_should of conditions (match value/any/except/text, range, is_empty, is_null, has_id, nested filters); docs/qdrant.md */
+          filter?: Record<string, never>;
+          /**
+           * @description limit + offset ≤ 1000
+           * @default 10
+           */
+          limit?: number;
+          /** @default 0 */
+          offset?: number;
+          params?: {
+            /** @description true: exact (flat) search */
+            exact?: boolean;
+            /** @description The query's effort */
+            hnsw_ef?: number;
+            indexed_only?: boolean;
+          };
+          /** @description Cosine and Dot: the lowest score kept; Euclid: the largest distance */
+          score_threshold?: number;
+          /** @description The dense vector (named, sparse and multi vectors are refused) */
+          vector: number[];
+          /** @description Top-level payload keys to return (default false) */
+          with_payload?:
+            | boolean
+            | string[]
+            | {
+                include: string[];
+              }
+            | {
+                exclude: string[];
+              };
+          /** @description A list of vector names is refused (named vectors) */
+          with_vector?: boolean;
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              [key: string]: unknown;
+            }[];
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `filter_too_complex`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_searchBatch: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          searches: {
+            /** @description A Qdrant filter: must / should / must_not / min_should of conditions (match value/any/except/text, range, is_empty, is_null, has_id, nested filters); docs/qdrant.md */
+            filter?: Record<string, never>;
+            /**
+             * @description limit + offset ≤ 1000
+             * @default 10
+             */
+            limit?: number;
+            /** @default 0 */
+            offset?: number;
+            params?: {
+              /** @description true: exact (flat) search */
+              exact?: boolean;
+              /** @description The query's effort */
+              hnsw_ef?: number;
+              indexed_only?: boolean;
+            };
+            /** @description Cosine and Dot: the lowest score kept; Euclid: the largest distance */
+            score_threshold?: number;
+            /** @description The dense vector (named, sparse and multi vectors are refused) */
+            vector: number[];
+            /** @description Top-level payload keys to return (default false) */
+            with_payload?:
+              | boolean
+              | string[]
+              | {
+                  include: string[];
+                }
+              | {
+                  exclude: string[];
+                };
+            /** @description A list of vector names is refused (named vectors) */
+            with_vector?: boolean;
+          }[];
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              [key: string]: unknown;
+            }[][];
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `body_invalid`, `filter_too_complex`, `invalid_json`, `parameter_duplicate`, `parameter_invalid` (a body field breaks its schema; a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_missing`, `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `body_too_large`. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `unsupported_media_type`. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+    };
+  };
+  QdrantController_point: {
+    parameters: {
+      query?: {
+        /** @description Writes: `completed` (true) or `acknowledged` (false); visible either way */
+        wait?: 'true' | 'false';
+        /** @description Accepted; writes of one table are serialised */
+        ordering?: 'weak' | 'medium' | 'strong';
+        /** @description Seconds; accepted (requests run to completion) */
+        timeout?: string;
+        /** @description An integer, `majority`, `quorum` or `all`: accepted, reads are always of committed data */
+        consistency?: string;
+      };
+      header?: never;
+      path: {
+        c: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            result: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'ok';
+            /** @description Seconds */
+            time: number;
+          };
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; a path parameter with a malformed percent-encoding; a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)), `parameter_unknown`. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such collection in the project, or no such point (Qdrant's message, no code)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`, `table_loading`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QdrantErrorBody'];
         };
       };
     };

@@ -8,7 +8,8 @@
  *   literal (NotFoundError: `resource_missing`);
  * - a call to a function with a parameter typed as a code (`code: PlatformErrorCode`,
  *   `error: OAuthTooManyRequestsCode`): the argument in that place;
- * - `new RawHttpError(status, { error })`: an RFC 6749 error of the token endpoint (kind `oauth`).
+ * - `new RawHttpError(status, { error })`: an RFC 6749 error of the token endpoint (kind `oauth`);
+ *   a literal body without `error` (Qdrant's `{status: {error}}`) raises no code.
  *
  * The code argument is resolved to string literals: a literal, a cast or parenthesised one,
  * both branches of a conditional, or a name declared in an enclosing scope (a `const`, read
@@ -167,7 +168,9 @@ export function raisedCodes(root: string, dirs: readonly string[]): RaisedCodes 
               : undefined;
           if (error && ts.isShorthandPropertyAssignment(error)) record(node, error.name, 'oauth');
           else if (error && ts.isPropertyAssignment(error)) record(node, error.initializer, 'oauth');
-          else record(node, undefined, 'oauth');
+          // a body of literal fields none of which is `error` raises no code: Qdrant's
+          // `{status: {error: message}, time}` (vector-api compat/qdrant) carries a message only
+          else if (!(body && ts.isObjectLiteralExpression(body))) record(node, undefined, 'oauth');
         }
       }
       if (ts.isCallExpression(node)) {

@@ -1,11 +1,12 @@
 /**
  * Fuzzing every vector-api operation (see test/fuzz/support/harness.ts): generated and
  * hand-picked hostile queries, paths, bodies, content types and credentials; never a 5xx
- * or a hang, and every error in the contract's body.
+ * or a hang, and every error in the contract's body (Qdrant's body on the Qdrant-compatible
+ * routes, `/` and `/collections…`, docs/qdrant.md).
  */
 import { vectorService } from '../../apps/vector-api/src/service';
 import { startTestApp } from '../support/app';
-import { consoleTemplates, DEEP_ARRAY, defineFuzzSuite, expectError, type Operation } from './support/harness';
+import { consoleTemplates, DEEP_ARRAY, defineFuzzSuite, expectError, type Operation, type OpTemplate } from './support/harness';
 
 interface VectorFixtures {
   token: string;
@@ -23,6 +24,49 @@ interface VectorFixtures {
 const ADMIN = { authorization: 'Bearer dev-admin-key' };
 let serial = 0;
 const vector = (): number[] => [0.1 + (serial % 7), -0.5, 0.25, 1];
+
+/** An `api-key` header (one of its own: the platform's headers are a Record of strings). */
+const junkApiKey = (value: string): Array<Record<string, string>> => [{ 'api-key': value }];
+
+const QUERY = { wait: ['true', 'false'], ordering: ['weak', 'strong'], timeout: ['5'], consistency: ['majority', '2'] };
+
+/**
+ * Templates of the Qdrant routes on one collection's points (fz_main: points 1 and 2 written
+ * through Qdrant). Flat payloads: nested ones and nulls come with the metadata model of issue 34's engine work.
+ */
+function qdrantPoints(): Record<string, (fx: VectorFixtures) => OpTemplate> {
+  const on =
+    (body: () => object, extra: Partial<OpTemplate> = {}) =>
+    (fx: VectorFixtures): OpTemplate => ({
+      params: { c: [fx.table] },
+      query: QUERY,
+      body,
+      ...extra,
+    });
+  const filter = { must: [{ key: 'genre', match: { value: 'jazz' } }], must_not: [{ key: 'line', range: { gt: 5 } }] };
+  return {
+    'PUT /collections/{c}/points': on(() => ({
+      points: [{ id: 100 + serial++, vector: vector(), payload: { genre: 'rock', line: 3, tags: ['a', 'b'] } }],
+    })),
+    'POST /collections/{c}/points': on(() => ({ ids: [1, 2, 3], with_payload: ['genre'], with_vector: true })),
+    'GET /collections/{c}/points/{id}': (fx) => ({ params: { c: [fx.table], id: ['1', '2'] }, query: QUERY }),
+    'POST /collections/{c}/points/query': on(() => ({ query: vector(), limit: 3, filter, with_payload: true })),
+    'POST /collections/{c}/points/query/batch': on(() => ({
+      searches: [{ query: { nearest: vector() }, limit: 2 }, { limit: 2 }],
+    })),
+    'POST /collections/{c}/points/search': on(() => ({ vector: vector(), limit: 3, filter, params: { hnsw_ef: 64 } })),
+    'POST /collections/{c}/points/search/batch': on(() => ({ searches: [{ vector: vector(), limit: 2, with_payload: true }] })),
+    'POST /collections/{c}/points/delete': on(() => ({ points: [100 + serial] })),
+    'POST /collections/{c}/points/scroll': on(() => ({ limit: 2, filter, with_payload: { exclude: ['line'] } })),
+    'POST /collections/{c}/points/count': on(() => ({ filter: { should: [filter, { has_id: [1] }] }, exact: true })),
+    'POST /collections/{c}/points/payload': on(() => ({ payload: { mood: 'calm', n: [1, 2] }, points: [1] })),
+    'PUT /collections/{c}/points/payload': on(() => ({ payload: { genre: 'jazz', year: 1959 }, points: [1] })),
+    'POST /collections/{c}/points/payload/delete': on(() => ({ keys: ['mood'], points: [1] })),
+    'POST /collections/{c}/points/payload/clear': on(() => ({ points: [100 + serial] })),
+    'PUT /collections/{c}/index': on(() => ({ field_name: 'genre', field_schema: 'keyword' })),
+    'DELETE /collections/{c}/index/{field}': (fx) => ({ params: { c: [fx.table], field: ['genre'] }, query: QUERY }),
+  };
+}
 
 defineFuzzSuite<VectorFixtures>({
   service: 'vector-api',
@@ -43,6 +87,17 @@ defineFuzzSuite<VectorFixtures>({
     const auth = { authorization: `Bearer ${String(tok['token'])}` };
     await post('/v1/tables', { name: 'fz_main', dimension: 4, index: 'flat' }, auth);
     await post('/v1/tables', { name: 'fz_doomed', dimension: 4, index: 'hnsw' }, auth);
+    // Qdrant's points 1 and 2 of fz_main, and a collection to drop
+    const put = await app.inject({
+      method: 'PUT',
+      url: '/collections/fz_main/points?wait=true',
+      headers: { 'api-key': String(tok['token']) },
+      payload: {
+        points: [1, 2].map((id) => ({ id, vector: [id, 0, 1, 0.5], payload: { genre: 'jazz', year: 1959, line: id } })),
+      },
+    });
+    if (put.statusCode !== 200) throw new Error(`Qdrant upsert: ${put.statusCode} ${put.body}`);
+    await post('/v1/tables', { name: 'fz_q_doomed', dimension: 4 }, auth);
     const rowIds = ['r1', 'r2', 'r3'];
     await post(
       '/v1/tables/fz_main/insert',
@@ -77,7 +132,9 @@ defineFuzzSuite<VectorFixtures>({
     service: 'vector-api',
     app,
     logs,
-    auth: { admin: ADMIN, vector_token: { authorization: `Bearer ${fx.token}` } },
+    auth: { admin: ADMIN, vector_token: { authorization: `Bearer ${fx.token}` }, qdrant_api_key: { 'api-key': fx.token } },
+    // every request under /collections (routed or not), and GET / itself
+    qdrantBody: (op, seen) => seen === '/collections' || seen.startsWith('/collections/') || (op === '/' && seen === '/'),
     junkAuth: [
       { authorization: '' },
       { authorization: 'Bearer' },
@@ -91,6 +148,13 @@ defineFuzzSuite<VectorFixtures>({
       { authorization: 'Bearer dev-admin-key' },
       { authorization: `Bearer ${fx.token}` },
       { authorization: `Bearer ${fx.token}`.toLowerCase() },
+      // the Qdrant routes' header (docs/qdrant.md)
+      ...junkApiKey(''),
+      ...junkApiKey('junk'),
+      ...junkApiKey(`${fx.token}x`),
+      ...junkApiKey(`${fx.token} `),
+      ...junkApiKey('dev-admin-key'),
+      ...junkApiKey('a'.repeat(8000)),
     ],
     otherIds: [fx.doomedTokenId, fx.doomedTable, ...fx.rowIds, 'tok_0000000000000000000000', 'offer_x', 'pay_x'],
     bodyLimit: fx.bodyLimit,
@@ -98,6 +162,11 @@ defineFuzzSuite<VectorFixtures>({
       'POST /v1/tables/{table}/insert': fx.insertBodyLimit,
       'POST /v1/tables/{table}/upsert': fx.insertBodyLimit,
       'POST /v1/tables/{table}/query': fx.queryBodyLimit,
+      'PUT /collections/{c}/points': fx.insertBodyLimit,
+      'POST /collections/{c}/points/query': fx.queryBodyLimit,
+      'POST /collections/{c}/points/query/batch': fx.queryBodyLimit,
+      'POST /collections/{c}/points/search': fx.queryBodyLimit,
+      'POST /collections/{c}/points/search/batch': fx.queryBodyLimit,
     },
   }),
   templates: {
@@ -157,6 +226,17 @@ defineFuzzSuite<VectorFixtures>({
     'GET /v1/tokens': () => ({}),
     'POST /v1/tokens': () => ({ body: () => ({ name: `fz-${serial++}` }) }),
     'DELETE /v1/tokens/{id}': (fx) => ({ params: { id: [fx.doomedTokenId] } }),
+    // The Qdrant-compatible API (docs/qdrant.md)
+    'GET /': () => ({}),
+    'GET /collections': () => ({}),
+    'PUT /collections/{c}': () => ({
+      params: { c: ['fz_q_new', 'Fz.Q-new_2'] },
+      body: () => ({ vectors: { size: 4, distance: 'Cosine' }, hnsw_config: { m: 8, ef_construct: 32 } }),
+    }),
+    'GET /collections/{c}': (fx) => ({ params: { c: [fx.table] } }),
+    'GET /collections/{c}/exists': (fx) => ({ params: { c: [fx.table, 'fz_none'] } }),
+    'DELETE /collections/{c}': () => ({ params: { c: ['fz_q_doomed'] } }),
+    ...qdrantPoints(),
   },
   extra: (get) => {
     test('regressions found by fuzzing', async () => {
@@ -185,6 +265,26 @@ defineFuzzSuite<VectorFixtures>({
         payload: '{"rows":[{"id":"lone","embedding":[1,2,3,4],"metadata":{"tag":"a\\udfff"}}]}',
       });
       expectError(res, 400, 'parameter_invalid', 'rows[0].metadata.tag');
+      // Qdrant routes: a 10k-deep array as a point id overflowed JSON.stringify in the message (500);
+      // a null body was read as {} (200); a malformed path under /collections got the platform's body.
+      const qdrant = { 'api-key': fixtures.token, 'content-type': 'application/json' };
+      const qdrantError = (r: typeof res, status: number): string => {
+        expect([r.statusCode, Object.keys(r.json<object>()).sort()]).toEqual([status, ['status', 'time']]);
+        return r.json<{ status: { error: string } }>().status.error;
+      };
+      res = await app.inject({
+        method: 'POST',
+        url: `/collections/${fixtures.table}/points`,
+        headers: qdrant,
+        payload: `{"ids":[${DEEP_ARRAY}]}`,
+      });
+      expect(qdrantError(res, 400)).toMatch(/ids\[0\]: a list is not a valid point ID/);
+      for (const url of [`/collections/${fixtures.table}/points/scroll`, `/collections/${fixtures.table}/points/count`]) {
+        res = await app.inject({ method: 'POST', url, headers: qdrant, payload: 'null' });
+        expect(qdrantError(res, 400)).toBe('Bad request: the body must be a JSON object');
+      }
+      res = await app.inject({ method: 'GET', url: '/collections/%zz', headers: qdrant });
+      expect(qdrantError(res, 400)).toMatch(/^parameter_invalid: /);
     }, 60_000);
 
     test('vector-api accepts insert and query bodies over the platform default limit (1 MiB), up to their own; other routes keep 1 MiB', async () => {

@@ -4,7 +4,8 @@
  * changes state (any method but GET and HEAD) is refused with 403 `csrf_token_invalid` when
  * a request carries the session cookie but no X-CSRF-Token, or a wrong one, and changes
  * nothing. The list comes from /openapi.json, so a route added later is covered without
- * touching this file. Also: POST /console/sign-out, and a session cookie of one service is
+ * touching this file (vector-api's Qdrant routes answer in Qdrant's body, the code in front
+ * of its message). Also: POST /console/sign-out, and a session cookie of one service is
  * nobody on another (401), even on the same database.
  */
 import { offersService } from '../../apps/offers-api/src/service';
@@ -14,7 +15,15 @@ import type { PlatformConfig, ServiceDefinition } from '@app/platform';
 import type { LightMyRequestResponse } from 'fastify';
 import { startTestApp, type TestApp } from '../support/app';
 import { consoleLink, consoleSession, type ConsoleService, newConsoleTenant } from '../support/console';
-import { type ErrorBody, fillPath, openApiOperations, opKey, type Operation, snapshotDatabase } from './support';
+import {
+  type ErrorBody,
+  fillPath,
+  openApiOperations,
+  opKey,
+  type Operation,
+  type QdrantErrorBody,
+  snapshotDatabase,
+} from './support';
 
 const SERVICES: Array<[ConsoleService, ServiceDefinition<PlatformConfig>, string]> = [
   ['offers', offersService as unknown as ServiceDefinition<PlatformConfig>, 'partner'],
@@ -29,10 +38,12 @@ function withoutTouched(snapshot: Record<string, string>): Record<string, string
   return Object.fromEntries(Object.entries(snapshot).filter(([table]) => !TOUCHED_BY_AUTHENTICATION.has(table)));
 }
 
+/** Status and code of an error: the platform's body, or Qdrant's (`{status: {error: "code: …"}}`) on vector-api's Qdrant routes. */
 const errorOf = (res: LightMyRequestResponse): [number, string | undefined] => {
   let code: string | undefined;
   try {
-    code = res.json<ErrorBody>().error?.code;
+    const body = res.json<Partial<ErrorBody> & Partial<QdrantErrorBody>>();
+    code = body.error?.code ?? (typeof body.status?.error === 'string' ? /^([a-z_]+): /.exec(body.status.error)?.[1] : undefined);
   } catch {
     code = undefined;
   }

@@ -93,12 +93,37 @@ export function expectNotFound(label: string, res: LightMyRequestResponse): void
   expect({ case: label, status: res.statusCode, code }).toEqual({ case: label, status: 404, code: 'resource_missing' });
 }
 
-/** The message of an error body with the ids it echoes replaced, to compare two "not found" answers. */
+/** Qdrant's error body, on the Qdrant-compatible routes of vector-api (docs/qdrant.md). */
+export interface QdrantErrorBody {
+  status: { error: string };
+  time: number;
+}
+
+/** Whether a route answers its errors in Qdrant's body (vector-api's `/` and `/collections…`). */
+export const isQdrantRoute = (path: string): boolean => path === '/' || /^\/collections(\/|$|\?)/.test(path);
+
+/** Asserts a 404 in Qdrant's body (`{status: {error: "Not found: …"}}`), the Qdrant routes' "not found". */
+export function expectQdrantNotFound(label: string, res: LightMyRequestResponse): void {
+  const error =
+    res.statusCode === 404 ? res.json<Partial<QdrantErrorBody>>().status?.error?.slice(0, 10) : res.body.slice(0, 300);
+  expect({ case: label, status: res.statusCode, error }).toEqual({ case: label, status: 404, error: 'Not found:' });
+}
+
+/** The message of an error body (the platform's or Qdrant's) with the ids it echoes replaced, to compare two "not found" answers. */
 export function normalisedError(res: LightMyRequestResponse, ids: readonly string[]): unknown {
-  const body = res.json<ErrorBody>();
-  let message = body.error.message;
-  for (const id of ids) message = message.split(id).join('<id>');
-  return { status: res.statusCode, type: body.error.type, code: body.error.code, param: body.error.param, message };
+  const replace = (text: string): string => ids.reduce((m, id) => m.split(id).join('<id>'), text);
+  const json = res.json<Partial<ErrorBody> & Partial<QdrantErrorBody>>();
+  if (json.error === undefined && typeof json.status?.error === 'string') {
+    return { status: res.statusCode, qdrant: replace(json.status.error), keys: Object.keys(json).sort() };
+  }
+  const body = json as ErrorBody;
+  return {
+    status: res.statusCode,
+    type: body.error.type,
+    code: body.error.code,
+    param: body.error.param,
+    message: replace(body.error.message),
+  };
 }
 
 /** Secret shapes that must never appear in a log line, whatever their value (task brief). */

@@ -3,14 +3,15 @@
  * the existence of project B's tables, rows or tokens, not even through a table of the same
  * name. Every vector-token operation of /openapi.json must have a case below, and every case
  * runs twice: with A's API token, and with A's console session (cookie + CSRF token), which
- * is a principal of the project like its token.
+ * is a principal of the project like its token. The Qdrant-compatible routes (`/collections…`,
+ * docs/qdrant.md) answer "not found" in Qdrant's body: a 404 `{status: {error}}`.
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { consoleSession } from '../support/console';
 import { newProject, startVectorApp, type VectorTestApp } from '../vector-api/support';
-import { expectNotFound, normalisedError, openApiOperations, opKey } from './support';
+import { expectNotFound, expectQdrantNotFound, normalisedError, openApiOperations, opKey } from './support';
 
-type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
 describe('vector-api: project isolation', () => {
   let t: VectorTestApp;
@@ -48,6 +49,21 @@ describe('vector-api: project isolation', () => {
     const ghost = await asA(method, url.split(name).join(ghostName), payload);
     expect([label, normalisedError(res, [name])]).toEqual([label, normalisedError(ghost, [ghostName])]);
   }
+
+  /** As `refused`, on a Qdrant-compatible route: a 404 in Qdrant's body, read like a name that never existed. */
+  async function refusedQ(label: string, method: Method, url: string, name: string, payload?: object): Promise<void> {
+    const res = await asA(method, url, payload);
+    expectQdrantNotFound(label, res);
+    noMarkers(label, res, [name, ...JSON.stringify(payload ?? {}).split('"')]);
+    const ghost = await asA(method, url.split(name).join('ghost-table'), payload);
+    expect([label, normalisedError(res, [name])]).toEqual([label, normalisedError(ghost, ['ghost-table'])]);
+  }
+
+  /** A Qdrant answer's `result`, after checking the 200. */
+  const resultOf = <T>(label: string, res: LightMyRequestResponse): T => {
+    expect([label, res.statusCode, res.statusCode === 200 ? '' : res.body]).toEqual([label, 200, '']);
+    return res.json<{ result: T }>().result;
+  };
 
   /** B's tables and rows as B sees them (to show A's attempts changed nothing). */
   async function stateOfB(): Promise<unknown> {
@@ -201,6 +217,128 @@ describe('vector-api: project isolation', () => {
       await refused('revoke B token', 'DELETE', `/v1/tokens/${bTokenId}`, bTokenId);
       expect((await asB('GET', '/v1/tables')).statusCode).toBe(200);
     },
+    // The Qdrant-compatible API (docs/qdrant.md): B's collection is a 404 in Qdrant's body.
+    'GET /collections': async () => {
+      const res = await asA('GET', '/collections');
+      expect(resultOf<{ collections: Array<{ name: string }> }>('list collections', res).collections).toEqual([
+        { name: 'same-name' },
+      ]);
+      noMarkers('list collections', res);
+    },
+    'PUT /collections/{c}': async () => {
+      // B's collection name is free in A's project: its own collection, not B's
+      const body = { vectors: { size: 2, distance: 'Cosine' } };
+      expect(resultOf('create beta-only in A', await asA('PUT', '/collections/beta-only', body))).toBe(true);
+      const read = await asA('POST', '/collections/beta-only/points/scroll', {});
+      expect(resultOf<{ points: unknown[] }>('scroll A beta-only', read).points).toEqual([]);
+      expect(resultOf('drop A beta-only', await asA('DELETE', '/collections/beta-only'))).toBe(true);
+    },
+    'GET /collections/{c}': async () => {
+      await refusedQ('get B collection', 'GET', '/collections/beta-only', 'beta-only');
+      const same = await asA('GET', '/collections/same-name');
+      expect(resultOf('get same-name', same)).toMatchObject({ points_count: 1 });
+    },
+    'GET /collections/{c}/exists': async () => {
+      const res = await asA('GET', '/collections/beta-only/exists');
+      expect(resultOf('B collection exists?', res)).toEqual({ exists: false });
+      const ghost = await asA('GET', '/collections/ghost-table/exists');
+      expect(resultOf('ghost exists?', ghost)).toEqual({ exists: false });
+      expect(resultOf('same-name exists?', await asA('GET', '/collections/same-name/exists'))).toEqual({ exists: true });
+    },
+    'DELETE /collections/{c}': async () => {
+      // Qdrant answers false for a collection that is not there: B's reads the same
+      expect(resultOf('drop B collection', await asA('DELETE', '/collections/beta-only'))).toBe(false);
+      expect(resultOf('drop ghost', await asA('DELETE', '/collections/ghost-table'))).toBe(false);
+    },
+    'PUT /collections/{c}/points': async () => {
+      await refusedQ('upsert into B collection', 'PUT', '/collections/beta-only/points', 'beta-only', {
+        points: [{ id: 1, vector: [1, 0], payload: { doc: 'from-a' } }],
+      });
+    },
+    'POST /collections/{c}/points': async () => {
+      await refusedQ('retrieve from B collection', 'POST', '/collections/beta-only/points', 'beta-only', { ids: [1] });
+    },
+    'GET /collections/{c}/points/{id}': async () => {
+      await refusedQ('a point of B collection', 'GET', '/collections/beta-only/points/1', 'beta-only');
+    },
+    'POST /collections/{c}/points/query': async () => {
+      await refusedQ('query B collection', 'POST', '/collections/beta-only/points/query', 'beta-only', {
+        query: [1, 0],
+        with_payload: true,
+      });
+      const same = await asA('POST', '/collections/same-name/points/query', { query: [1, 0], limit: 10, with_payload: true });
+      expect(resultOf<{ points: Array<{ id: unknown }> }>('query same-name', same).points.map((p) => p.id)).toEqual(['a-row-1']);
+      noMarkers('query same-name', same);
+    },
+    'POST /collections/{c}/points/query/batch': async () => {
+      await refusedQ('batch query B collection', 'POST', '/collections/beta-only/points/query/batch', 'beta-only', {
+        searches: [{ query: [1, 0] }],
+      });
+    },
+    'POST /collections/{c}/points/search': async () => {
+      await refusedQ('search B collection', 'POST', '/collections/beta-only/points/search', 'beta-only', {
+        vector: [1, 0],
+        limit: 5,
+      });
+    },
+    'POST /collections/{c}/points/search/batch': async () => {
+      await refusedQ('batch search B collection', 'POST', '/collections/beta-only/points/search/batch', 'beta-only', {
+        searches: [{ vector: [1, 0], limit: 5 }],
+      });
+    },
+    'POST /collections/{c}/points/delete': async () => {
+      await refusedQ('delete points of B collection by id', 'POST', '/collections/beta-only/points/delete', 'beta-only', {
+        points: [1],
+      });
+      await refusedQ('delete points of B collection by filter', 'POST', '/collections/beta-only/points/delete', 'beta-only', {
+        filter: { must: [{ key: 'doc', match: { value: 'beta-secret-doc' } }] },
+      });
+    },
+    'POST /collections/{c}/points/scroll': async () => {
+      await refusedQ('scroll B collection', 'POST', '/collections/beta-only/points/scroll', 'beta-only', {});
+      const same = await asA('POST', '/collections/same-name/points/scroll', { limit: 100, with_payload: true });
+      expect(resultOf<{ points: Array<{ id: unknown }> }>('scroll same-name', same).points.map((p) => p.id)).toEqual(['a-row-1']);
+      noMarkers('scroll same-name', same);
+    },
+    'POST /collections/{c}/points/count': async () => {
+      await refusedQ('count B collection', 'POST', '/collections/beta-only/points/count', 'beta-only', {});
+      const same = await asA('POST', '/collections/same-name/points/count', {
+        filter: { must: [{ key: 'doc', match: { value: 'beta-secret-doc' } }] },
+      });
+      expect(resultOf('count same-name', same)).toEqual({ count: 0 });
+    },
+    'POST /collections/{c}/points/payload': async () => {
+      await refusedQ('set payload in B collection', 'POST', '/collections/beta-only/points/payload', 'beta-only', {
+        payload: { doc: 'patched' },
+        filter: {},
+      });
+    },
+    'PUT /collections/{c}/points/payload': async () => {
+      await refusedQ('overwrite payload in B collection', 'PUT', '/collections/beta-only/points/payload', 'beta-only', {
+        payload: { doc: 'patched' },
+        points: [1],
+      });
+    },
+    'POST /collections/{c}/points/payload/delete': async () => {
+      await refusedQ('delete payload keys in B collection', 'POST', '/collections/beta-only/points/payload/delete', 'beta-only', {
+        keys: ['doc'],
+        filter: {},
+      });
+    },
+    'POST /collections/{c}/points/payload/clear': async () => {
+      await refusedQ('clear payload in B collection', 'POST', '/collections/beta-only/points/payload/clear', 'beta-only', {
+        points: [1],
+      });
+    },
+    'PUT /collections/{c}/index': async () => {
+      await refusedQ('index B collection', 'PUT', '/collections/beta-only/index', 'beta-only', {
+        field_name: 'doc',
+        field_schema: 'keyword',
+      });
+    },
+    'DELETE /collections/{c}/index/{field}': async () => {
+      await refusedQ('drop an index of B collection', 'DELETE', '/collections/beta-only/index/doc', 'beta-only');
+    },
   };
 
   it('has an isolation case for every vector-token operation of /openapi.json (and no stale case)', async () => {
@@ -228,7 +366,7 @@ describe('vector-api: project isolation', () => {
     const token = principalOfA;
     for (const principal of [token, consoleOfA]) {
       principalOfA = principal;
-      for (const key of Object.keys(CASES).filter((k) => /^(POST|DELETE|PATCH) /.test(k))) await CASES[key]?.();
+      for (const key of Object.keys(CASES).filter((k) => /^(POST|PUT|DELETE|PATCH) /.test(k))) await CASES[key]?.();
     }
     principalOfA = token;
     expect(await stateOfB()).toEqual(before);

@@ -4,13 +4,22 @@
  * between projects is test/vector-api/projects.e2e-spec.ts) — tokens of one project are NOT
  * a boundary; a token only authenticates. What it does promise: a revoked token is refused
  * at once on every route with no effect, and a token never opens the admin routes. Every
- * token route of /openapi.json appears in both tables below.
+ * token route of /openapi.json appears in both tables below, the Qdrant-compatible routes
+ * (docs/qdrant.md: errors in Qdrant's body, the token in `api-key` or `Authorization: Bearer`) too.
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { startVectorApp, type VectorTestApp } from '../vector-api/support';
-import { type ErrorBody, fillPath, openApiOperations, opKey, snapshotDatabase } from './support';
+import {
+  type ErrorBody,
+  fillPath,
+  isQdrantRoute,
+  openApiOperations,
+  opKey,
+  type QdrantErrorBody,
+  snapshotDatabase,
+} from './support';
 
-type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
 interface Request {
   readonly method: Method;
@@ -35,18 +44,23 @@ describe('vector-api: tokens', () => {
   let other: { id: string; token: string };
   let revoked: { id: string; token: string };
 
-  const as = (token: string, r: Request) =>
+  const as = (token: string, r: Request, header: 'authorization' | 'api-key' = 'authorization') =>
     t.app.inject({
       method: r.method,
       url: r.url,
-      headers: { authorization: `Bearer ${token}` },
+      headers: header === 'authorization' ? { authorization: `Bearer ${token}` } : { 'api-key': token },
       ...(r.payload ? { payload: r.payload } : {}),
     });
+  /** A Qdrant answer's `result`, after checking the 200. */
+  const resultOf = <T>(key: string, res: { statusCode: number; body: string; json: <U>() => U }): T => {
+    expect([key, res.statusCode, res.statusCode === 200 ? '' : res.body]).toEqual([key, 200, '']);
+    return res.json<{ result: T }>().result;
+  };
 
   /** One request per token operation, on the table `table`. */
   const requestFor = (key: string, table: string): Request => {
     const [method, path] = key.split(' ') as [Method, string];
-    const url = fillPath(path, { table, id: 'r2' });
+    const url = fillPath(path, { table, c: table, id: path.startsWith('/collections') ? '7' : 'r2', field: 'k' });
     const payloads: Record<string, object> = {
       'POST /v1/tables': { name: `${table}_new`, dimension: 2 },
       'POST /v1/tables/{table}/insert': { rows: [{ id: `row_${Math.random().toString(36).slice(2)}`, embedding: [0.5, 0.5] }] },
@@ -57,6 +71,21 @@ describe('vector-api: tokens', () => {
       'POST /v1/tables/{table}/query': { vector: [1, 0], n: 5 },
       'DELETE /v1/tables/{table}/vectors': { ids: ['r1'] },
       'POST /v1/tokens': { name: 'from-a-token' },
+      'PUT /collections/{c}': { vectors: { size: 2, distance: 'Cosine' } },
+      'PUT /collections/{c}/points': { points: [{ id: 7, vector: [0.5, 0.5], payload: { by: 'qdrant' } }] },
+      'POST /collections/{c}/points': { ids: [7] },
+      'POST /collections/{c}/points/query': { query: [1, 0], limit: 5 },
+      'POST /collections/{c}/points/query/batch': { searches: [{ query: [1, 0], limit: 5 }] },
+      'POST /collections/{c}/points/search': { vector: [1, 0], limit: 5 },
+      'POST /collections/{c}/points/search/batch': { searches: [{ vector: [1, 0], limit: 5 }] },
+      'POST /collections/{c}/points/delete': { points: [8] },
+      'POST /collections/{c}/points/scroll': { limit: 100 },
+      'POST /collections/{c}/points/count': { filter: { must: [{ key: 'k', match: { value: 'owner-secret-doc' } }] } },
+      'POST /collections/{c}/points/payload': { payload: { touched: true }, points: [7] },
+      'PUT /collections/{c}/points/payload': { payload: { by: 'overwrite' }, points: [7] },
+      'POST /collections/{c}/points/payload/delete': { keys: ['touched'], points: [7] },
+      'POST /collections/{c}/points/payload/clear': { points: [7] },
+      'PUT /collections/{c}/index': { field_name: 'k', field_schema: 'keyword' },
     };
     return { method, url, ...(payloads[key] ? { payload: payloads[key] } : {}) };
   };
@@ -143,6 +172,101 @@ describe('vector-api: tokens', () => {
       expect(res.statusCode).toBe(200);
       expect((await as(spare.token, { method: 'GET', url: '/v1/tables' })).statusCode).toBe(401);
     },
+    // The Qdrant-compatible API: the same project, the same tables (collections)
+    'GET /collections': async () => {
+      const res = await as(other.token, requestFor('GET /collections', 'owners'), 'api-key');
+      expect(resultOf<{ collections: Array<{ name: string }> }>('list', res).collections).toContainEqual({ name: 'owners' });
+    },
+    'PUT /collections/{c}': async () => {
+      const dup = await as(other.token, requestFor('PUT /collections/{c}', 'owners'), 'api-key');
+      expect([dup.statusCode, dup.json<QdrantErrorBody>().status.error]).toEqual([
+        409,
+        'Wrong input: Collection `owners` already exists!',
+      ]);
+    },
+    'GET /collections/{c}': async () => {
+      const res = await as(other.token, requestFor('GET /collections/{c}', 'owners'), 'api-key');
+      expect(resultOf('info', res)).toMatchObject({ config: { params: { vectors: { size: 2 } } } });
+    },
+    'GET /collections/{c}/exists': async () => {
+      const res = await as(other.token, requestFor('GET /collections/{c}/exists', 'owners'), 'api-key');
+      expect(resultOf('exists', res)).toEqual({ exists: true });
+    },
+    'DELETE /collections/{c}': async () => {
+      await as(owner.token, { method: 'POST', url: '/v1/tables', payload: { name: 'owners_scratch_q', dimension: 2 } });
+      const res = await as(other.token, requestFor('DELETE /collections/{c}', 'owners_scratch_q'), 'api-key');
+      expect(resultOf('drop', res)).toBe(true);
+    },
+    'PUT /collections/{c}/points': async () => {
+      const res = await as(other.token, requestFor('PUT /collections/{c}/points', 'owners'), 'api-key');
+      expect(resultOf('upsert', res)).toMatchObject({ status: 'acknowledged' });
+    },
+    'POST /collections/{c}/points': async () => {
+      await as(owner.token, requestFor('PUT /collections/{c}/points', 'owners'));
+      const res = await as(other.token, requestFor('POST /collections/{c}/points', 'owners'), 'api-key');
+      expect(resultOf<Array<{ id: unknown }>>('retrieve', res).map((p) => p.id)).toEqual([7]);
+    },
+    'GET /collections/{c}/points/{id}': async () => {
+      await as(owner.token, requestFor('PUT /collections/{c}/points', 'owners'));
+      const res = await as(other.token, requestFor('GET /collections/{c}/points/{id}', 'owners'), 'api-key');
+      expect(resultOf('point', res)).toMatchObject({ id: 7 });
+    },
+    'POST /collections/{c}/points/query': async () => {
+      const res = await as(other.token, requestFor('POST /collections/{c}/points/query', 'owners'), 'api-key');
+      expect(resultOf<{ points: Array<{ id: unknown }> }>('query', res).points.map((p) => p.id)).toContain('r1');
+    },
+    'POST /collections/{c}/points/query/batch': async () => {
+      const res = await as(other.token, requestFor('POST /collections/{c}/points/query/batch', 'owners'), 'api-key');
+      expect(resultOf<Array<{ points: Array<{ id: unknown }> }>>('query batch', res)[0]?.points.map((p) => p.id)).toContain('r1');
+    },
+    'POST /collections/{c}/points/search': async () => {
+      const res = await as(other.token, requestFor('POST /collections/{c}/points/search', 'owners'), 'api-key');
+      expect(resultOf<Array<{ id: unknown }>>('search', res).map((p) => p.id)).toContain('r1');
+    },
+    'POST /collections/{c}/points/search/batch': async () => {
+      const res = await as(other.token, requestFor('POST /collections/{c}/points/search/batch', 'owners'), 'api-key');
+      expect(resultOf<Array<Array<{ id: unknown }>>>('search batch', res)[0]?.map((p) => p.id)).toContain('r1');
+    },
+    'POST /collections/{c}/points/delete': async () => {
+      const res = await as(other.token, requestFor('POST /collections/{c}/points/delete', 'owners'), 'api-key');
+      expect(resultOf('delete', res)).toMatchObject({ status: 'acknowledged' });
+    },
+    'POST /collections/{c}/points/scroll': async () => {
+      const res = await as(other.token, requestFor('POST /collections/{c}/points/scroll', 'owners'), 'api-key');
+      expect(resultOf<{ points: Array<{ id: unknown }> }>('scroll', res).points.map((p) => p.id)).toContain('r1');
+    },
+    'POST /collections/{c}/points/count': async () => {
+      const res = await as(other.token, requestFor('POST /collections/{c}/points/count', 'owners'), 'api-key');
+      expect(resultOf('count', res)).toEqual({ count: 1 });
+    },
+    'POST /collections/{c}/points/payload': async () => {
+      await as(owner.token, requestFor('PUT /collections/{c}/points', 'owners'));
+      const res = await as(other.token, requestFor('POST /collections/{c}/points/payload', 'owners'), 'api-key');
+      expect(resultOf('set payload', res)).toMatchObject({ status: 'acknowledged' });
+    },
+    'PUT /collections/{c}/points/payload': async () => {
+      await as(owner.token, requestFor('PUT /collections/{c}/points', 'owners'));
+      const res = await as(other.token, requestFor('PUT /collections/{c}/points/payload', 'owners'), 'api-key');
+      expect(resultOf('overwrite payload', res)).toMatchObject({ status: 'acknowledged' });
+    },
+    'POST /collections/{c}/points/payload/delete': async () => {
+      await as(owner.token, requestFor('PUT /collections/{c}/points', 'owners'));
+      const res = await as(other.token, requestFor('POST /collections/{c}/points/payload/delete', 'owners'), 'api-key');
+      expect(resultOf('delete payload', res)).toMatchObject({ status: 'acknowledged' });
+    },
+    'POST /collections/{c}/points/payload/clear': async () => {
+      await as(owner.token, requestFor('PUT /collections/{c}/points', 'owners'));
+      const res = await as(other.token, requestFor('POST /collections/{c}/points/payload/clear', 'owners'), 'api-key');
+      expect(resultOf('clear payload', res)).toMatchObject({ status: 'acknowledged' });
+    },
+    'PUT /collections/{c}/index': async () => {
+      const res = await as(other.token, requestFor('PUT /collections/{c}/index', 'owners'), 'api-key');
+      expect(resultOf('index', res)).toMatchObject({ status: 'acknowledged' });
+    },
+    'DELETE /collections/{c}/index/{field}': async () => {
+      const res = await as(other.token, requestFor('DELETE /collections/{c}/index/{field}', 'owners'), 'api-key');
+      expect(resultOf('drop index', res)).toMatchObject({ status: 'acknowledged' });
+    },
   };
 
   it('has a case for every token operation of /openapi.json', async () => {
@@ -168,6 +292,22 @@ describe('vector-api: tokens', () => {
     // ... and the very next request, on every route, is refused
     const before = await snapshotDatabase(t.db.url);
     for (const key of ops) {
+      if (isQdrantRoute(key.split(' ')[1] ?? '')) {
+        // Qdrant's body, the platform's code in front of the message; in either header the client may send
+        for (const header of ['api-key', 'authorization'] as const) {
+          const res = await as(revoked.token, requestFor(key, 'owners'), header);
+          const error = res.statusCode === 401 ? res.json<QdrantErrorBody>().status.error : res.body;
+          expect([key, header, res.statusCode, res.headers['www-authenticate'], error.split(':')[0]]).toEqual([
+            key,
+            header,
+            401,
+            'Bearer realm="vector-api", error="invalid_token"',
+            'invalid_api_key',
+          ]);
+          expect(res.body).not.toContain('owner-secret-doc');
+        }
+        continue;
+      }
       const res = await as(revoked.token, requestFor(key, 'owners'));
       const error = res.statusCode === 401 ? res.json<ErrorBody>().error : undefined;
       expect([key, res.statusCode, res.headers['www-authenticate'], error?.code, error?.type]).toEqual([

@@ -8,7 +8,7 @@ import { DEV_ADMIN_API_KEY, type PlatformConfig } from './config/platform-config
 import { setupOpenApi, type OpenApiOptions } from './docs/openapi';
 import { DomainError } from './errors/domain-error';
 import { type ErrorCatalog, registerErrorCodes } from './errors/error-catalog';
-import { renderError, sendError } from './errors/exception-filter';
+import { forRoute, renderError, sendError } from './errors/exception-filter';
 import { clientErrorHandler, connectHandler } from './http/client-errors';
 import { parseJsonBody } from './http/json-body';
 import { newRequestId, runWithRequestId } from './http/request-context';
@@ -81,7 +81,7 @@ const routerErrors = new Logger('Errors');
  */
 function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   void reply.header('Request-Id', request.id);
-  sendError(reply, renderError(error, request.id, request.method, request.url, routerErrors));
+  sendError(reply, forRoute(request, renderError(error, request.id, request.method, request.url, routerErrors)));
 }
 
 /** Builds a fully configured, initialised app (not yet listening). Used by main.ts and tests. */

@@ -158,6 +158,12 @@ export interface FuzzerOptions {
   readonly routeBodyLimits?: Readonly<Record<string, number>>;
   /** Paths whose errors follow RFC 6749 §5.2 instead of the platform body. */
   readonly oauthPaths?: readonly string[];
+  /**
+   * Whether an operation (its OpenAPI path) answered at the path the service saw (after
+   * `..` segments are resolved) answers its errors in Qdrant's body, `{status: {error}, time}`
+   * (vector-api's Qdrant-compatible routes, docs/qdrant.md), instead of the platform body.
+   */
+  readonly qdrantBody?: (opPath: string, seenPath: string) => boolean;
   readonly numRuns?: number;
   /** The app's parsed log lines: on a 5xx the error logged for that request is quoted. */
   readonly logs?: ReadonlyArray<Record<string, unknown>>;
@@ -223,6 +229,18 @@ export class Fuzzer {
       if (status === 401 && !res.headers['www-authenticate']) problems.push('401 without WWW-Authenticate');
       if (status === 429 && !res.headers['retry-after']) problems.push('429 without Retry-After');
       if (![400, 401, 413, 415, 429].includes(status)) problems.push(`OAuth status ${status}`);
+      return problems;
+    }
+    // by the path the service saw too (`/collections/../points` is `/points`, outside them)
+    const seen = (res.raw.req.url ?? '').split('?')[0] ?? '';
+    if (this.options.qdrantBody?.(op.path, seen) === true) {
+      const b = body as { status?: { error?: unknown }; time?: unknown };
+      if (typeof b.status?.error !== 'string' || b.status.error === '') problems.push('Qdrant error body: status.error missing');
+      if (typeof b.time !== 'number') problems.push('Qdrant error body: time missing');
+      if (Object.keys(b).some((k) => k !== 'status' && k !== 'time')) problems.push('Qdrant error body: other fields');
+      if (status === 401 && !res.headers['www-authenticate']) problems.push('401 without WWW-Authenticate');
+      if (status === 429 && !res.headers['retry-after']) problems.push('429 without Retry-After');
+      if (![400, 401, 403, 404, 409, 413, 415, 429].includes(status)) problems.push(`Qdrant status ${status}`);
       return problems;
     }
     const e = (body as { error?: Record<string, unknown> }).error;

@@ -34,3 +34,37 @@ export function declaredErrors(controller: abstract new (...args: never[]) => un
   refs.push(...((Reflect.getOwnMetadata(API_ERRORS, handler) as ApiErrorRef[] | undefined) ?? []));
   return refs;
 }
+
+/** The body a route renders all its errors in, when it is not the contract's (see ApiErrorBody). */
+export interface ApiErrorBodyRef {
+  /** Its component schema's name in the document. */
+  readonly name: string;
+  /** A JSON Schema object (kept as plain data: libs/platform/src/docs builds no types from it). */
+  readonly schema: Readonly<Record<string, unknown>>;
+}
+
+const API_ERROR_BODY = 'platform:api-error-body';
+
+/**
+ * For a route (or every route of a controller) whose renderer (RenderErrorsWith) re-renders
+ * every error, 4xx and 5xx, in a body another product fixes: the OpenAPI document gives each
+ * of its error statuses this body (component `name`) instead of the contract's, still with
+ * the catalogue's codes of that status (the renderer keeps the code in its message). The
+ * codes are found as for any route (what it has, plus @ApiErrors).
+ */
+export function ApiErrorBody(body: ApiErrorBodyRef): MethodDecorator & ClassDecorator {
+  return (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    Reflect.defineMetadata(API_ERROR_BODY, body, (descriptor?.value ?? target) as object);
+  };
+}
+
+/** The error body declared with ApiErrorBody on a handler, else on its controller class (or the classes it extends). */
+export function declaredErrorBody(
+  controller: abstract new (...args: never[]) => unknown,
+  handler: object,
+): ApiErrorBodyRef | undefined {
+  return (
+    (Reflect.getOwnMetadata(API_ERROR_BODY, handler) as ApiErrorBodyRef | undefined) ??
+    (Reflect.getMetadata(API_ERROR_BODY, controller) as ApiErrorBodyRef | undefined)
+  );
+}

@@ -91,6 +91,24 @@ describe('addErrorResponses', () => {
     expect(Object.keys(responses(doc)).sort()).toEqual(['400', '500', '503']);
   });
 
+  it('documents every status of a route that declares its own error body with that body, and the codes', () => {
+    const body = { name: 'OtherErrorBody', schema: { type: 'object', required: ['status'] } };
+    const doc = document({ parameters: [{ in: 'path', name: 'id', required: true, schema: { type: 'string' } }] });
+    addErrorResponses(doc, route({ ownErrorBody: true, errorBody: body, errors: ['spec_widget_jammed'] }), {});
+    const r = responses(doc);
+    expect(Object.keys(r).sort()).toEqual(['400', '404', '409', '500', '503']);
+    for (const status of Object.keys(r)) {
+      expect(r[status]?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/OtherErrorBody' });
+    }
+    expect(codes(r['409'])).toEqual(['spec_widget_jammed']);
+    expect(codes(r['500'])).toEqual(['internal_error']);
+    expect(doc.components?.schemas?.OtherErrorBody).toEqual(body.schema);
+    // one name, one schema
+    const clash = document({});
+    clash.components = { schemas: { OtherErrorBody: { type: 'string' } } };
+    expect(() => addErrorResponses(clash, route({ errorBody: body }), {})).toThrow(/OtherErrorBody/);
+  });
+
   it('stops the boot for a code no catalogue has, a scheme without its codes, or an error answer without codes', () => {
     expect(() => addErrorResponses(document({}), route({ errors: ['no_such_code'] }), {})).toThrow(/'no_such_code'/);
     expect(() => addErrorResponses(document({ security: [{ key: [] }] }), route(), {})).toThrow(/scheme key/);

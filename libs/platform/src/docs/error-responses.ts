@@ -26,7 +26,9 @@ import type { DocumentedRoute } from './routes';
  *   `idempotency_key_reused`.
  *
  * A route that renders its errors in another standard's body (RenderErrorsWith) documents
- * its 4xx itself; only its 5xx, which stay the platform's, are added.
+ * its 4xx itself; only its 5xx, which stay the platform's, are added. A route that renders
+ * all its errors in another body and declares it (ApiErrorBody) gets every status as above,
+ * with that body.
  */
 
 export const ERROR_BODY_SCHEMA = 'ErrorBody';
@@ -200,7 +202,18 @@ export function addErrorResponses(
       const route = operation.operationId === undefined ? undefined : routes.get(operation.operationId);
       const where = `${method.toUpperCase()} ${path}`;
       const refs = [...implicitErrors(document, method, operation, credentialErrors), ...(route?.errors ?? [])];
-      const own = route?.ownErrorBody === true;
+      // A route with its own error body (ApiErrorBody) has every status documented with it;
+      // one that renders only its 4xx in another body (RenderErrorsWith alone) documents those itself.
+      const errorBody = route?.errorBody;
+      if (errorBody) {
+        const known = document.components.schemas[errorBody.name];
+        if (known !== undefined && JSON.stringify(known) !== JSON.stringify(errorBody.schema)) {
+          throw new Error(`OpenAPI: ${where} declares error body ${errorBody.name}, which another route declares otherwise`);
+        }
+        document.components.schemas[errorBody.name] = errorBody.schema;
+      }
+      const bodyRef = `#/components/schemas/${errorBody?.name ?? ERROR_BODY_SCHEMA}`;
+      const own = route?.ownErrorBody === true && errorBody === undefined;
       for (const [status, entries] of byStatus(refs, where)) {
         if (own && status < 500) continue;
         const key = String(status);
@@ -209,7 +222,7 @@ export function addErrorResponses(
           ...existing,
           description: describe(entries, existing?.description),
           ...(HEADERS[status] ? { headers: { ...HEADERS[status], ...existing?.headers } } : {}),
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${ERROR_BODY_SCHEMA}` } } },
+          content: { 'application/json': { schema: { $ref: bodyRef } } },
         };
       }
       if (own) continue;

@@ -6,7 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DECORATORS } from '@nestjs/swagger';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import { ROUTE_ERROR_RENDERER } from '../errors/route-error-renderer';
-import { type ApiErrorRef, declaredErrors } from './api-errors';
+import { type ApiErrorBodyRef, type ApiErrorRef, declaredErrorBody, declaredErrors } from './api-errors';
 
 /** What the OpenAPI document cannot say about one operation, read from its controller. */
 export interface DocumentedRoute {
@@ -18,6 +18,8 @@ export interface DocumentedRoute {
   readonly errors: readonly ApiErrorRef[];
   /** The route renders its errors in another standard's body (RenderErrorsWith: POST /oauth/token). */
   readonly ownErrorBody: boolean;
+  /** The body it renders every error in, 5xx too, when it declares one (ApiErrorBody). */
+  readonly errorBody?: ApiErrorBodyRef | undefined;
   /** The class its body is validated as (`@Body()`'s type, or `@ApiBody({ type })` for a body read by a custom pipe). */
   readonly bodyType: Type | undefined;
   /** The class its query string is validated as (`@Query()`'s type). */
@@ -66,6 +68,7 @@ export function documentedRoutes(app: INestApplication): Map<string, DocumentedR
         methodName,
         errors: declaredErrors(controller, handler),
         ownErrorBody: typeof routeConfig?.[ROUTE_ERROR_RENDERER] === 'function',
+        errorBody: declaredErrorBody(controller, handler),
         bodyType: apiBodyType(handler) ?? argType(controller, methodName, RouteParamtypes.BODY),
         queryType: argType(controller, methodName, RouteParamtypes.QUERY),
       });

@@ -156,7 +156,7 @@ export class PlatformExceptionFilter implements ExceptionFilter {
 }
 
 /** A platform error body re-rendered by the route's own renderer (see RenderErrorsWith), if it has one. */
-function forRoute(request: FastifyRequest, rendered: RenderedError): RenderedError {
+export function forRoute(request: FastifyRequest, rendered: RenderedError): RenderedError {
   const renderer = routeErrorRenderer(request);
   const error = (rendered.body as { error?: unknown }).error;
   if (!renderer || typeof error !== 'object' || error === null) return rendered;

@@ -21,9 +21,29 @@ export type RouteErrorRenderer = (error: {
 export const RenderErrorsWith = (renderer: RouteErrorRenderer): MethodDecorator =>
   RouteConfig({ [ROUTE_ERROR_RENDERER]: renderer });
 
-/** The renderer of the request's route, if it has one. */
+/** The renderers of requests no route took, per path prefix, per Fastify instance (see renderErrorsUnder). */
+const UNDER = new WeakMap<object, Array<readonly [string, RouteErrorRenderer]>>();
+
+/**
+ * For a family of routes under `prefix` whose errors another standard fixes (RenderErrorsWith
+ * on each): the errors of requests under it that no route took — a malformed percent-encoding
+ * in the path, an unknown path or method — go through `renderer` too, so a client of that
+ * standard never meets the platform's body. `server` is the app's Fastify instance.
+ */
+export function renderErrorsUnder(server: object, prefix: string, renderer: RouteErrorRenderer): void {
+  UNDER.set(server, [...(UNDER.get(server) ?? []), [prefix, renderer] as const]);
+}
+
+/** The renderer of the request's route, if it has one, else of the prefix its path is under (renderErrorsUnder). */
 export function routeErrorRenderer(request: FastifyRequest): RouteErrorRenderer | undefined {
   const config = request.routeOptions?.config as unknown as Record<string, unknown> | undefined;
   const renderer = config?.[ROUTE_ERROR_RENDERER];
-  return typeof renderer === 'function' ? (renderer as RouteErrorRenderer) : undefined;
+  if (typeof renderer === 'function') return renderer as RouteErrorRenderer;
+  // a plugin's instance inherits from its parent's (Fastify's encapsulation): look up the chain
+  let under: Array<readonly [string, RouteErrorRenderer]> | undefined;
+  for (let s: object | null = request.server; s !== null && under === undefined; s = Object.getPrototypeOf(s) as object | null)
+    under = UNDER.get(s);
+  if (under === undefined) return undefined;
+  const path = request.url.split('?')[0] ?? '';
+  return under.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`))?.[1];
 }

@@ -11,18 +11,27 @@ export type PointId = number | string;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DIGITS = /^(0|[1-9][0-9]{0,15})$/;
 
+/**
+ * A short description of a refused id for the message: never a walk of what the client sent
+ * (a 10,000-deep array overflowed JSON.stringify: a 500 found by test/fuzz), never all of a long string.
+ */
+function shown(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null || typeof value === 'boolean' || typeof value === 'number') return String(value);
+  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  return Array.isArray(value) ? 'a list' : 'an object';
+}
+
 /** The stored id of a Qdrant point id, or Qdrant's 400. */
 export function toStoredId(value: unknown, param: string): string {
   if (typeof value === 'number') {
     if (Number.isSafeInteger(value) && value >= 0) return String(value);
     throw badRequest(
-      `${param}: ${JSON.stringify(value)} is not a valid point ID, valid values are either an unsigned integer (up to 2^53 - 1 here) or a UUID`,
+      `${param}: ${shown(value)} is not a valid point ID, valid values are either an unsigned integer (up to 2^53 - 1 here) or a UUID`,
     );
   }
   if (typeof value === 'string' && UUID.test(value)) return value.toLowerCase();
-  throw badRequest(
-    `${param}: ${JSON.stringify(value) ?? 'nothing'} is not a valid point ID, valid values are either an unsigned integer or a UUID`,
-  );
+  throw badRequest(`${param}: ${shown(value)} is not a valid point ID, valid values are either an unsigned integer or a UUID`);
 }
 
 /** A list of point ids as stored ids. */

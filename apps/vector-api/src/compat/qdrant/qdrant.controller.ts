@@ -1,5 +1,5 @@
 import { Authenticated, CredentialHeaders, CurrentPrincipal } from '@app/auth';
-import { BodyLimit, RenderErrorsWith } from '@app/platform';
+import { ApiErrorBody, type ApiErrorRef, ApiErrors, BodyLimit, RenderErrorsWith } from '@app/platform';
 import {
   All,
   applyDecorators,
@@ -15,7 +15,7 @@ import {
   UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { VectorConfig } from '../../config';
@@ -24,62 +24,53 @@ import { RawBody } from '../../tables/raw-body';
 import type { VectorTokenPrincipal } from '../../tokens/vector-token.principal';
 import { QdrantParamsDto } from './dto/qdrant.dto';
 import { QdrantEnvelope } from './qdrant-envelope';
+import { ANY, envelope, QDRANT_BODIES, QDRANT_ERROR_BODY, UPDATE_RESULT } from './qdrant-openapi';
 import { qdrantError, qdrantRouteError, unsupported } from './qdrant-error';
 import { type PointRecord, QdrantService, type ScoredPoint, type UpdateResult } from './qdrant.service';
 
 /** The version GET / reports: the official client (1.19) warns unless major matches and minor is within one. */
 export const QDRANT_COMPAT_VERSION = '1.19.0';
 
-const ERROR_BODY: SchemaObject = {
-  type: 'object',
-  required: ['status'],
-  properties: {
-    status: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] },
-    time: { type: 'number' },
-  },
-};
-
-/** The envelope of a 200 answer around `result`. */
-const envelope = (result: SchemaObject): SchemaObject => ({
-  type: 'object',
-  required: ['result', 'status', 'time'],
-  properties: { result, status: { type: 'string', enum: ['ok'] }, time: { type: 'number', description: 'Seconds' } },
-});
-
-const ANY: SchemaObject = { type: 'object', additionalProperties: true };
-const UPDATE_RESULT: SchemaObject = {
-  type: 'object',
-  properties: { operation_id: { type: 'integer' }, status: { type: 'string', enum: ['completed', 'acknowledged'] } },
-};
-
 /**
- * One route of the Qdrant-compatible API: 200 with the envelope, errors in Qdrant's body
- * (the platform's own errors too: RenderErrorsWith), documented under the `qdrant` tag.
+ * One route of the Qdrant-compatible API: 200 with the envelope, every error in Qdrant's body
+ * (the platform's own errors too: RenderErrorsWith; documented so: ApiErrorBody), under the
+ * `qdrant` tag. The error statuses and their codes are the platform's (docs/errors.md):
+ * what the route has (credentials, a body, path parameters) plus `codes`.
  */
-function QdrantRoute(summary: string, result: SchemaObject, body?: SchemaObject): MethodDecorator {
+function QdrantRoute(summary: string, result: SchemaObject, body?: SchemaObject, ...codes: ApiErrorRef[]): MethodDecorator {
   return applyDecorators(
     HttpCode(200),
     RenderErrorsWith(qdrantRouteError),
     ApiOperation({ summary }),
     ApiOkResponse({ schema: envelope(result) }),
-    ApiResponse({
-      status: 400,
-      description: 'Bad request (Qdrant body): a malformed request or an unsupported feature, named',
-      schema: ERROR_BODY,
-    }),
-    ApiResponse({ status: 401, description: 'Missing or invalid api-key / Bearer token', schema: ERROR_BODY }),
-    ApiResponse({ status: 404, description: 'No such collection in the project (or no such point)', schema: ERROR_BODY }),
-    ApiResponse({ status: 413, description: 'Body over the route’s limit', schema: ERROR_BODY }),
-    ApiResponse({ status: 429, description: 'Rate limit exceeded (Retry-After)', schema: ERROR_BODY }),
+    ApiErrors(...QDRANT_ERRORS, ...codes),
     ...(body === undefined ? [] : [ApiBody({ schema: body })]),
   );
 }
+
+/**
+ * The codes every collection route can answer with besides the implicit ones: the adapter's
+ * own 400 (a Qdrant field it refuses, an unsupported feature named, in Qdrant's words and
+ * without a code) and 404 (a missing or foreign collection, a missing point).
+ */
+const QDRANT_ERRORS: ApiErrorRef[] = [
+  {
+    code: 'parameter_invalid',
+    when: "a Qdrant request the adapter refuses, or a Qdrant feature it lacks, named (Qdrant's message, no code)",
+  },
+  { code: 'resource_missing', when: "no such collection in the project, or no such point (Qdrant's message, no code)" },
+];
+/** What the tables answer on reads of a collection. */
+const READ_ERRORS: ApiErrorRef[] = ['filter_too_complex', 'table_loading'];
+/** What the tables answer on writes of points. */
+const WRITE_ERRORS: ApiErrorRef[] = ['dimension_mismatch', 'metadata_too_large', 'table_loading', 'filter_too_complex'];
 
 const wait = (q: QdrantParamsDto): boolean => q.wait === 'true';
 
 /** `GET /`: who answers, as Qdrant's root does (the official client checks the version on construction). */
 @ApiTags('qdrant')
-@Controller()
+@ApiErrorBody(QDRANT_ERROR_BODY)
+@Controller('/') // a literal path, as docs:architecture's URL table reads it
 export class QdrantRootController {
   @Get()
   @RenderErrorsWith(qdrantRouteError)
@@ -95,6 +86,7 @@ export class QdrantRootController {
 
 /** The Qdrant-compatible collections and points of the caller's project (docs/qdrant.md). */
 @ApiTags('qdrant')
+@ApiErrorBody(QDRANT_ERROR_BODY)
 @Authenticated('vector_token')
 @CredentialHeaders('api-key')
 @ApiSecurity('qdrant_api_key')
@@ -113,7 +105,13 @@ export class QdrantController {
   }
 
   @Put(':c')
-  @QdrantRoute('Create a collection (an hnsw table): vectors {size, distance}', { type: 'boolean' }, ANY)
+  @QdrantRoute(
+    'Create a collection (an hnsw table): vectors {size, distance}',
+    { type: 'boolean' },
+    QDRANT_BODIES.create,
+    { code: 'resource_already_exists', when: 'the project has a collection (table) with this name' },
+    'table_limit_reached',
+  )
   create(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -155,7 +153,9 @@ export class QdrantController {
   @QdrantRoute(
     'Upsert points ({points} or the columnar {batch}), all or nothing, any number within the body limit',
     UPDATE_RESULT,
-    ANY,
+    QDRANT_BODIES.upsert,
+    ...WRITE_ERRORS,
+    'project_capacity_reached',
   )
   upsert(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
@@ -167,7 +167,7 @@ export class QdrantController {
   }
 
   @Post(':c/points')
-  @QdrantRoute('Retrieve points by id', { type: 'array', items: ANY }, ANY)
+  @QdrantRoute('Retrieve points by id', { type: 'array', items: ANY }, QDRANT_BODIES.retrieve, 'table_loading')
   retrieve(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -178,7 +178,7 @@ export class QdrantController {
   }
 
   @Get(':c/points/:id')
-  @QdrantRoute('A point by id (404 when missing)', ANY)
+  @QdrantRoute('A point by id (404 when missing)', ANY, undefined, 'table_loading')
   point(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -190,7 +190,7 @@ export class QdrantController {
 
   @Post(':c/points/query')
   @BodyLimit((config: VectorConfig) => config.VECTOR_QUERY_BODY_LIMIT_BYTES)
-  @QdrantRoute('Query: nearest points of a vector (or a listing without query)', ANY, ANY)
+  @QdrantRoute('Query: nearest points of a vector (or a listing without query)', ANY, QDRANT_BODIES.query, ...READ_ERRORS)
   query(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -202,7 +202,7 @@ export class QdrantController {
 
   @Post(':c/points/query/batch')
   @BodyLimit((config: VectorConfig) => config.VECTOR_QUERY_BODY_LIMIT_BYTES)
-  @QdrantRoute('A batch of queries ({searches})', { type: 'array', items: ANY }, ANY)
+  @QdrantRoute('A batch of queries ({searches})', { type: 'array', items: ANY }, QDRANT_BODIES.queryBatch, ...READ_ERRORS)
   queryBatch(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -214,7 +214,7 @@ export class QdrantController {
 
   @Post(':c/points/search')
   @BodyLimit((config: VectorConfig) => config.VECTOR_QUERY_BODY_LIMIT_BYTES)
-  @QdrantRoute('Search (legacy): nearest points of a vector', { type: 'array', items: ANY }, ANY)
+  @QdrantRoute('Search (legacy): nearest points of a vector', { type: 'array', items: ANY }, QDRANT_BODIES.search, ...READ_ERRORS)
   search(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -226,7 +226,12 @@ export class QdrantController {
 
   @Post(':c/points/search/batch')
   @BodyLimit((config: VectorConfig) => config.VECTOR_QUERY_BODY_LIMIT_BYTES)
-  @QdrantRoute('A batch of searches ({searches})', { type: 'array', items: { type: 'array', items: ANY } }, ANY)
+  @QdrantRoute(
+    'A batch of searches ({searches})',
+    { type: 'array', items: { type: 'array', items: ANY } },
+    QDRANT_BODIES.searchBatch,
+    ...READ_ERRORS,
+  )
   searchBatch(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -237,7 +242,14 @@ export class QdrantController {
   }
 
   @Post(':c/points/delete')
-  @QdrantRoute('Delete points by id ({points}) or by filter', UPDATE_RESULT, ANY)
+  @QdrantRoute(
+    'Delete points by id ({points}) or by filter',
+    UPDATE_RESULT,
+    QDRANT_BODIES.delete,
+    'table_loading',
+    'filter_too_complex',
+    'filter_matches_all',
+  )
   delete(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -248,7 +260,7 @@ export class QdrantController {
   }
 
   @Post(':c/points/scroll')
-  @QdrantRoute('Scroll: points in id byte order, a page at a time (next_page_offset)', ANY, ANY)
+  @QdrantRoute('Scroll: points in id byte order, a page at a time (next_page_offset)', ANY, QDRANT_BODIES.scroll, ...READ_ERRORS)
   scroll(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -262,7 +274,8 @@ export class QdrantController {
   @QdrantRoute(
     'Count points, all or matching a filter (always exact)',
     { type: 'object', properties: { count: { type: 'integer' } } },
-    ANY,
+    QDRANT_BODIES.count,
+    ...READ_ERRORS,
   )
   count(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
@@ -274,7 +287,12 @@ export class QdrantController {
   }
 
   @Post(':c/points/payload')
-  @QdrantRoute('Set payload keys (merge top-level keys) of points by id or filter', UPDATE_RESULT, ANY)
+  @QdrantRoute(
+    'Set payload keys (merge top-level keys) of points by id or filter',
+    UPDATE_RESULT,
+    QDRANT_BODIES.setPayload,
+    ...WRITE_ERRORS,
+  )
   setPayload(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -285,7 +303,7 @@ export class QdrantController {
   }
 
   @Put(':c/points/payload')
-  @QdrantRoute('Overwrite the payload of points by id or filter', UPDATE_RESULT, ANY)
+  @QdrantRoute('Overwrite the payload of points by id or filter', UPDATE_RESULT, QDRANT_BODIES.overwritePayload, ...WRITE_ERRORS)
   overwritePayload(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -296,7 +314,7 @@ export class QdrantController {
   }
 
   @Post(':c/points/payload/delete')
-  @QdrantRoute('Delete payload keys of points by id or filter', UPDATE_RESULT, ANY)
+  @QdrantRoute('Delete payload keys of points by id or filter', UPDATE_RESULT, QDRANT_BODIES.deletePayload, ...WRITE_ERRORS)
   deletePayload(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -307,7 +325,7 @@ export class QdrantController {
   }
 
   @Post(':c/points/payload/clear')
-  @QdrantRoute('Clear the payload of points by id or filter', UPDATE_RESULT, ANY)
+  @QdrantRoute('Clear the payload of points by id or filter', UPDATE_RESULT, QDRANT_BODIES.clearPayload, ...WRITE_ERRORS)
   clearPayload(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
@@ -318,7 +336,7 @@ export class QdrantController {
   }
 
   @Put(':c/index')
-  @QdrantRoute('Create a payload index: accepted (filters need no index here)', UPDATE_RESULT, ANY)
+  @QdrantRoute('Create a payload index: accepted (filters need no index here)', UPDATE_RESULT, QDRANT_BODIES.createIndex)
   createIndex(
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,

@@ -1,5 +1,8 @@
-import { Module } from '@nestjs/common';
+import { renderErrorsUnder } from '@app/platform';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { TablesModule } from '../../tables/tables.module';
+import { qdrantRouteError } from './qdrant-error';
 import { QdrantController, QdrantFallbackController, QdrantRootController } from './qdrant.controller';
 import { QdrantService } from './qdrant.service';
 
@@ -12,4 +15,11 @@ import { QdrantService } from './qdrant.service';
   controllers: [QdrantRootController, QdrantController, QdrantFallbackController],
   providers: [QdrantService],
 })
-export class QdrantModule {}
+export class QdrantModule implements OnModuleInit {
+  constructor(private readonly adapter: HttpAdapterHost) {}
+
+  /** Requests under /collections no route took (a malformed URL, `PUT /collections/`) answer in Qdrant's body too. */
+  onModuleInit(): void {
+    renderErrorsUnder(this.adapter.httpAdapter.getInstance<object>(), '/collections', qdrantRouteError);
+  }
+}

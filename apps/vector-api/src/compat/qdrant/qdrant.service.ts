@@ -27,6 +27,63 @@ export const MAX_BATCH_QUERIES = 100;
 /** Ids of one retrieve, delete or payload request by ids, as /v1's fetch and delete. */
 export const MAX_IDS_PER_REQUEST = 1000;
 
+const SEARCH_FIELDS = [
+  'vector',
+  'filter',
+  'limit',
+  'offset',
+  'with_payload',
+  'with_vector',
+  'params',
+  'score_threshold',
+] as const;
+const QUERY_FIELDS = [
+  'query',
+  'filter',
+  'limit',
+  'offset',
+  'with_payload',
+  'with_vector',
+  'params',
+  'score_threshold',
+  'using',
+  'lookup_from',
+] as const;
+
+/**
+ * The top-level body fields each route of QdrantController (by method name) reads; any other
+ * is refused with a 400, naming the feature when Qdrant has it. The OpenAPI document lists
+ * exactly these as the body's properties (test/platform/openapi-document.e2e-spec.ts).
+ */
+export const QDRANT_BODY_FIELDS = {
+  create: [
+    'vectors',
+    'hnsw_config',
+    'optimizers_config',
+    'wal_config',
+    'shard_number',
+    'replication_factor',
+    'write_consistency_factor',
+    'on_disk_payload',
+    'strict_mode_config',
+    'metadata',
+  ],
+  upsert: ['points', 'batch'],
+  retrieve: ['ids', 'with_payload', 'with_vector'],
+  query: QUERY_FIELDS,
+  queryBatch: ['searches'],
+  search: SEARCH_FIELDS,
+  searchBatch: ['searches'],
+  delete: ['points', 'filter'],
+  scroll: ['filter', 'limit', 'offset', 'with_payload', 'with_vector'],
+  count: ['filter', 'exact'],
+  setPayload: ['payload', 'points', 'filter', 'key'],
+  overwritePayload: ['payload', 'points', 'filter', 'key'],
+  deletePayload: ['keys', 'points', 'filter'],
+  clearPayload: ['points', 'filter'],
+  createIndex: ['field_name', 'field_schema'],
+} as const satisfies Readonly<Record<string, readonly string[]>>;
+
 /** `{operation_id, status}` of a write (`acknowledged` with wait=false, `completed` otherwise). */
 export interface UpdateResult {
   readonly operation_id: number;
@@ -73,6 +130,16 @@ function withVector(value: unknown, param: string): boolean {
   if (value === undefined || value === null || value === false) return false;
   if (value === true) return true;
   throw unsupported(`${param} as a list of vector names (named vectors)`);
+}
+
+/**
+ * A request body: a JSON object, or none at all (taken as `{}`). `null`, a list, a string or
+ * a number is Qdrant's 400, never read as `{}` (test/fuzz sent `null` to scroll and count).
+ */
+function bodyOf(raw: unknown): Json {
+  if (raw === undefined) return {};
+  if (!isObject(raw)) throw badRequest('the body must be a JSON object');
+  return raw;
 }
 
 function intParam(value: unknown, param: string, byDefault: number, min: number, max: number): number {
@@ -143,21 +210,10 @@ export class QdrantService {
   }
 
   async create(tenant: Tenant, c: string, raw: unknown): Promise<true> {
-    const body = isObject(raw) ? raw : {};
+    const body = bodyOf(raw);
     refuseUnknown(
       body,
-      [
-        'vectors',
-        'hnsw_config',
-        'optimizers_config',
-        'wal_config',
-        'shard_number',
-        'replication_factor',
-        'write_consistency_factor',
-        'on_disk_payload',
-        'strict_mode_config',
-        'metadata',
-      ],
+      QDRANT_BODY_FIELDS.create,
       {
         sparse_vectors: 'sparse_vectors (sparse vectors)',
         sharding_method: 'sharding_method (custom sharding)',
@@ -182,7 +238,9 @@ export class QdrantService {
       'vectors',
     );
     if (vectors.datatype !== undefined && vectors.datatype !== null && vectors.datatype !== 'float32') {
-      throw unsupported(`vectors.datatype ${JSON.stringify(vectors.datatype)} (vectors are float32)`);
+      throw unsupported(
+        `vectors.datatype ${typeof vectors.datatype === 'string' ? JSON.stringify(vectors.datatype.slice(0, 40)) : 'other than a string'} (vectors are float32)`,
+      );
     }
     const size = vectors.size;
     if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > MAX_DIMENSION) {
@@ -234,7 +292,12 @@ export class QdrantService {
   /** `{points: [{id, vector, payload}]}` or `{batch: {ids, vectors, payloads}}` as rows. */
   private pointsOf(raw: unknown): VectorRowDto[] {
     if (!isObject(raw)) throw badRequest('the body must be {points: [...]} or {batch: {...}}');
-    refuseUnknown(raw, ['points', 'batch'], { shard_key: 'shard_key (custom sharding)', update_filter: 'update_filter' }, 'body');
+    refuseUnknown(
+      raw,
+      QDRANT_BODY_FIELDS.upsert,
+      { shard_key: 'shard_key (custom sharding)', update_filter: 'update_filter' },
+      'body',
+    );
     const rowOf = (id: unknown, vector: unknown, payload: unknown, path: string): VectorRowDto => {
       if (isObject(vector)) throw unsupported(`Named or sparse vectors (${path}.vector as an object)`);
       if (!Array.isArray(vector)) throw badRequest(`${path}.vector must be a list of numbers`);
@@ -273,8 +336,8 @@ export class QdrantService {
   }
 
   async retrieve(tenant: Tenant, c: string, raw: unknown): Promise<PointRecord[]> {
-    const body = isObject(raw) ? raw : {};
-    refuseUnknown(body, ['ids', 'with_payload', 'with_vector'], { shard_key: 'shard_key (custom sharding)' }, 'body');
+    const body = bodyOf(raw);
+    refuseUnknown(body, QDRANT_BODY_FIELDS.retrieve, { shard_key: 'shard_key (custom sharding)' }, 'body');
     const ids = toStoredIds(body.ids, 'ids');
     if (ids.length > MAX_IDS_PER_REQUEST) throw badRequest(`ids: at most ${MAX_IDS_PER_REQUEST} per request`);
     const select = payloadSelector(body.with_payload, true, 'with_payload');
@@ -367,12 +430,7 @@ export class QdrantService {
 
   private searchRequest(raw: unknown, path: string): Json {
     if (!isObject(raw)) throw badRequest(`${path || 'body'} must be a search request`);
-    refuseUnknown(
-      raw,
-      ['vector', 'filter', 'limit', 'offset', 'with_payload', 'with_vector', 'params', 'score_threshold'],
-      { shard_key: 'shard_key (custom sharding)' },
-      path || 'body',
-    );
+    refuseUnknown(raw, SEARCH_FIELDS, { shard_key: 'shard_key (custom sharding)' }, path || 'body');
     if (isObject(raw.vector)) throw unsupported('Named or sparse vectors (`vector` as an object)');
     if (!Array.isArray(raw.vector)) throw badRequest(`${path ? `${path}.` : ''}vector must be a list of numbers`);
     return raw;
@@ -380,7 +438,7 @@ export class QdrantService {
 
   private batchOf(raw: unknown): unknown[] {
     if (!isObject(raw) || !Array.isArray(raw.searches)) throw badRequest('the body must be {searches: [...]}');
-    refuseUnknown(raw, ['searches'], {}, 'body');
+    refuseUnknown(raw, QDRANT_BODY_FIELDS.searchBatch, {}, 'body');
     if (raw.searches.length > MAX_BATCH_QUERIES) throw badRequest(`searches: at most ${MAX_BATCH_QUERIES} per request`);
     return raw.searches;
   }
@@ -427,7 +485,7 @@ export class QdrantService {
     if (!isObject(raw)) throw badRequest(`${where} must be a query request`);
     refuseUnknown(
       raw,
-      ['query', 'filter', 'limit', 'offset', 'with_payload', 'with_vector', 'params', 'score_threshold', 'using', 'lookup_from'],
+      QUERY_FIELDS,
       {
         prefetch: 'prefetch (multi-stage queries)',
         shard_key: 'shard_key (custom sharding)',
@@ -467,10 +525,10 @@ export class QdrantService {
   }
 
   async scroll(tenant: Tenant, c: string, raw: unknown): Promise<{ points: PointRecord[]; next_page_offset: PointId | null }> {
-    const body = isObject(raw) ? raw : {};
+    const body = bodyOf(raw);
     refuseUnknown(
       body,
-      ['filter', 'limit', 'offset', 'with_payload', 'with_vector'],
+      QDRANT_BODY_FIELDS.scroll,
       {
         order_by: 'order_by (ordering a scroll by a payload field)',
         shard_key: 'shard_key (custom sharding)',
@@ -490,8 +548,8 @@ export class QdrantService {
   }
 
   async count(tenant: Tenant, c: string, raw: unknown): Promise<{ count: number }> {
-    const body = isObject(raw) ? raw : {};
-    refuseUnknown(body, ['filter', 'exact'], { shard_key: 'shard_key (custom sharding)' }, 'body');
+    const body = bodyOf(raw);
+    refuseUnknown(body, QDRANT_BODY_FIELDS.count, { shard_key: 'shard_key (custom sharding)' }, 'body');
     const filter = translateFilter(body.filter, 'filter');
     return this.on(c, () => this.tables.count(tenant, c, Object.keys(filter).length === 0 ? {} : { filter }));
   }
@@ -510,8 +568,8 @@ export class QdrantService {
   }
 
   async delete(tenant: Tenant, c: string, raw: unknown, wait: boolean): Promise<UpdateResult> {
-    const body = isObject(raw) ? raw : {};
-    refuseUnknown(body, ['points', 'filter'], { shard_key: 'shard_key (custom sharding)' }, 'body');
+    const body = bodyOf(raw);
+    refuseUnknown(body, QDRANT_BODY_FIELDS.delete, { shard_key: 'shard_key (custom sharding)' }, 'body');
     const target = this.selectorOf(body);
     await this.on(c, () =>
       this.tables.deleteVectors(tenant, c, 'ids' in target ? { ids: [...target.ids] } : { filter: target.filter }),
@@ -520,8 +578,8 @@ export class QdrantService {
   }
 
   async setPayload(tenant: Tenant, c: string, raw: unknown, wait: boolean, overwrite: boolean): Promise<UpdateResult> {
-    const body = isObject(raw) ? raw : {};
-    refuseUnknown(body, ['payload', 'points', 'filter', 'key'], { shard_key: 'shard_key (custom sharding)' }, 'body');
+    const body = bodyOf(raw);
+    refuseUnknown(body, QDRANT_BODY_FIELDS.setPayload, { shard_key: 'shard_key (custom sharding)' }, 'body');
     if (body.key !== undefined && body.key !== null) throw unsupported('`key` (setting the payload under a nested key)');
     if (!isObject(body.payload)) throw badRequest('payload must be an object');
     const patch = body.payload;
@@ -535,8 +593,8 @@ export class QdrantService {
   }
 
   async deletePayload(tenant: Tenant, c: string, raw: unknown, wait: boolean): Promise<UpdateResult> {
-    const body = isObject(raw) ? raw : {};
-    refuseUnknown(body, ['keys', 'points', 'filter'], { shard_key: 'shard_key (custom sharding)' }, 'body');
+    const body = bodyOf(raw);
+    refuseUnknown(body, QDRANT_BODY_FIELDS.deletePayload, { shard_key: 'shard_key (custom sharding)' }, 'body');
     const keys = body.keys;
     if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) throw badRequest('keys must be a list of strings');
     const target = this.selectorOf(body);
@@ -547,8 +605,8 @@ export class QdrantService {
   }
 
   async clearPayload(tenant: Tenant, c: string, raw: unknown, wait: boolean): Promise<UpdateResult> {
-    const body = isObject(raw) ? raw : {};
-    refuseUnknown(body, ['points', 'filter'], { shard_key: 'shard_key (custom sharding)' }, 'body');
+    const body = bodyOf(raw);
+    refuseUnknown(body, QDRANT_BODY_FIELDS.clearPayload, { shard_key: 'shard_key (custom sharding)' }, 'body');
     const target = this.selectorOf(body);
     await this.on(c, () => this.tables.rewriteMetadata(tenant, c, target, () => ({})));
     return updated(wait);
@@ -557,8 +615,8 @@ export class QdrantService {
   /** createPayloadIndex / deletePayloadIndex: accepted (filters need no index here), the collection must exist. */
   async payloadIndex(tenant: Tenant, c: string, raw: unknown, wait: boolean): Promise<UpdateResult> {
     if (raw !== undefined) {
-      const body = isObject(raw) ? raw : {};
-      refuseUnknown(body, ['field_name', 'field_schema'], {}, 'body');
+      const body = bodyOf(raw);
+      refuseUnknown(body, QDRANT_BODY_FIELDS.createIndex, {}, 'body');
       if (typeof body.field_name !== 'string' || body.field_name === '') throw badRequest('field_name must be a payload key');
     }
     await this.on(c, () => this.tables.describe(tenant, c));
