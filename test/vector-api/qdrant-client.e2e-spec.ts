@@ -205,6 +205,119 @@ describe('Qdrant-compatible API through @qdrant/js-client-rest', () => {
     expect(order.message).toContain('order_by');
   });
 
+  it('answers every filter condition over nested payloads (with nulls) as Qdrant defines it', async () => {
+    const uuid = '0b9e8c36-61f8-4c35-9a0b-2d8c3c2e4f10';
+    await client.createCollection('filters', { vectors: { size: 2, distance: 'Cosine' } });
+    await client.upsert('filters', {
+      wait: true,
+      points: [
+        { id: 1, vector: [1, 0], payload: { meta: { source: 'a', year: 2020 }, tags: ['x', 'y'], title: 'Alpha beta' } },
+        { id: 2, vector: [0, 1], payload: { meta: { source: 'b', year: 2022 }, tags: ['y'], title: 'Gamma', note: null } },
+        {
+          id: 3,
+          vector: [1, 1],
+          payload: {
+            meta: { source: 'a', year: 2024 },
+            tags: [],
+            title: 'beta gamma',
+            authors: [{ name: 'ann' }, { name: 'bob' }],
+          },
+        },
+        { id: uuid, vector: [1, 2], payload: { meta: null, title: 'Delta' } },
+        { id: 5, vector: [2, 1], payload: { title: 'alpha', authors: [{ name: 'cy' }] } },
+      ],
+    });
+    type Filter = NonNullable<Parameters<QdrantClient['scroll']>[1]>['filter'];
+    const select = async (filter: Filter): Promise<string[]> => {
+      const page = await client.scroll('filters', { filter, limit: 100, with_payload: false });
+      const counted = await client.count('filters', { filter, exact: true });
+      expect(counted.count).toBe(page.points.length); // count and scroll agree
+      return page.points.map((p) => String(p.id)).sort();
+    };
+    const cases: Array<[string, Filter, string[]]> = [
+      ['match.value on a nested key', { must: [{ key: 'meta.source', match: { value: 'a' } }] }, ['1', '3']],
+      ['match.any', { must: [{ key: 'meta.source', match: { any: ['b', 'z'] } }] }, ['2']],
+      [
+        'match.except (a missing or null field does not match)',
+        { must: [{ key: 'meta.source', match: { except: ['a'] } }] },
+        ['2'],
+      ],
+      ['match.text (a case-sensitive substring)', { must: [{ key: 'title', match: { text: 'beta' } }] }, ['1', '3']],
+      ['range', { must: [{ key: 'meta.year', range: { gte: 2022 } }] }, ['2', '3']],
+      ['is_empty (missing, null or [])', { must: [{ is_empty: { key: 'tags' } }] }, ['3', '5', uuid].sort()],
+      ['is_null', { must: [{ is_null: { key: 'note' } }] }, ['2']],
+      ['is_null of a nested object', { must: [{ is_null: { key: 'meta' } }] }, [uuid]],
+      ['has_id with both kinds of ids', { must: [{ has_id: [1, uuid] }] }, ['1', uuid].sort()],
+      ['must_not', { must_not: [{ key: 'meta.source', match: { value: 'a' } }] }, ['2', '5', uuid].sort()],
+      [
+        'should',
+        {
+          should: [
+            { key: 'meta.year', range: { lt: 2021 } },
+            { key: 'title', match: { text: 'Delta' } },
+          ],
+        },
+        ['1', uuid].sort(),
+      ],
+      [
+        'min_should',
+        {
+          min_should: {
+            conditions: [
+              { key: 'meta.source', match: { value: 'a' } },
+              { key: 'meta.year', range: { gte: 2022 } },
+              { key: 'tags', match: { any: ['y'] } },
+            ],
+            min_count: 2,
+          },
+        },
+        ['1', '2', '3'],
+      ],
+      [
+        'a Filter as a condition, arrays of objects with and without []',
+        {
+          must: [
+            {
+              should: [
+                { key: 'authors[].name', match: { value: 'bob' } },
+                { key: 'authors.name', match: { value: 'cy' } },
+              ],
+            },
+          ],
+        },
+        ['3', '5'],
+      ],
+    ];
+    for (const [name, filter, expected] of cases) {
+      expect([name, await select(filter)]).toEqual([name, expected]);
+    }
+    // Nulls are kept in payloads written through this API.
+    const [two] = await client.retrieve('filters', { ids: [2], with_payload: true });
+    expect(two.payload).toEqual({ meta: { source: 'b', year: 2022 }, tags: ['y'], title: 'Gamma', note: null });
+    // A query takes the same filters.
+    const near = await client.query('filters', {
+      query: [1, 0],
+      filter: { must: [{ key: 'meta.source', match: { value: 'a' } }] },
+    });
+    expect(near.points.map((p) => p.id)).toEqual([1, 3]);
+  });
+
+  it('upserts more than 1000 points in one request (no row cap, only the body limit), all or nothing', async () => {
+    await client.createCollection('many', { vectors: { size: 2, distance: 'Dot' } });
+    const ids = Array.from({ length: 1500 }, (_, i) => i + 1);
+    await client.upsert('many', {
+      wait: true,
+      batch: { ids, vectors: ids.map((i) => [1, i]), payloads: ids.map((i) => ({ i })) },
+    });
+    expect((await client.count('many', {})).count).toBe(1500);
+    // One bad vector refuses the whole request: nothing of it is written.
+    const bad = await failure(
+      client.upsert('many', { points: [...ids.map((id) => ({ id: id + 5000, vector: [1, 1] })), { id: 9999, vector: [1] }] }),
+    );
+    expect(bad.status).toBe(400);
+    expect((await client.count('many', {})).count).toBe(1500);
+  });
+
   it('edits payloads: set, overwrite, delete keys, clear; deletes points by id and by filter', async () => {
     await client.createCollection('payload', { vectors: { size: 2, distance: 'Cosine' } });
     await client.upsert('payload', {
