@@ -196,3 +196,37 @@ describe('PlatformValidationPipe: one message per field, about the rule it broke
     await expect(refusal({ colour_: 'red' })).resolves.toMatchObject({ code: 'parameter_unknown', param: 'colour_' });
   });
 });
+
+class PageQuery {
+  @IsOptional()
+  @IsString()
+  cursor?: string;
+}
+
+class NeedsQuery {
+  @IsString()
+  q!: string;
+}
+
+describe('PlatformValidationPipe: an empty query string', () => {
+  it('answers an instance of the class once {} passed its validation, and still refuses bad or unknown parameters', async () => {
+    const query = (value: unknown, metatype: new () => object): Promise<unknown> =>
+      pipe.transform(value, { type: 'query', metatype, data: undefined });
+    const first = await query({}, PageQuery);
+    const again = await query(Object.create(null) as object, PageQuery);
+    expect(first).toBeInstanceOf(PageQuery);
+    expect(again).toBeInstanceOf(PageQuery);
+    expect(again).toEqual({});
+    expect(await query({ cursor: 'c1' }, PageQuery)).toEqual(Object.assign(new PageQuery(), { cursor: 'c1' }));
+    await expect(query({ cursor: 'c1', other: 'x' }, PageQuery)).rejects.toMatchObject({ code: 'parameter_unknown' });
+    await expect(query({ cursor: 5 }, PageQuery)).rejects.toMatchObject({ param: 'cursor' });
+  });
+
+  it('refuses {} every time for a class that requires a parameter', async () => {
+    for (let i = 0; i < 2; i++) {
+      await expect(pipe.transform({}, { type: 'query', metatype: NeedsQuery, data: undefined })).rejects.toMatchObject({
+        param: 'q',
+      });
+    }
+  });
+});
