@@ -27,28 +27,10 @@ export const MAX_BATCH_QUERIES = 100;
 /** Ids of one retrieve, delete or payload request by ids, as /v1's fetch and delete. */
 export const MAX_IDS_PER_REQUEST = 1000;
 
-const SEARCH_FIELDS = [
-  'vector',
-  'filter',
-  'limit',
-  'offset',
-  'with_payload',
-  'with_vector',
-  'params',
-  'score_threshold',
-] as const;
-const QUERY_FIELDS = [
-  'query',
-  'filter',
-  'limit',
-  'offset',
-  'with_payload',
-  'with_vector',
-  'params',
-  'score_threshold',
-  'using',
-  'lookup_from',
-] as const;
+/** What a nearest query takes besides its vector (`vector` for search, `query` for the query API). */
+const NEAREST_FIELDS = ['filter', 'limit', 'offset', 'with_payload', 'with_vector', 'params', 'score_threshold'] as const;
+const SEARCH_FIELDS = ['vector', ...NEAREST_FIELDS] as const;
+const QUERY_FIELDS = ['query', ...NEAREST_FIELDS, 'using', 'lookup_from'] as const;
 
 /**
  * The top-level body fields each route of QdrantController (by method name) reads; any other
