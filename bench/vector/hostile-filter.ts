@@ -13,16 +13,13 @@
  * Prisma client linked in). Needs PostgreSQL and Redis (DATABASE_URL / REDIS_URL,
  * defaults postgresql://postgres@127.0.0.1:5432/postgres and redis://127.0.0.1:6379).
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { migrate } from '@app/platform';
-import { freePort, stopChild } from '../http/platform';
+import { startScratchVectorApi } from './scratch-vector-api';
 import { mulberry32 } from '../../test/support/random';
-import { queryAt } from '../../test/support/database';
 
 const [rowsArg = '5000', dimArg = '128'] = process.argv.slice(3);
 const ROWS = Number(rowsArg);
@@ -62,39 +59,13 @@ const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[
 const f0 = (x: number): string => x.toFixed(0);
 
 async function main(): Promise<void> {
-  const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-  const dbName = `bench_hostile_${randomBytes(4).toString('hex')}`;
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
-  let api: ChildProcess | undefined;
-  await queryAt(adminUrl, `CREATE DATABASE ${dbName}`);
+  const api = await startScratchVectorApi({
+    prefix: 'bench_hostile',
+    root: SERVICE_ROOT,
+    env: { QUEUE_PREFIX: `bench-hostile-${randomBytes(3).toString('hex')}` },
+  });
   try {
-    await migrate(dbUrl.toString());
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    api = fork(join(SERVICE_ROOT, 'bench', 'ts-run.mjs'), [join(SERVICE_ROOT, 'apps/vector-api/src/main.ts')], {
-      cwd: SERVICE_ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        DATABASE_URL: dbUrl.toString(),
-        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-        QUEUE_PREFIX: `bench-hostile-${randomBytes(3).toString('hex')}`,
-        VECTOR_PORT: String(port),
-        LOG_LEVEL: 'error',
-        VECTOR_RATE_LIMIT_PER_MINUTE: '100000000',
-      },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base}/health/live`)).ok) break;
-      } catch {
-        // not listening yet
-      }
-      if (i > 600) throw new Error('vector-api did not start within 60 s');
-      await sleep(100);
-    }
+    const base = api.base;
     const newToken = async (name: string): Promise<string> => {
       const res = await fetch(`${base}/admin/v1/tokens`, {
         method: 'POST',
@@ -117,7 +88,7 @@ async function main(): Promise<void> {
       const res = await call(base, 'POST', '/v1/tables/big/insert', other, JSON.stringify({ rows }));
       if (res.status !== 201) throw new Error(`insert → ${res.status}`);
     }
-    log(`vector-api on ${port} (${SERVICE_ROOT}), ${ROWS} rows of ${DIM} dimensions`);
+    log(`vector-api on ${api.port} (${SERVICE_ROOT}), ${ROWS} rows of ${DIM} dimensions`);
 
     const smallQuery = JSON.stringify({ vector: vector(mulberry32(3)), n: 5, filter: { k: 3 } });
     const probeGet = (): Promise<Answer> => call(base, 'GET', '/v1/tables', other);
@@ -185,8 +156,7 @@ async function main(): Promise<void> {
         `# service: ${SERVICE_ROOT}; ${ROWS} rows × ${DIM} dimensions, flat table\n${lines.join('\n')}\n`,
     );
   } finally {
-    await stopChild(api);
-    await queryAt(adminUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await api.stop();
   }
 }
 

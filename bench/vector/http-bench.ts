@@ -11,14 +11,12 @@
  * BENCH_HTTP_ROUNDS (3), BENCH_HTTP_CONNECTIONS (1,8,32), BENCH_VECTOR_HTTP_ROWS (20,000).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { migrate } from '@app/platform';
 import { CACHE_DIR, type Dataset } from './datasets';
 import { httpLoad, type LoadResult as HttpLoadResult } from './http-load';
-import { freePort, stopChild } from '../http/platform';
-import { queryAt } from '../../test/support/database';
+import { stopChild } from '../http/platform';
+import { startScratchVectorApi } from './scratch-vector-api';
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -158,11 +156,6 @@ export async function benchHttp(ds: Dataset, options: HttpBenchOptions): Promise
   };
   const rows = Math.min(ds.rows, Number(process.env.BENCH_VECTOR_HTTP_ROWS ?? 20_000));
   const dim = ds.dim;
-  const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const dbName = `bench_vector_${randomBytes(4).toString('hex')}`;
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
 
   mkdirSync(CACHE_DIR, { recursive: true });
   const rowsPath = join(CACHE_DIR, 'http-rows.f32');
@@ -174,44 +167,11 @@ export async function benchHttp(ds: Dataset, options: HttpBenchOptions): Promise
     JSON.stringify({ vector: Array.from(ds.queries.subarray(i * dim, (i + 1) * dim)), n: 10 }),
   );
 
-  let api: ChildProcess | undefined;
   let bare: ChildProcess | undefined;
-  await queryAt(adminUrl, `CREATE DATABASE ${dbName}`);
+  const api = await startScratchVectorApi({ prefix: 'bench_vector' });
   try {
-    await migrate(dbUrl.toString());
-    opts.log(`HTTP: scratch database ${dbName} migrated`);
-
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    api = fork(TS_RUN, [join(ROOT, 'apps/vector-api/src/main.ts')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        DATABASE_URL: dbUrl.toString(),
-        REDIS_URL: redisUrl,
-        VECTOR_PORT: String(port),
-        LOG_LEVEL: 'error',
-        VECTOR_RATE_LIMIT_PER_MINUTE: '100000000',
-      },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    const exited = new Promise<never>((_, reject) =>
-      api?.once('exit', (code) => reject(new Error(`vector-api exited with code ${code}`))),
-    );
-    exited.catch(() => undefined);
-    const ready = (async () => {
-      for (let i = 0; i < 600; i++) {
-        try {
-          if ((await fetch(`${base}/health/live`)).ok) return;
-        } catch {
-          // not listening yet
-        }
-        await sleep(100);
-      }
-      throw new Error('vector-api did not start within 60 s');
-    })();
-    await Promise.race([ready, exited]);
+    opts.log(`HTTP: scratch database ${api.dbName} migrated`);
+    const { base, port } = api;
     opts.log(`HTTP: vector-api listening on ${port}`);
 
     const admin = 'dev-admin-key';
@@ -323,8 +283,7 @@ export async function benchHttp(ds: Dataset, options: HttpBenchOptions): Promise
       concurrency: { description, seconds: opts.seconds, rounds: opts.rounds, ef: DEFAULT_EF, levels },
     };
   } finally {
-    await stopChild(api);
+    await api.stop();
     await stopChild(bare);
-    await queryAt(adminUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
   }
 }

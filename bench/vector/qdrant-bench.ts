@@ -13,14 +13,9 @@
  * with BENCH_HTTP_SECONDS (5), BENCH_HTTP_ROUNDS (3), BENCH_HTTP_CONNECTIONS (1,8,32),
  * BENCH_VECTOR_HTTP_ROWS (20,000), BENCH_CPU_PROF_DIR (a CPU profile of the service).
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { migrate } from '@app/platform';
 import type { Dataset } from './datasets';
 import { httpLoad } from './http-load';
-import { freePort, stopChild } from '../http/platform';
-import { queryAt } from '../../test/support/database';
+import { startScratchVectorApi } from './scratch-vector-api';
 
 export interface RouteLoad {
   readonly requestsPerSecond: number;
@@ -47,8 +42,6 @@ export interface QdrantBenchResult {
   readonly levels: QdrantLevel[];
 }
 
-const ROOT = join(__dirname, '..', '..');
-const TS_RUN = join(__dirname, '..', 'ts-run.mjs');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function call(method: string, url: string, body: unknown, headers: Record<string, string>): Promise<unknown> {
@@ -99,53 +92,19 @@ export async function benchQdrantRoute(
   });
   const rows = Math.min(ds.rows, envNumber('BENCH_VECTOR_HTTP_ROWS', 20_000));
   const dim = ds.dim;
-  const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-  const dbName = `bench_qdrant_${randomBytes(4).toString('hex')}`;
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
   const queryCount = Math.min(64, ds.queryCount);
   const vectors = Array.from({ length: queryCount }, (_, i) => Array.from(ds.queries.subarray(i * dim, (i + 1) * dim)));
   const v1Bodies = vectors.map((vector) => JSON.stringify({ vector, n: 10 }));
   const qdrantBodies = vectors.map((vector) => JSON.stringify({ query: vector, limit: 10 }));
 
-  let api: ChildProcess | undefined;
-  await queryAt(adminUrl, `CREATE DATABASE ${dbName}`);
+  // BENCH_CPU_PROF_DIR: the service runs under --cpu-prof (summarise with bench/http/cpu-profile.ts).
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  const api = await startScratchVectorApi({
+    prefix: 'bench_qdrant',
+    execArgv: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] : [],
+  });
   try {
-    await migrate(dbUrl.toString());
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    // BENCH_CPU_PROF_DIR: the service runs under --cpu-prof (summarise with bench/http/cpu-profile.ts).
-    const profileDir = process.env.BENCH_CPU_PROF_DIR;
-    api = fork(TS_RUN, [join(ROOT, 'apps/vector-api/src/main.ts')], {
-      cwd: ROOT,
-      execArgv: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] : [],
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        DATABASE_URL: dbUrl.toString(),
-        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-        VECTOR_PORT: String(port),
-        LOG_LEVEL: 'error',
-        VECTOR_RATE_LIMIT_PER_MINUTE: '100000000',
-      },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    const exited = new Promise<never>((_, reject) =>
-      api?.once('exit', (code) => reject(new Error(`vector-api exited with code ${code}`))),
-    );
-    exited.catch(() => undefined);
-    const ready = (async () => {
-      for (let i = 0; i < 600; i++) {
-        try {
-          if ((await fetch(`${base}/health/live`)).ok) return;
-        } catch {
-          // not listening yet
-        }
-        await sleep(100);
-      }
-      throw new Error('vector-api did not start within 60 s');
-    })();
-    await Promise.race([ready, exited]);
+    const base = api.base;
 
     const { token } = (await call(
       'POST',
@@ -237,7 +196,6 @@ export async function benchQdrantRoute(
       `${rounds} rounds of ${seconds} s in which the two routes take turns (after a warm-up); medians of the rounds.`;
     return { description, rows, seconds, rounds, levels };
   } finally {
-    await stopChild(api);
-    await queryAt(adminUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await api.stop();
   }
 }
