@@ -302,6 +302,21 @@ describe('Qdrant-compatible API through @qdrant/js-client-rest', () => {
     expect(near.points.map((p) => p.id)).toEqual([1, 3]);
   });
 
+  it('refuses a payload string or key PostgreSQL cannot store (a lone surrogate, NUL) with a 400 naming it', async () => {
+    await client.createCollection('unicode', { vectors: { size: 2, distance: 'Cosine' } });
+    await client.upsert('unicode', { wait: true, points: [{ id: 1, vector: [1, 0], payload: { ok: 'fine' } }] });
+    const lone = await failure(
+      client.upsert('unicode', { points: [{ id: 2, vector: [1, 0], payload: { a: { b: 'x\ud800' } } }] }),
+    );
+    expect(lone.status).toBe(400);
+    expect(lone.message).toContain('points[0].payload.a.b');
+    const nul = await failure(client.setPayload('unicode', { points: [1], payload: { n: [1, { ['k\u0000']: 1 }] } }));
+    expect(nul.status).toBe(400);
+    const [one] = await client.retrieve('unicode', { ids: [1, 2] });
+    expect(one.payload).toEqual({ ok: 'fine' });
+    expect((await client.count('unicode', {})).count).toBe(1);
+  });
+
   it('upserts more than 1000 points in one request (no row cap, only the body limit), all or nothing', async () => {
     await client.createCollection('many', { vectors: { size: 2, distance: 'Dot' } });
     const ids = Array.from({ length: 1500 }, (_, i) => i + 1);

@@ -21,6 +21,7 @@ import type { FastifyRequest } from 'fastify';
 import type { VectorConfig } from '../../config';
 import { InsertAdmission } from '../../tables/insert-admission';
 import { RawBody } from '../../tables/raw-body';
+import { QdrantBodyPipe } from './qdrant-body.pipe';
 import type { VectorTokenPrincipal } from '../../tokens/vector-token.principal';
 import { QdrantParamsDto } from './dto/qdrant.dto';
 import { QdrantEnvelope } from './qdrant-envelope';
@@ -116,7 +117,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() _q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<true> {
     return this.qdrant.create(caller, c, body);
   }
@@ -161,7 +162,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<UpdateResult> {
     return this.qdrant.upsert(caller, c, body, wait(q));
   }
@@ -172,7 +173,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() _q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<PointRecord[]> {
     return this.qdrant.retrieve(caller, c, body);
   }
@@ -195,7 +196,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() _q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<{ points: Array<ScoredPoint | PointRecord> }> {
     return this.qdrant.query(caller, c, body);
   }
@@ -207,7 +208,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() _q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<Array<{ points: Array<ScoredPoint | PointRecord> }>> {
     return this.qdrant.queryBatch(caller, c, body);
   }
@@ -219,7 +220,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() _q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<ScoredPoint[]> {
     return this.qdrant.search(caller, c, body);
   }
@@ -236,7 +237,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() _q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<ScoredPoint[][]> {
     return this.qdrant.searchBatch(caller, c, body);
   }
@@ -254,7 +255,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<UpdateResult> {
     return this.qdrant.delete(caller, c, body, wait(q));
   }
@@ -265,7 +266,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() _q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<{ points: PointRecord[]; next_page_offset: number | string | null }> {
     return this.qdrant.scroll(caller, c, body);
   }
@@ -281,7 +282,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() _q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<{ count: number }> {
     return this.qdrant.count(caller, c, body);
   }
@@ -297,7 +298,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<UpdateResult> {
     return this.qdrant.setPayload(caller, c, body, wait(q), false);
   }
@@ -308,7 +309,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<UpdateResult> {
     return this.qdrant.setPayload(caller, c, body, wait(q), true);
   }
@@ -319,7 +320,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<UpdateResult> {
     return this.qdrant.deletePayload(caller, c, body, wait(q));
   }
@@ -330,7 +331,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<UpdateResult> {
     return this.qdrant.clearPayload(caller, c, body, wait(q));
   }
@@ -341,7 +342,7 @@ export class QdrantController {
     @CurrentPrincipal() caller: VectorTokenPrincipal,
     @Param('c') c: string,
     @Query() q: QdrantParamsDto,
-    @RawBody() body: unknown,
+    @RawBody(QdrantBodyPipe) body: unknown,
   ): Promise<UpdateResult> {
     return this.qdrant.payloadIndex(caller, c, body ?? {}, wait(q));
   }
