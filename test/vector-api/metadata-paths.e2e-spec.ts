@@ -33,6 +33,20 @@ describe('vector-api: nested metadata and field paths', () => {
     await t.close();
   });
 
+  it('refuses nested metadata PostgreSQL cannot store (a lone surrogate, NUL) with a 400, on insert, upsert and PATCH', async () => {
+    const lone = { id: 'bad', embedding: [1, 0], metadata: { a: { b: ['ok', 'x\ud800'] } } };
+    for (const route of ['insert', 'upsert']) {
+      const res = await call<ErrorRes>('POST', `/v1/tables/docs/${route}`, { rows: [lone] });
+      expect([route, res.status]).toEqual([route, 400]);
+    }
+    const nul = await call<ErrorRes>('POST', '/v1/tables/docs/insert', {
+      rows: [{ id: 'bad', embedding: [1, 0], metadata: { a: { ['k\u0000']: 1 } } }],
+    });
+    expect(nul.status).toBe(400);
+    const patch = await call<ErrorRes>('PATCH', '/v1/tables/docs/vectors/a', { metadata: { metadata: { note: 'y\udc00' } } });
+    expect(patch.status).toBe(400);
+  });
+
   const count = async (filter: unknown): Promise<number> => {
     const res = await call<{ count: number }>('POST', '/v1/tables/docs/count', { filter });
     expect(res.status).toBe(200);
