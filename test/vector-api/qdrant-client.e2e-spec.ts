@@ -300,6 +300,15 @@ describe('Qdrant-compatible API through @qdrant/js-client-rest', () => {
       filter: { must: [{ key: 'meta.source', match: { value: 'a' } }] },
     });
     expect(near.points.map((p) => p.id)).toEqual([1, 3]);
+    // params: hnsw_ef sets the search's ef (bounded), exact scans exactly; the answer is the same here.
+    for (const params of [{ hnsw_ef: 128 }, { exact: true }]) {
+      const got = await client.query('filters', { query: [1, 0], limit: 5, params });
+      expect(got.points.map((p) => String(p.id))).toEqual(['1', '5', '3', uuid, '2']);
+    }
+    for (const hnsw_ef of [0, 4097]) {
+      const refused = await failure(client.query('filters', { query: [1, 0], params: { hnsw_ef } }));
+      expect([refused.status, refused.message]).toEqual([400, expect.stringContaining('params.hnsw_ef')]);
+    }
   });
 
   it('refuses a payload string or key PostgreSQL cannot store (a lone surrogate, NUL) with a 400 naming it', async () => {

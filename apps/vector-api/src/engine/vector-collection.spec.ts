@@ -168,6 +168,46 @@ describe('VectorCollection planner', () => {
   });
 });
 
+describe("VectorCollection.querySliced with hnswEf (Qdrant's params.hnsw_ef)", () => {
+  let c: VectorCollection;
+  beforeAll(async () => {
+    c = await loaded('hnsw');
+  });
+  afterAll(() => c.close());
+
+  it('starts the hnsw search at that ef (effort = ef ÷ max(n, efSearch)) and keeps the count and the recall', async () => {
+    let wide = 0;
+    let narrow = 0;
+    for (const q of queries) {
+      const expected = bruteForce(data, q, 10).map((i) => `v${i}`);
+      const byDefault = await c.querySliced(q, 10);
+      const high = await c.querySliced(q, 10, undefined, 'hnsw', { hnswEf: 400 });
+      const low = await c.querySliced(q, 10, undefined, 'hnsw', { hnswEf: 10 });
+      expect([byDefault.plan, high.plan, low.plan]).toEqual([
+        { index: 'hnsw', path: 'index', effort: 1 },
+        { index: 'hnsw', path: 'index', effort: 4 },
+        { index: 'hnsw', path: 'index', effort: 0.1 },
+      ]);
+      expect([high.hits.length, low.hits.length]).toEqual([10, 10]);
+      wide += recallAt(
+        expected,
+        high.hits.map((h) => h.id),
+      );
+      narrow += recallAt(
+        expected,
+        low.hits.map((h) => h.id),
+      );
+    }
+    expect(wide / queries.length).toBeGreaterThanOrEqual(0.95);
+    expect(wide).toBeGreaterThanOrEqual(narrow); // a wider search never finds fewer true neighbours here
+  });
+
+  it('leaves a flat search as it is (exact)', async () => {
+    const flat = await c.querySliced(queries[0], 10, undefined, 'flat', { hnswEf: 400 });
+    expect(flat.plan).toEqual({ index: 'flat', path: 'exact', effort: 1 });
+  });
+});
+
 describe('VectorCollection.querySliced', () => {
   describe.each(INDEX_KINDS)('%s', (kind) => {
     let c: VectorCollection;

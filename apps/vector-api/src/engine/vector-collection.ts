@@ -2,7 +2,7 @@ import { runSliced, type Steps } from './background';
 import { exactSearchLabelsSteps, exactSearchSteps } from './exact';
 import { FlatIndex } from './flat-index';
 import { type Filter, type FilterRows, type IndexBudget, type Metadata, MetadataIndex } from './filter';
-import { emptyHnswStatus, HnswIndex, type HnswOptions, type HnswSeed } from './hnsw-index';
+import { DEFAULT_HNSW_OPTIONS, emptyHnswStatus, HnswIndex, type HnswOptions, type HnswSeed } from './hnsw-index';
 import { emptyIvfStatus, IvfIndex, type IvfOptions, type IvfSeed } from './ivf-index';
 import { RowCatalog } from './row-catalog';
 import { compareHits, type Hit, type IndexKind, type IndexStatus, type Metric, type Seq, type VectorIndex } from './types';
@@ -51,6 +51,17 @@ export interface CollectionOptions {
  * either way; the ranking is the same.
  */
 export type ScoreScale = 'api' | 'raw';
+
+/** How one query runs beyond its vector, n, filter and index. */
+export interface QueryOptions {
+  /** The scores' scale (default `api`). */
+  readonly scores?: ScoreScale;
+  /**
+   * hnsw: the ef of the first search (Qdrant's `params.hnsw_ef`) instead of max(n, efSearch);
+   * the planner still widens it when a filter leaves fewer than n results.
+   */
+  readonly hnswEf?: number;
+}
 
 /** Default of CollectionOptions.sliceMs, as the background index work (ivf, hnsw). */
 export const QUERY_SLICE_MS = 8;
@@ -358,14 +369,14 @@ export class VectorCollection {
     n: number,
     filter?: Filter,
     indexKind: IndexKind = this.defaultIndex,
-    scores: ScoreScale = 'api',
+    options: QueryOptions = {},
   ): Promise<{ hits: CollectionHit[]; plan: QueryPlan }> {
     const q = toStored(vector, this.metric);
     for (let attempt = 1; ; attempt++) {
-      const { hits, plan } = await runSliced(this.plan(q, n, filter, indexKind), this.sliceMs);
+      const { hits, plan } = await runSliced(this.plan(q, n, filter, indexKind, options.hnswEf), this.sliceMs);
       const alive = hits.filter((h) => this.catalog.has(h.label));
       if (alive.length === hits.length || attempt === QUERY_ATTEMPTS)
-        return { plan, hits: this.toCollectionHits(alive, q, scores) };
+        return { plan, hits: this.toCollectionHits(alive, q, options.scores) };
     }
   }
 
@@ -396,6 +407,7 @@ export class VectorCollection {
     n: number,
     filter: Filter | undefined,
     kind: IndexKind,
+    hnswEf?: number,
   ): Steps<{ hits: Hit[]; plan: QueryPlan }> {
     const hasFilter = filter !== undefined && filter.length > 0;
     const matched = hasFilter ? yield* this.metaIndex.evaluateSteps(filter, this.rows) : undefined;
@@ -424,7 +436,10 @@ export class VectorCollection {
     const accept = matched ? acceptSorted(matched) : undefined;
     // Search, widening (×4 effort) until `want` results come back or the index has looked
     // at everything; then fall back to an exact scan, so the count is never short.
-    for (let effort = 1; ; effort *= 4) {
+    // An hnsw search asked at another ef starts there: ef = max(want, efSearch) × effort.
+    const efSearch = this.options.hnsw?.efSearch ?? DEFAULT_HNSW_OPTIONS.efSearch;
+    const first = kind === 'hnsw' && hnswEf !== undefined ? hnswEf / Math.max(want, efSearch) : 1;
+    for (let effort = first; ; effort *= 4) {
       const hits = index.search(q, want, accept, effort);
       if (hits === null) break;
       if (hits.length >= want) return { hits, plan: { index: kind, path: 'index', effort } };

@@ -68,6 +68,8 @@ export interface NearestQuery {
   readonly vector: unknown[];
   readonly n: number;
   readonly filter?: Record<string, unknown> | undefined;
+  /** hnsw: the ef of the search (Qdrant's `params.hnsw_ef`); the table's default otherwise. */
+  readonly hnswEf?: number | undefined;
 }
 
 /** Which rows a metadata rewrite reaches: these ids (all must exist) or every row matching a /v1 filter. */
@@ -430,7 +432,12 @@ export class TablesService {
 
   private async search(
     t: LiveTable,
-    items: ReadonlyArray<{ vector: unknown[]; n: number; filter?: Record<string, unknown> | undefined }>,
+    items: ReadonlyArray<{
+      vector: unknown[];
+      n: number;
+      filter?: Record<string, unknown> | undefined;
+      hnswEf?: number | undefined;
+    }>,
     options: Pick<QueryDto, 'index' | 'include_values' | 'include_metadata'> & { readonly scores?: ScoreScale },
     path: string,
   ): Promise<BatchQueryResponseDto & { bytes: number }> {
@@ -447,13 +454,17 @@ export class TablesService {
       vector: checkVector(t, q.vector, at(i, 'vector')),
       n: q.n,
       filter: q.filter == null ? undefined : toFilter(q.filter, at(i, 'filter')),
+      hnswEf: q.hnswEf,
     }));
     const started = performance.now();
     const results: CollectionHit[][] = [];
     for (const q of parsed) {
       const queryStarted = performance.now();
       // Sliced: a costly query (a large table, a broad filter) lets other requests run between its slices.
-      const { hits } = await t.collection.querySliced(q.vector, q.n, q.filter, options.index ?? t.indexKind, options.scores);
+      const { hits } = await t.collection.querySliced(q.vector, q.n, q.filter, options.index ?? t.indexKind, {
+        scores: options.scores,
+        hnswEf: q.hnswEf,
+      });
       this.latency.record(t.id, performance.now() - queryStarted);
       results.push(hits);
     }
@@ -522,7 +533,7 @@ export class TablesService {
     this.live.touch(t);
     const { results } = await this.search(
       t,
-      items.map((q) => ({ vector: q.vector, n: q.n, filter: q.filter })),
+      items.map((q) => ({ vector: q.vector, n: q.n, filter: q.filter, hnswEf: q.hnswEf })),
       {
         index: options.exact ? 'flat' : undefined,
         include_values: options.withValues ?? false,

@@ -24,6 +24,8 @@ const DISTANCE_OF: Readonly<Record<Metric, string>> = { cosine: 'Cosine', dot: '
 export const MAX_QUERY_LIMIT = 1000;
 /** Queries of one batch request, as /v1's `queries`. */
 export const MAX_BATCH_QUERIES = 100;
+/** Highest `params.hnsw_ef` (the work of one hnsw search grows with it). */
+export const MAX_HNSW_EF = 4096;
 /** Ids of one retrieve, delete or payload request by ids, as /v1's fetch and delete. */
 export const MAX_IDS_PER_REQUEST = 1000;
 
@@ -344,6 +346,7 @@ export class QdrantService {
       if (limit + offset > MAX_QUERY_LIMIT) throw badRequest(`${at}limit + offset must be at most ${MAX_QUERY_LIMIT}`);
       const params = q.params;
       let exact = false;
+      let hnswEf: number | undefined;
       if (params !== undefined && params !== null) {
         if (!isObject(params)) throw badRequest(`${at}params must be an object`);
         refuseUnknown(
@@ -353,6 +356,9 @@ export class QdrantService {
           `${at}params`,
         );
         exact = params.exact === true;
+        if (params.hnsw_ef !== undefined && params.hnsw_ef !== null) {
+          hnswEf = intParam(params.hnsw_ef, `${at}params.hnsw_ef`, 0, 1, MAX_HNSW_EF);
+        }
       }
       const threshold = q.score_threshold;
       if (threshold !== undefined && threshold !== null && typeof threshold !== 'number') {
@@ -363,6 +369,7 @@ export class QdrantService {
         limit,
         offset,
         exact,
+        hnswEf,
         threshold: typeof threshold === 'number' ? threshold : undefined,
         filter: translateFilter(q.filter, `${at}filter`),
         select: payloadSelector(q.with_payload, false, `${at}with_payload`),
@@ -381,6 +388,7 @@ export class QdrantService {
           vector: q.vector,
           n: q.limit + q.offset,
           filter: Object.keys(q.filter).length === 0 ? undefined : q.filter,
+          hnswEf: q.hnswEf,
         })),
         { exact, withValues: values },
       ),
