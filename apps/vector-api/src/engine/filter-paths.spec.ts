@@ -12,6 +12,7 @@ import {
 import { checkFilterLimits } from './filter-limits';
 import { matchesEveryRow } from './filter-matches-all';
 import { RowCatalog } from './row-catalog';
+import { anyElement, valuesAt } from '../../../../test/support/payload-reference';
 
 /**
  * Issue 34: nested metadata, field paths and the operators the Qdrant-compatible API needs
@@ -29,38 +30,6 @@ type Row = Metadata | undefined;
 // min_should), not from the engine's code. The payload is first flattened into every
 // (dotted path, value) pair it holds; a field's values are the pairs of its path.
 // ---------------------------------------------------------------------------------------
-
-/** Every (path, value) of the payload: keys joined by dots, arrays met on the way flattened. */
-function pairs(payload: Json, prefix: string | undefined, out: Array<[string, Json]>): Array<[string, Json]> {
-  if (Array.isArray(payload)) {
-    for (const element of payload) if (element !== null && typeof element === 'object') pairs(element, prefix, out);
-  } else if (payload !== null && typeof payload === 'object') {
-    for (const [key, value] of Object.entries(payload)) {
-      const path = prefix === undefined ? key : `${prefix}.${key}`;
-      out.push([path, value]);
-      pairs(value, path, out);
-    }
-  }
-  return out;
-}
-
-const normalize = (key: string): string =>
-  key
-    .split('.')
-    .map((s) => (s.endsWith('[]') ? s.slice(0, -2) : s))
-    .join('.');
-
-function valuesAt(payload: Row, key: string): Json[] {
-  if (payload === undefined) return [];
-  const path = normalize(key);
-  return pairs(payload, undefined, [])
-    .filter(([p]) => p === path)
-    .map(([, v]) => v);
-}
-
-/** Qdrant's check over values: an array value's elements are checked, one level. */
-const anyElement = (values: Json[], check: (v: Json) => boolean): boolean =>
-  values.some((v) => (Array.isArray(v) ? v.some(check) : check(v)));
 
 const same = (a: Json, b: Json): boolean => a === b;
 

@@ -21,19 +21,27 @@ describe('translateFilter', () => {
         },
       }),
     ).toEqual({
-      $and: [
-        { 'metadata.source': 'a' },
-        { n: { $gte: 1, $lt: 5 } },
-        { $or: [{ tag: { $in: ['x', 'y'] } }, { tag: { $except: ['z'] } }] },
-        { $not: { $or: [{ k: { $isEmpty: true } }, { nul: { $isNull: true } }] } },
-        {
-          $minShould: {
-            filters: [{ $hasId: ['1', '9f1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d'] }, { t: { $text: 'ab' } }],
-            count: 1,
-          },
-        },
-      ],
+      // Parts with different keys share one object (ANDed, no logical level spent).
+      'metadata.source': 'a',
+      n: { $gte: 1, $lt: 5 },
+      $or: [{ tag: { $in: ['x', 'y'] } }, { tag: { $except: ['z'] } }],
+      $not: { $or: [{ k: { $isEmpty: true } }, { nul: { $isNull: true } }] },
+      $minShould: {
+        filters: [{ $hasId: ['1', '9f1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d'] }, { t: { $text: 'ab' } }],
+        count: 1,
+      },
     });
+  });
+
+  it('falls back to $and when two parts name the same key', () => {
+    expect(
+      translateFilter({
+        must: [
+          { key: 'a', match: { value: 1 } },
+          { key: 'a', range: { lt: 5 } },
+        ],
+      }),
+    ).toEqual({ $and: [{ a: 1 }, { a: { $lt: 5 } }] });
   });
 
   it('takes one condition without a list, nested filters as conditions, and an empty filter', () => {

@@ -59,8 +59,25 @@ function filterOf(raw: unknown, path: string): Json {
     const filters = ms.conditions.map((c, i) => translateCondition(c, `${path}.min_should.conditions[${i}]`));
     parts.push({ $minShould: { filters, count: ms.min_count } });
   }
+  return allOf(parts);
+}
+
+/**
+ * Parts that must all hold, as one /v1 filter: one object when their keys differ (the keys
+ * of a filter are ANDed, and no logical level is spent), `$and` otherwise. So a Qdrant
+ * Filter costs the /v1 depth limit what it costs Qdrant: one level per nested Filter.
+ */
+function allOf(parts: readonly Json[]): Json {
   if (parts.length === 0) return {};
-  return parts.length === 1 ? parts[0] : { $and: parts };
+  if (parts.length === 1) return parts[0];
+  const merged: Json = {};
+  for (const part of parts) {
+    for (const [key, value] of Object.entries(part)) {
+      if (Object.hasOwn(merged, key)) return { $and: parts };
+      merged[key] = value;
+    }
+  }
+  return merged;
 }
 
 /** One condition: a field condition, is_empty, is_null, has_id, or a nested Filter. */
@@ -72,7 +89,8 @@ export function translateCondition(raw: unknown, path: string): Json {
   if ('is_empty' in raw) return { [fieldKey((raw.is_empty as Json | null)?.key, `${path}.is_empty.key`)]: { $isEmpty: true } };
   if ('is_null' in raw) return { [fieldKey((raw.is_null as Json | null)?.key, `${path}.is_null.key`)]: { $isNull: true } };
   if ('key' in raw) return fieldCondition(raw, path);
-  if (Object.keys(raw).some((k) => FILTER_KEYS.has(k))) {
+  // A Filter as a condition; `{}` is the empty Filter (every row), as Qdrant reads it.
+  if (Object.keys(raw).length === 0 || Object.keys(raw).some((k) => FILTER_KEYS.has(k))) {
     const inner = filterOf(raw, path);
     // An empty Filter as a condition holds for every row.
     return inner;
@@ -100,7 +118,7 @@ function fieldCondition(raw: Json, path: string): Json {
   if (raw.is_empty === true || raw.is_empty === false) ops.push({ [key]: { $isEmpty: raw.is_empty } });
   if (raw.is_null === true || raw.is_null === false) ops.push({ [key]: { $isNull: raw.is_null } });
   if (ops.length === 0) throw badRequest(`${path}: a field condition needs match, range, is_empty or is_null`);
-  return ops.length === 1 ? ops[0] : { $and: ops };
+  return allOf(ops);
 }
 
 function matchOf(key: string, match: unknown, path: string): Json {
