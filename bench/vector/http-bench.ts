@@ -106,7 +106,7 @@ async function expectOk(method: string, url: string, body: unknown, token?: stri
   return res.json;
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].filter(Number.isFinite).sort((x, y) => x - y);
   if (sorted.length === 0) return NaN;
   const mid = sorted.length >> 1;
@@ -117,7 +117,8 @@ function toLoad(r: HttpLoadResult): LoadResult {
   return { requestsPerSecond: r.requestsPerSecond, latencyP50: r.latencyP50, latencyP99: r.latencyP99, errors: r.errors };
 }
 
-function medianLoad(runs: readonly LoadResult[]): LoadResult {
+/** The median of each figure over the rounds (errors summed). */
+export function medianLoad(runs: readonly LoadResult[]): LoadResult {
   return {
     requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
     latencyP50: median(runs.map((r) => r.latencyP50)),
@@ -126,7 +127,7 @@ function medianLoad(runs: readonly LoadResult[]): LoadResult {
   };
 }
 
-const envNumber = (name: string, fallback: number): number => {
+export const envNumber = (name: string, fallback: number): number => {
   const v = process.env[name];
   if (v === undefined || v === '') return fallback;
   const n = Number(v);

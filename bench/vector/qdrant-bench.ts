@@ -15,19 +15,13 @@
  */
 import type { Dataset } from './datasets';
 import { httpLoad } from './http-load';
+import { envNumber, type LoadResult, median, medianLoad } from './http-bench';
 import { startScratchVectorApi } from './scratch-vector-api';
-
-export interface RouteLoad {
-  readonly requestsPerSecond: number;
-  readonly latencyP50: number;
-  readonly latencyP99: number;
-  readonly errors: number;
-}
 
 export interface QdrantLevel {
   readonly connections: number;
-  readonly v1: RouteLoad;
-  readonly qdrant: RouteLoad;
+  readonly v1: LoadResult;
+  readonly qdrant: LoadResult;
   /** Median over the rounds of qdrant q/s ÷ v1 q/s (target ≥ 0.9). */
   readonly qpsRatio: number;
   /** Median over the rounds of qdrant p50 ÷ v1 p50 (target ≤ 1.1). */
@@ -54,30 +48,6 @@ async function call(method: string, url: string, body: unknown, headers: Record<
   if (res.status >= 300) throw new Error(`${method} ${url} → ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as unknown;
 }
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].filter(Number.isFinite).sort((x, y) => x - y);
-  if (sorted.length === 0) return NaN;
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function medianLoad(runs: readonly RouteLoad[]): RouteLoad {
-  return {
-    requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
-    latencyP50: median(runs.map((r) => r.latencyP50)),
-    latencyP99: median(runs.map((r) => r.latencyP99)),
-    errors: runs.reduce((a, r) => a + r.errors, 0),
-  };
-}
-
-const envNumber = (name: string, fallback: number): number => {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a number > 0, not ${v}`);
-  return n;
-};
 
 export async function benchQdrantRoute(
   ds: Dataset,
@@ -154,13 +124,13 @@ export async function benchQdrantRoute(
     const levels: QdrantLevel[] = [];
     for (const connections of connectionLevels) {
       for (const key of keys) await httpLoad({ ...targets[key], connections, seconds: Math.min(1, seconds) }); // warm-up
-      const runs = { v1: [] as RouteLoad[], qdrant: [] as RouteLoad[] };
+      const runs = { v1: [] as LoadResult[], qdrant: [] as LoadResult[] };
       const qpsRatios: number[] = [];
       const p50Ratios: number[] = [];
       for (let round = 0; round < rounds; round++) {
         // The routes take turns, the first one alternating, so outside load does not land on one side only.
         const order = round % 2 === 0 ? keys : [...keys].reverse();
-        const got: Partial<Record<(typeof keys)[number], RouteLoad>> = {};
+        const got: Partial<Record<(typeof keys)[number], LoadResult>> = {};
         for (const key of order) {
           const r = await httpLoad({ ...targets[key], connections, seconds });
           got[key] = {
