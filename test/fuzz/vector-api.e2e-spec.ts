@@ -278,6 +278,14 @@ defineFuzzSuite<VectorFixtures>({
         headers: qdrant,
         payload: `{"ids":[${DEEP_ARRAY}]}`,
       });
+      // Refused by the input checks every body gets (depth), before any message describes it.
+      expect(qdrantError(res, 400)).toMatch(/^parameter_invalid: ids\[0\](\[0\])+ is nested more than 32 levels deep\.$/);
+      res = await app.inject({
+        method: 'POST',
+        url: `/collections/${fixtures.table}/points`,
+        headers: qdrant,
+        payload: '{"ids":[[[[1]]]]}',
+      });
       expect(qdrantError(res, 400)).toMatch(/ids\[0\]: a list is not a valid point ID/);
       for (const url of [`/collections/${fixtures.table}/points/scroll`, `/collections/${fixtures.table}/points/count`]) {
         res = await app.inject({ method: 'POST', url, headers: qdrant, payload: 'null' });
