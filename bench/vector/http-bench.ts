@@ -100,7 +100,7 @@ async function http(method: string, url: string, body: unknown, token?: string):
   return { status: res.status, json };
 }
 
-async function expectOk(method: string, url: string, body: unknown, token?: string): Promise<unknown> {
+export async function expectOk(method: string, url: string, body: unknown, token?: string): Promise<unknown> {
   const res = await http(method, url, body, token);
   if (res.status >= 300) throw new Error(`${method} ${url} → ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
   return res.json;
@@ -115,6 +115,30 @@ export function median(values: readonly number[]): number {
 
 function toLoad(r: HttpLoadResult): LoadResult {
   return { requestsPerSecond: r.requestsPerSecond, latencyP50: r.latencyP50, latencyP99: r.latencyP99, errors: r.errors };
+}
+
+/**
+ * Creates the hnsw table `bench` with the dataset's first `rows` rows (batches of 1000,
+ * through /v1) and waits until its index holds them all.
+ */
+export async function fillHnswTable(base: string, token: string, ds: Dataset, rows: number): Promise<void> {
+  const dim = ds.dim;
+  await expectOk('POST', `${base}/v1/tables`, { name: 'bench', dimension: dim, index: 'hnsw' }, token);
+  for (let start = 0; start < rows; start += 1000) {
+    const batch = [];
+    for (let r = start; r < Math.min(rows, start + 1000); r++)
+      batch.push({ id: `v${r}`, embedding: Array.from(ds.base.subarray(r * dim, (r + 1) * dim)) });
+    await expectOk('POST', `${base}/v1/tables/bench/insert`, { rows: batch }, token);
+  }
+  for (let i = 0; ; i++) {
+    const table = (await expectOk('GET', `${base}/v1/tables/bench`, undefined, token)) as {
+      rows: number;
+      index_status: { state: string; details: Record<string, number> };
+    };
+    if (table.rows === rows && table.index_status.state === 'ready' && (table.index_status.details.pending ?? 0) === 0) return;
+    if (i > 1200) throw new Error(`index not ready after 240 s: ${JSON.stringify(table.index_status)}`);
+    await sleep(200);
+  }
 }
 
 /** The median of each figure over the rounds (errors summed). */
@@ -178,23 +202,8 @@ export async function benchHttp(ds: Dataset, options: HttpBenchOptions): Promise
     const admin = 'dev-admin-key';
     const tokenRes = (await expectOk('POST', `${base}/admin/v1/tokens`, { name: 'bench-vector' }, admin)) as { token: string };
     const token = tokenRes.token;
-    await expectOk('POST', `${base}/v1/tables`, { name: 'bench', dimension: dim, index: 'hnsw' }, token);
-    for (let start = 0; start < rows; start += 1000) {
-      const batch = [];
-      for (let r = start; r < Math.min(rows, start + 1000); r++)
-        batch.push({ id: `v${r}`, embedding: Array.from(ds.base.subarray(r * dim, (r + 1) * dim)) });
-      await expectOk('POST', `${base}/v1/tables/bench/insert`, { rows: batch }, token);
-    }
-    opts.log(`HTTP: ${rows} rows inserted; waiting for the hnsw index`);
-    for (let i = 0; ; i++) {
-      const table = (await expectOk('GET', `${base}/v1/tables/bench`, undefined, token)) as {
-        rows: number;
-        index_status: { state: string; details: Record<string, number> };
-      };
-      if (table.rows === rows && table.index_status.state === 'ready' && (table.index_status.details.pending ?? 0) === 0) break;
-      if (i > 1200) throw new Error(`index not ready after 240 s: ${JSON.stringify(table.index_status)}`);
-      await sleep(200);
-    }
+    await fillHnswTable(base, token, ds, rows);
+    opts.log(`HTTP: ${rows} rows inserted, the hnsw index ready`);
     const probe = await http('POST', `${base}/v1/tables/bench/query`, JSON.parse(bodies[0]), token);
     if (probe.status !== 200) throw new Error(`query → ${probe.status}: ${JSON.stringify(probe.json).slice(0, 300)}`);
 

@@ -15,7 +15,7 @@
  */
 import type { Dataset } from './datasets';
 import { httpLoad } from './http-load';
-import { envNumber, type LoadResult, median, medianLoad } from './http-bench';
+import { envNumber, expectOk, fillHnswTable, type LoadResult, median, medianLoad } from './http-bench';
 import { startScratchVectorApi } from './scratch-vector-api';
 
 export interface QdrantLevel {
@@ -35,8 +35,6 @@ export interface QdrantBenchResult {
   readonly rounds: number;
   readonly levels: QdrantLevel[];
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function call(method: string, url: string, body: unknown, headers: Record<string, string>): Promise<unknown> {
   const res = await fetch(url, {
@@ -76,33 +74,13 @@ export async function benchQdrantRoute(
   try {
     const base = api.base;
 
-    const { token } = (await call(
-      'POST',
-      `${base}/admin/v1/tokens`,
-      { name: 'bench-qdrant' },
-      { authorization: 'Bearer dev-admin-key' },
-    )) as {
+    const { token } = (await expectOk('POST', `${base}/admin/v1/tokens`, { name: 'bench-qdrant' }, 'dev-admin-key')) as {
       token: string;
     };
     const bearer = { authorization: `Bearer ${token}` };
     const apiKey = { 'api-key': token };
-    await call('POST', `${base}/v1/tables`, { name: 'bench', dimension: dim, index: 'hnsw' }, bearer);
-    for (let start = 0; start < rows; start += 1000) {
-      const batch = [];
-      for (let r = start; r < Math.min(rows, start + 1000); r++)
-        batch.push({ id: `v${r}`, embedding: Array.from(ds.base.subarray(r * dim, (r + 1) * dim)) });
-      await call('POST', `${base}/v1/tables/bench/insert`, { rows: batch }, bearer);
-    }
-    options.log(`qdrant: ${rows} rows inserted through /v1; waiting for the hnsw index`);
-    for (let i = 0; ; i++) {
-      const table = (await call('GET', `${base}/v1/tables/bench`, undefined, bearer)) as {
-        rows: number;
-        index_status: { state: string; details: Record<string, number> };
-      };
-      if (table.rows === rows && table.index_status.state === 'ready' && (table.index_status.details.pending ?? 0) === 0) break;
-      if (i > 1200) throw new Error(`index not ready after 240 s: ${JSON.stringify(table.index_status)}`);
-      await sleep(200);
-    }
+    await fillHnswTable(base, token, ds, rows);
+    options.log(`qdrant: ${rows} rows inserted through /v1, the hnsw index ready`);
 
     // The two routes must answer the same neighbours, or the comparison is meaningless.
     const ours = (await call('POST', `${base}/v1/tables/bench/query`, JSON.parse(v1Bodies[0]), bearer)) as {
