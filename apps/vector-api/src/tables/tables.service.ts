@@ -507,11 +507,6 @@ export class TablesService {
     );
   }
 
-  /** The table's head as a description needs it (the Qdrant API's collection info), loading or not. */
-  async describe(tenant: Tenant, name: string): Promise<TableDto> {
-    return this.get(tenant, name);
-  }
-
   /** Names of every table of the project, by name: from memory once loaded, without counting rows. */
   async names(tenant: Tenant): Promise<string[]> {
     const page = await this.partition.list(tenant.projectId, { limit: this.config.VECTOR_MAX_TABLES_PER_PROJECT + 1000 });

@@ -185,7 +185,7 @@ export class QdrantService {
 
   async exists(tenant: Tenant, c: string): Promise<{ exists: boolean }> {
     try {
-      await this.on(c, () => this.tables.describe(tenant, c));
+      await this.on(c, () => this.tables.get(tenant, c));
       return { exists: true };
     } catch (err) {
       if (err instanceof Error && 'status' in err && (err as { status: unknown }).status === 404) return { exists: false };
@@ -261,7 +261,7 @@ export class QdrantService {
   }
 
   async info(tenant: Tenant, c: string): Promise<Json> {
-    const t = await this.on(c, () => this.tables.describe(tenant, c));
+    const t = await this.on(c, () => this.tables.get(tenant, c));
     return collectionInfo(t);
   }
 
@@ -609,7 +609,7 @@ export class QdrantService {
       refuseUnknown(body, QDRANT_BODY_FIELDS.createIndex, {}, 'body');
       if (typeof body.field_name !== 'string' || body.field_name === '') throw badRequest('field_name must be a payload key');
     }
-    await this.on(c, () => this.tables.describe(tenant, c));
+    await this.on(c, () => this.tables.get(tenant, c));
     return updated(wait);
   }
 }
