@@ -131,7 +131,9 @@ export class OffersContext {
       where: { ownerType: 'partner', ownerId: partnerId, ...(event === undefined ? {} : { event }) },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
-    return rows.map((r) => ({ event: r.event, data: r.data as Record<string, unknown>, createdAt: r.createdAt }));
+    return rows.flatMap((r) =>
+      r.event === null ? [] : [{ event: r.event, data: r.data as Record<string, unknown>, createdAt: r.createdAt }],
+    );
   }
 }
 

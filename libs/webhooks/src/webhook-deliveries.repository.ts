@@ -9,7 +9,7 @@ import type {
 } from './webhooks.types';
 
 const DELIVERY_INCLUDE = {
-  event: { select: { event: true } },
+  event: { select: { event: true, dialectEvent: true } },
   attempts: { orderBy: { createdAt: 'asc' as const } },
 };
 
@@ -22,7 +22,7 @@ interface DeliveryRow {
   nextAttemptAt: Date | null;
   lastAttemptAt: Date | null;
   createdAt: Date;
-  event: { event: string };
+  event: { event: string | null; dialectEvent: string | null };
   attempts: Array<{
     statusCode: number | null;
     durationMs: number;
@@ -37,7 +37,7 @@ function toDelivery(row: DeliveryRow): WebhookDeliveryRecord {
     id: row.id,
     endpointId: row.endpointId,
     eventId: row.eventId,
-    event: row.event.event,
+    event: row.event.event ?? row.event.dialectEvent ?? '',
     status: row.status,
     attemptCount: row.attemptCount,
     nextAttemptAt: row.nextAttemptAt,

@@ -28,8 +28,11 @@ export class WebhookEmitter {
     if (input.ownerType !== this.options.ownerType) {
       throw new Error(`WebhookEmitter of ${this.options.ownerType} cannot emit for owner type ${input.ownerType}`);
     }
-    if (!this.options.eventTypes.includes(input.event)) {
+    if (input.event !== null && !this.options.eventTypes.includes(input.event)) {
       throw new Error(`Unknown webhook event type ${input.event}; add it to WebhooksModule.forRoot({ events })`);
+    }
+    if (input.dialect !== undefined && !(this.options.dialect?.eventTypes.includes(input.dialect.event) ?? false)) {
+      throw new Error(`Unknown dialect event type ${input.dialect.event}; add it to WebhooksModule.forRoot({ dialect })`);
     }
     const id = newId('evt');
     closing.write(this.outbox.eventRow(id, input, this.clock.now()));

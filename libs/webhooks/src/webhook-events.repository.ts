@@ -32,6 +32,11 @@ export interface EventQuery {
 
 const SELECT = { id: true, event: true, data: true, createdAt: true } as const;
 
+/** The row as the service's own API sees it: none for an event of the dialect only (no `event`). */
+function ownRecord(row: { id: string; event: string | null; data: unknown; createdAt: Date }): EventRecord[] {
+  return row.event === null ? [] : [{ id: row.id, event: row.event, data: row.data, createdAt: row.createdAt }];
+}
+
 /**
  * The events API's reads of the outbox (`webhook_events`, which is the event log: every
  * emitted event is written there in the emitting transaction), and the test events of
@@ -62,9 +67,13 @@ export class WebhookEventsRepository {
             ],
           };
     const type =
-      q.type === undefined ? {} : 'exact' in q.type ? { event: q.type.exact } : { event: { startsWith: q.type.prefix } };
+      q.type === undefined
+        ? { event: { not: null } }
+        : 'exact' in q.type
+          ? { event: q.type.exact }
+          : { event: { startsWith: q.type.prefix } };
     const order = newer ? ('asc' as const) : ('desc' as const);
-    return this.prisma.webhookEvent.findMany({
+    const rows = await this.prisma.webhookEvent.findMany({
       where: {
         ownerType: owner.ownerType,
         ownerId: owner.ownerId,
@@ -77,10 +86,11 @@ export class WebhookEventsRepository {
       take: q.limit + 1,
       select: SELECT,
     });
+    return rows.flatMap(ownRecord);
   }
 
-  find(owner: WebhookOwner, id: string, notBefore: Date | undefined): Promise<EventRecord | null> {
-    return this.prisma.webhookEvent.findFirst({
+  async find(owner: WebhookOwner, id: string, notBefore: Date | undefined): Promise<EventRecord | null> {
+    const row = await this.prisma.webhookEvent.findFirst({
       where: {
         id,
         ownerType: owner.ownerType,
@@ -90,6 +100,7 @@ export class WebhookEventsRepository {
       },
       select: SELECT,
     });
+    return row === null ? null : (ownRecord(row)[0] ?? null);
   }
 
   /**

@@ -20,8 +20,10 @@ export class WebhookOutboxRepository {
    */
   eventRow(id: string, input: WebhookEventInput, at: Date): Prisma.Sql {
     return Prisma.sql`
-      INSERT INTO webhook_events (id, owner_type, owner_id, event, data, created_at)
-      VALUES (${id}, ${input.ownerType}, ${input.ownerId}, ${input.event}, ${JSON.stringify(input.data)}::jsonb, ${at})
+      INSERT INTO webhook_events (id, owner_type, owner_id, event, data, dialect_event, dialect_data, created_at)
+      VALUES (${id}, ${input.ownerType}, ${input.ownerId}, ${input.event},
+              ${input.data === null ? null : JSON.stringify(input.data)}::jsonb, ${input.dialect?.event ?? null},
+              ${input.dialect === undefined ? null : JSON.stringify(input.dialect.data)}::jsonb, ${at})
       RETURNING pg_notify(${OUTBOX_CHANNEL}, owner_type)`;
   }
 
@@ -47,14 +49,14 @@ export class WebhookOutboxRepository {
     const ids = [...eventIds];
     // every endpoint of the batch's owners with its event; subscriptions are matched here
     const pairs = await this.prisma.$queryRaw<
-      Array<{ event_id: string; event: string; endpoint_id: string; events: string[]; disabled: boolean }>
+      Array<{ event_id: string; event: string | null; endpoint_id: string; events: string[]; disabled: boolean }>
     >`
       SELECT v."id" AS "event_id", v."event", e."id" AS "endpoint_id", e."events", e."disabled_at" IS NOT NULL AS "disabled"
        FROM "webhook_events" v
        JOIN "webhook_endpoints" e ON e."owner_type" = v."owner_type" AND e."owner_id" = v."owner_id"
        WHERE v."id" = ANY(${ids}::text[])`;
     const rows = pairs
-      .filter((p) => subscribes(p.events, p.event))
+      .filter((p) => p.event !== null && subscribes(p.events, p.event))
       .map((p) => ({ id: newId('dlv'), event_id: p.event_id, endpoint_id: p.endpoint_id, pending: !p.disabled }));
     // (`= ANY($2)` beside each join on the events lets the planner use their primary key:
     // it cannot see how many rows the JSON holds.)

@@ -19,7 +19,7 @@ import { WebhookOutboxRepository } from './webhook-outbox.repository';
 import { WebhooksConfig } from './webhooks.config';
 import { WebhooksMetrics } from './webhooks.metrics';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from './webhooks.tokens';
-import type { WebhookOwnerType } from './webhooks.types';
+import type { WebhookDialect, WebhookOwnerType } from './webhooks.types';
 import type { WebhookEventKind } from './event-types';
 
 /** An owner type is stored in a VARCHAR(32) column and names the app's BullMQ queue. */
@@ -43,6 +43,8 @@ export interface WebhooksModuleOptions {
   readonly resolver?: Resolver;
   /** Run the dispatcher, sweeps and worker here; default: PlatformConfig.runsWorkers (ROLE≠api). */
   readonly runWorkers?: boolean;
+  /** A second wire dialect the app's events and endpoints also come in (WebhookDialect). */
+  readonly dialect?: WebhookDialect;
 }
 
 /**
@@ -68,6 +70,9 @@ export class WebhooksModule {
     if (!OWNER_TYPE.test(options.ownerType)) {
       throw new Error(`WebhooksModule ownerType must match ${String(OWNER_TYPE)} (got ${JSON.stringify(options.ownerType)})`);
     }
+    if (options.dialect !== undefined && !/^[a-z][a-z0-9_]{0,15}$/.test(options.dialect.name)) {
+      throw new Error(`WebhooksModule dialect name must match /^[a-z][a-z0-9_]{0,15}$/ (got ${JSON.stringify(options.dialect.name)})`);
+    }
     registerErrorCodes(WEBHOOKS_ERRORS);
     return {
       module: WebhooksModule,
@@ -82,6 +87,7 @@ export class WebhooksModule {
             eventTypes: options.events.map((k) => k.type),
             eventKinds: [...options.events],
             runWorkers: options.runWorkers ?? platform.runsWorkers,
+            dialect: options.dialect,
           }),
         },
         options.resolver === undefined ? systemResolverProvider : { provide: WEBHOOK_RESOLVER, useValue: options.resolver },

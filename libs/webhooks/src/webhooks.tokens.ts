@@ -1,5 +1,5 @@
 import { defineQueue, type QueueDefinition } from '@app/platform';
-import type { WebhookOwnerType } from './webhooks.types';
+import type { WebhookDialect, WebhookOwnerType } from './webhooks.types';
 import type { WebhookEventKind } from './event-types';
 
 /** Injection token of the resolved `WebhooksModuleOptions`. */
@@ -13,6 +13,8 @@ export interface ResolvedWebhooksOptions {
   readonly eventKinds: readonly WebhookEventKind[];
   /** Run the outbox dispatcher, sweeps and the delivery worker in this process (ROLE≠api). */
   readonly runWorkers: boolean;
+  /** The app's second wire dialect, if it speaks one. */
+  readonly dialect: WebhookDialect | undefined;
 }
 
 /**

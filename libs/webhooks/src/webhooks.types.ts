@@ -18,10 +18,57 @@ export interface WebhookOwner {
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 export const WEBHOOK_DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 
-/** What a service passes to `WebhookEmitter.emit`. `data` must be JSON. */
-export interface WebhookEventInput extends WebhookOwner {
+/**
+ * What a service passes to `WebhookEmitter.emit`. `data` must be JSON. One event, stored
+ * once: `event`/`data` as the service's own API shows it, and, for an app that also speaks a
+ * second dialect (`WebhooksModule.forRoot({ dialect })`), `dialect` as that one shows it.
+ * Either side may be absent (an event one API has and the other has not), not both.
+ */
+export type WebhookEventInput = WebhookOwner &
+  (
+    | {
+        readonly event: string;
+        readonly data: Readonly<Record<string, unknown>>;
+        readonly dialect?: WebhookDialectEvent;
+      }
+    | { readonly event: null; readonly data: null; readonly dialect: WebhookDialectEvent }
+  );
+
+/** The same event in the app's second dialect: its type there and its data (JSON). */
+export interface WebhookDialectEvent {
   readonly event: string;
   readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** One event as a dialect's endpoints receive it. */
+export interface DialectEventRecord {
+  readonly id: string;
+  /** The owner's id (the dialect may read the mode from it, say). */
+  readonly ownerId: string;
+  readonly event: string;
+  readonly data: unknown;
+  readonly createdAt: Date;
+}
+
+/**
+ * A second wire dialect of the app's webhooks (Stripe's, for an app that also speaks Stripe's
+ * API): its endpoints (a `dialect` column) receive only the events that have a dialect side,
+ * as `body` renders them and signed as `headers` says, with the same retries, fairness and
+ * at-least-once guarantees as the service's own endpoints. Provided by the app: this library
+ * knows no dialect.
+ */
+export interface WebhookDialect {
+  /** Stored in webhook_endpoints.dialect (≤ 16 characters). */
+  readonly name: string;
+  /** Every dialect event type the app emits; endpoint filters may only name these (or `*`). */
+  readonly eventTypes: readonly string[];
+  /** The exact body of every attempt of an event (the same bytes each time). */
+  body(event: DialectEventRecord): string;
+  /**
+   * The headers of one attempt (content type included): `secrets` is the endpoint's current
+   * secret, then a rotated-out one still in its grace period.
+   */
+  headers(secrets: readonly [string, ...string[]], eventId: string, timestampSeconds: number, body: string): Record<string, string>;
 }
 
 /** The body POSTed to receivers (docs/webhooks.md). */

@@ -59,6 +59,7 @@ export class FakePaymentsRepository implements Surface<PaymentsRepository> {
       capturedAt: null,
       canceledAt: null,
       cancellationReason: null,
+      paymentIntentId: null,
       createdAt: this.clock.now(),
       ...fields,
       accountId: tenant.accountId,

@@ -30,6 +30,7 @@ const EXAMPLE_PAYMENT: PaymentRow = {
   capturedAt: new Date('2026-11-20T10:00:00.000Z'),
   canceledAt: null,
   cancellationReason: null,
+  paymentIntentId: null,
   createdAt: new Date('2026-11-20T10:00:00.000Z'),
 };
 

@@ -8,7 +8,7 @@ export type PaymentRow = Prisma.PaymentGetPayload<object>;
 
 export interface NewPayment {
   id: string;
-  customerId: string;
+  customerId: string | null;
   amount: number;
   currency: string;
   status: 'succeeded' | 'failed' | 'requires_capture';
@@ -23,6 +23,8 @@ export interface NewPayment {
   amountReceived: number;
   captureBefore: Date | null;
   capturedAt: Date | null;
+  /** The /v1 PaymentIntent this payment confirms (null: a payment made through /v2). */
+  paymentIntentId: string | null;
 }
 
 /** A payment's identity for the system-wide expiry (no caller, so no tenant to scope by). */
@@ -52,11 +54,11 @@ export class PaymentsRepository {
     const rows = await tx.$queryRaw<Array<{ created_at: Date; metadata: PaymentRow['metadata'] }>>`
       INSERT INTO payments (id, account_id, mode, customer_id, amount, currency, status, description, metadata,
                             payment_method, failure_code, decline_code, failure_message, capture_method,
-                            amount_capturable, amount_received, capture_before, captured_at)
+                            amount_capturable, amount_received, capture_before, captured_at, payment_intent_id)
       VALUES (${d.id}, ${tenant.accountId}, ${tenant.mode}::payment_mode, ${d.customerId}, ${d.amount}, ${d.currency},
               ${d.status}, ${d.description}, ${JSON.stringify(d.metadata)}::jsonb, ${d.paymentMethod}, ${d.failureCode},
               ${d.declineCode}, ${d.failureMessage}, ${d.captureMethod}, ${d.amountCapturable}, ${d.amountReceived},
-              ${d.captureBefore}, ${d.capturedAt})
+              ${d.captureBefore}, ${d.capturedAt}, ${d.paymentIntentId})
       RETURNING created_at, metadata`;
     const row = rows[0];
     if (!row) throw new Error('INSERT INTO payments returned no row');

@@ -123,6 +123,7 @@ export class PaymentsService {
           amountReceived: received,
           captureBefore: authorized ? this.authorizations.captureBefore() : null,
           capturedAt: received > 0 ? now : null,
+          paymentIntentId: null,
         });
         const payment = paymentView(row);
         this.events.emit(

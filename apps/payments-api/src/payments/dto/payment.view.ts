@@ -26,7 +26,8 @@ export class PaymentView {
   status!: PaymentStatus;
   @ApiProperty({ type: 'integer', description: 'minor units' }) amount!: number;
   @ApiProperty({ enum: SUPPORTED_CURRENCIES, example: 'gbp' }) currency!: string;
-  @ApiProperty() customer_id!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'null for a payment made through /v1 without a customer' })
+  customer_id!: string | null;
   @ApiProperty({ nullable: true, type: String }) description!: string | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
   @ApiProperty({ example: 'pm_card_visa' }) payment_method!: string;
