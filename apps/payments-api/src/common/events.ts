@@ -5,6 +5,7 @@ import { PaymentView, paymentView } from '../payments/dto/payment.view';
 import type { PaymentRow } from '../payments/payments.repository';
 import { RefundView, refundView } from '../refunds/dto/refund.view';
 import { PAYMENTS_WEBHOOK_OWNER, paymentsOwnerId } from '../webhook-endpoints/webhook-owner';
+import { type StripeEventInput, stripeEventData } from '../compat/stripe/stripe-event-types';
 import type { Tenant } from './tenant';
 
 /** The payment every example of the catalogue is about (fixed values: an example, not a real payment). */
@@ -130,17 +131,41 @@ export type PaymentEventType = keyof typeof PAYMENT_EVENT_KINDS;
 /** The `data` an event kind carries: an instance of its catalogue class. */
 export type PaymentEventData<K extends PaymentEventType> = InstanceType<(typeof PAYMENT_EVENT_KINDS)[K]['data']>;
 
-/** Payments' events: each an outbox row written with the last statement of the change's transaction (its Closing). */
+/**
+ * Payments' events: each an outbox row written with the last statement of the change's
+ * transaction (its Closing). One row per event, seen by both APIs: its `/v2` kind and data,
+ * and, where `/v1` has it, its Stripe type and `/v1` object (`stripe`).
+ */
 @Injectable()
 export class PaymentEvents {
   constructor(private readonly emitter: WebhookEmitter) {}
 
-  emit<K extends PaymentEventType>(closing: Closing, tenant: Tenant, event: K, data: PaymentEventData<K>): string {
+  emit<K extends PaymentEventType>(
+    closing: Closing,
+    tenant: Tenant,
+    event: K,
+    data: PaymentEventData<K>,
+    stripe?: StripeEventInput,
+  ): string {
     return this.emitter.emit(closing, {
-      ownerType: PAYMENTS_WEBHOOK_OWNER,
-      ownerId: paymentsOwnerId(tenant.accountId, tenant.mode),
+      ...owner(tenant),
       event,
       data: { ...data },
+      ...(stripe === undefined ? {} : { dialect: { event: stripe.type, data: stripeEventData(stripe) } }),
     });
   }
+
+  /** An event `/v1` has and `/v2` has not (customer.*, payment_intent.created, refund.updated, …). */
+  emitStripe(closing: Closing, tenant: Tenant, stripe: StripeEventInput): string {
+    return this.emitter.emit(closing, {
+      ...owner(tenant),
+      event: null,
+      data: null,
+      dialect: { event: stripe.type, data: stripeEventData(stripe) },
+    });
+  }
+}
+
+function owner(tenant: Tenant): { ownerType: string; ownerId: string } {
+  return { ownerType: PAYMENTS_WEBHOOK_OWNER, ownerId: paymentsOwnerId(tenant.accountId, tenant.mode) };
 }
