@@ -42,8 +42,8 @@ const MAX_BUCKETS: Record<StatsGranularity, number> = { hour: 744, day: 366 };
 
 /**
  * The owner-facing delivery log of the own API's endpoints: list, redeliver one, recover
- * every failure since a time. (A dialect's endpoints have no delivery log routes: Stripe's
- * API shows none; their deliveries are recorded all the same.)
+ * every failure since a time. (A dialect's endpoints have no delivery log routes here; their
+ * deliveries are recorded all the same.)
  */
 @Injectable()
 export class WebhookDeliveriesService {

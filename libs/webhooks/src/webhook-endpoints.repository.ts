@@ -56,7 +56,7 @@ export function metadataOf(value: unknown): WebhookEndpointMetadata {
 
 /**
  * Merges a metadata update into `current`: a key set to null is removed, `null` for the
- * whole update removes every key (Stripe's rules).
+ * whole update removes every key.
  */
 export function mergeMetadata(
   current: WebhookEndpointMetadata,

@@ -44,7 +44,7 @@ export interface EndpointListInput {
   readonly endingBefore?: string | undefined;
 }
 
-/** A scope's endpoints after a merge: at most this many metadata keys (Stripe's limit). */
+/** A scope's endpoints after a merge: at most this many metadata keys. */
 export const MAX_METADATA_KEYS = 50;
 
 export interface DeletedView {
