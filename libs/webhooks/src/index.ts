@@ -7,6 +7,7 @@ export {
   type CreateEndpointInput,
   type DeletedView,
   type EndpointListInput,
+  type EndpointWriteOptions,
   MAX_METADATA_KEYS,
   type UpdateEndpointInput,
   WebhookEndpointsService,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, NotFoundError, TransactionRunner } from '@app/platform';
+import { Clock, type CompletionHook, NotFoundError, TransactionRunner } from '@app/platform';
 import { checkUrl, type Resolver, systemResolver } from './security/url-guard';
 import { newWebhookSecret } from './security/signature';
 import { WebhooksConfig } from './webhooks.config';
@@ -42,6 +42,14 @@ export interface EndpointListInput {
   readonly limit: number;
   readonly startingAfter?: string | undefined;
   readonly endingBefore?: string | undefined;
+}
+
+/**
+ * A write's options: `completion` writes a row from the result in the write's own transaction
+ * (an Idempotency-Key's stored answer, in the caller's shape), so it commits with the change.
+ */
+export interface EndpointWriteOptions<T> {
+  readonly completion?: CompletionHook<T> | undefined;
 }
 
 /** A scope's endpoints after a merge: at most this many metadata keys. */
@@ -134,7 +142,11 @@ export class WebhookEndpointsService {
    * against the scope's event types; the URL as always; the owner's endpoint limit counts
    * the endpoints of every dialect.
    */
-  async createIn(scope: WebhookEndpointScope, input: CreateEndpointInput): Promise<WebhookEndpointRecord> {
+  async createIn(
+    scope: WebhookEndpointScope,
+    input: CreateEndpointInput,
+    options: EndpointWriteOptions<WebhookEndpointRecord> = {},
+  ): Promise<WebhookEndpointRecord> {
     const events = this.checkEvents(scope, input.events ?? []);
     const metadata = this.checkMetadata(input.metadata ?? {});
     await this.checkUrl(input.url);
@@ -159,7 +171,7 @@ export class WebhookEndpointsService {
         rateLimitPerSecond: input.rateLimitPerSecond ?? null,
         metadata,
       });
-    });
+    }, options);
   }
 
   /** A newest-first page of a scope's endpoints; a cursor that is not one of them is a 400 naming it. */
@@ -196,14 +208,21 @@ export class WebhookEndpointsService {
     return endpoint;
   }
 
-  async deleteIn(scope: WebhookEndpointScope, id: string): Promise<DeletedView> {
-    const deleted = await this.transactions.run((tx) => this.repository.deleteEndpoint(tx, scope, id));
-    if (!deleted) throw new NotFoundError('webhook endpoint', id, 'id');
-    return { id, object: 'webhook_endpoint', deleted: true };
+  async deleteIn(scope: WebhookEndpointScope, id: string, options: EndpointWriteOptions<DeletedView> = {}): Promise<DeletedView> {
+    return this.transactions.run(async (tx) => {
+      // thrown inside: nothing (no stored answer either) commits for a missing endpoint
+      if (!(await this.repository.deleteEndpoint(tx, scope, id))) throw new NotFoundError('webhook endpoint', id, 'id');
+      return { id, object: 'webhook_endpoint' as const, deleted: true as const };
+    }, options);
   }
 
   /** `update` in any scope: the URL checked as at creation, events against the scope's types, metadata merged. */
-  async updateIn(scope: WebhookEndpointScope, id: string, input: UpdateEndpointInput): Promise<WebhookEndpointRecord> {
+  async updateIn(
+    scope: WebhookEndpointScope,
+    id: string,
+    input: UpdateEndpointInput,
+    options: EndpointWriteOptions<WebhookEndpointRecord> = {},
+  ): Promise<WebhookEndpointRecord> {
     if (input.events !== undefined && input.events.length === 0) {
       throw new WebhooksError('parameter_invalid', 'events must name at least one event kind, or "*" for all of them', {
         param: 'events',
@@ -229,11 +248,11 @@ export class WebhookEndpointsService {
         },
         now,
       );
-      // inside the transaction: a merge past the limit writes nothing
-      if (updated !== null) this.checkMetadata(updated.metadata);
+      // inside the transaction: a merge past the limit writes nothing, nor does a vanished endpoint
+      if (updated === null) throw new NotFoundError('webhook endpoint', id, 'id');
+      this.checkMetadata(updated.metadata);
       return updated;
-    });
-    if (endpoint === null) throw new NotFoundError('webhook endpoint', id, 'id');
+    }, options);
     return endpoint;
   }
 
