@@ -14,18 +14,9 @@ import { PaymentsService } from './payments.service';
  * payment; a payment intent's confirmation makes a payment).
  */
 @Module({
-  imports: [
-    CustomersModule,
-    PaymentEventsModule,
-  ],
+  imports: [CustomersModule, PaymentEventsModule],
   controllers: [PaymentsController],
-  providers: [
-    PaymentsService,
-    PaymentsRepository,
-    TestModeProcessor,
-    AuthorizationsService,
-    AuthorizationExpiryWorker,
-  ],
+  providers: [PaymentsService, PaymentsRepository, TestModeProcessor, AuthorizationsService, AuthorizationExpiryWorker],
   exports: [PaymentsRepository, PaymentEventsModule, AuthorizationsService, TestModeProcessor],
 })
 export class PaymentsModule {}
