@@ -27,7 +27,10 @@ function ownEndpointOf(owner: WebhookOwner): { ownerType: string; ownerId: strin
  * The event's type as its endpoint gets it: the own kind for an own endpoint, the dialect's
  * type for a dialect endpoint (fanOut made the delivery only when that side exists).
  */
-export function eventTypeFor(endpointDialect: string | null, event: { event: string | null; dialectEvent: string | null }): string {
+export function eventTypeFor(
+  endpointDialect: string | null,
+  event: { event: string | null; dialectEvent: string | null },
+): string {
   const type = endpointDialect === null ? event.event : event.dialectEvent;
   if (type === null) {
     throw new Error(`a delivery to an endpoint of ${endpointDialect ?? 'the own API'} for an event without that side`);

@@ -5,7 +5,13 @@ import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { WebhookEventsRepository } from './webhook-events.repository';
 import { WebhookEventsService } from './webhook-events.service';
-import { ownScope, type ListView, type WebhookDeliveryStatus, type WebhookDeliveryView, type WebhookOwner } from './webhooks.types';
+import {
+  ownScope,
+  type ListView,
+  type WebhookDeliveryStatus,
+  type WebhookDeliveryView,
+  type WebhookOwner,
+} from './webhooks.types';
 import { deliveryView } from './webhooks.views';
 import { WebhooksError } from './webhooks.errors';
 

@@ -1,11 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { newId, PrismaService, type Db, type Tx } from '@app/platform';
-import type {
-  WebhookEndpointMetadata,
-  WebhookEndpointRecord,
-  WebhookEndpointScope,
-  WebhookOwner,
-} from './webhooks.types';
+import type { WebhookEndpointMetadata, WebhookEndpointRecord, WebhookEndpointScope, WebhookOwner } from './webhooks.types';
 
 /** A `webhook_endpoints` row as Prisma returns it. */
 export interface EndpointRow {

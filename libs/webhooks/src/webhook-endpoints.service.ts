@@ -127,9 +127,7 @@ export class WebhookEndpointsService {
     const now = this.clock.now();
     const expires = new Date(now.getTime() + this.config.secretGraceMs);
     const secret = newWebhookSecret();
-    const endpoint = await this.transactions.run((tx) =>
-      this.repository.rotateSecret(tx, ownScope(owner), id, secret, expires),
-    );
+    const endpoint = await this.transactions.run((tx) => this.repository.rotateSecret(tx, ownScope(owner), id, secret, expires));
     if (endpoint === null) throw new NotFoundError('webhook endpoint', id, 'id');
     return endpointView(endpoint, now, true);
   }
@@ -191,9 +189,7 @@ export class WebhookEndpointsService {
     });
     if (rows === null) {
       const [param, id] =
-        input.startingAfter === undefined
-          ? ['ending_before', input.endingBefore ?? '']
-          : ['starting_after', input.startingAfter];
+        input.startingAfter === undefined ? ['ending_before', input.endingBefore ?? ''] : ['starting_after', input.startingAfter];
       throw new WebhooksError('resource_missing', `No such webhook endpoint: '${id}'`, { param, status: 400 });
     }
     const data = rows.slice(0, input.limit);

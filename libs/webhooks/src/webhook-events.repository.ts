@@ -25,10 +25,7 @@ export interface EventCursor {
 }
 
 /** `type`: one kind, every kind under a prefix (`offer.*` → kinds starting `offer.`), or any of some kinds. */
-export type EventTypeFilter =
-  | { readonly exact: string }
-  | { readonly prefix: string }
-  | { readonly anyOf: readonly string[] };
+export type EventTypeFilter = { readonly exact: string } | { readonly prefix: string } | { readonly anyOf: readonly string[] };
 
 export interface EventQuery {
   readonly side?: EventSide;

@@ -41,7 +41,12 @@ export interface ListDialectEventsInput {
   readonly type?: string | undefined;
   readonly types?: readonly string[] | undefined;
   readonly created?:
-    | { readonly gt?: Date | undefined; readonly gte?: Date | undefined; readonly lt?: Date | undefined; readonly lte?: Date | undefined }
+    | {
+        readonly gt?: Date | undefined;
+        readonly gte?: Date | undefined;
+        readonly lt?: Date | undefined;
+        readonly lte?: Date | undefined;
+      }
     | undefined;
   readonly limit: number;
   readonly startingAfter?: string | undefined;

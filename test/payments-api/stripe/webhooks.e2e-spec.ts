@@ -60,7 +60,11 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
   let s: StripeApp;
   let stripe: Stripe;
   let receiver: Receiver;
-  let v2: (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => Promise<{ status: number; body: unknown }>;
+  let v2: (
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    payload?: object,
+  ) => Promise<{ status: number; body: unknown }>;
 
   beforeAll(async () => {
     s = await startStripeApp();
@@ -92,15 +96,21 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
   const emitBothSides = async (): Promise<string> => {
     const events = s.t.app.get(PaymentEvents);
     const data = PAYMENT_EVENT_KINDS['payment.succeeded'].example();
-    const intent = { id: 'pi_standin', object: 'payment_intent', amount: data.amount, currency: data.currency, status: 'succeeded' };
-    return s.t.app
-      .get(TransactionRunner)
-      .run(async (_tx, closing) =>
+    const intent = {
+      id: 'pi_standin',
+      object: 'payment_intent',
+      amount: data.amount,
+      currency: data.currency,
+      status: 'succeeded',
+    };
+    return s.t.app.get(TransactionRunner).run((_tx, closing) =>
+      Promise.resolve(
         events.emit(closing, { accountId: s.accountId, mode: 'test' }, 'payment.succeeded', data, {
           type: 'payment_intent.succeeded',
           object: intent,
         }),
-      );
+      ),
+    );
   };
 
   it('creates, retrieves, lists, updates and deletes an endpoint in Stripe shape; the secret shows once', async () => {
@@ -164,7 +174,7 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
     expect(gone).toMatchObject({ statusCode: 404, code: 'resource_missing' });
   });
 
-  it("refuses what Stripe refuses, and what this API does not send, naming the parameter", async () => {
+  it('refuses what Stripe refuses, and what this API does not send, naming the parameter', async () => {
     const missing = await stripeRejection(
       stripe.webhookEndpoints.create({ url: receiver.url('/x') } as Stripe.WebhookEndpointCreateParams),
     );
@@ -177,7 +187,9 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
     expect(charge).toMatchObject({ statusCode: 400, param: 'enabled_events[1]' });
     expect(charge.message).toContain('charge.succeeded');
 
-    const scheme = await stripeRejection(stripe.webhookEndpoints.create({ url: 'ftp://example.com/hook', enabled_events: ['*'] }));
+    const scheme = await stripeRejection(
+      stripe.webhookEndpoints.create({ url: 'ftp://example.com/hook', enabled_events: ['*'] }),
+    );
     expect(scheme).toMatchObject({ statusCode: 400, code: 'webhook_url_invalid', param: 'url' });
 
     const unknown = await stripeRejection(
@@ -241,7 +253,7 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
       expect(d.headers['service-signature']).toBeUndefined();
     }
     // a tampered delivery is refused
-    const original = v1Got[0] as Delivery;
+    const original = v1Got[0];
     const tampered = { ...original, body: original.body.replace('"livemode":false', '"livemode":true') };
     expect(tampered.body).not.toBe(original.body);
     expect(() => verify(tampered, secret)).toThrow(Stripe.errors.StripeSignatureVerificationError);
@@ -259,7 +271,10 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
     expect(rows.map((r) => [r.event, r.dialectEvent])).toEqual([['payment.succeeded', 'payment_intent.succeeded']]);
 
     // the fan-out's record: the /v1 endpoint got exactly these two events, the /v2 one no /v1-only event
-    const v1Deliveries = await prisma.webhookDelivery.findMany({ where: { endpointId: v1Endpoint.id }, include: { event: true } });
+    const v1Deliveries = await prisma.webhookDelivery.findMany({
+      where: { endpointId: v1Endpoint.id },
+      include: { event: true },
+    });
     expect(v1Deliveries.map((d) => d.event.dialectEvent).sort()).toEqual(['customer.created', 'payment_intent.succeeded']);
     const v2Id = (v2Endpoint.body as { id: string }).id;
     const v2Deliveries = await prisma.webhookDelivery.findMany({ where: { endpointId: v2Id }, include: { event: true } });
@@ -343,7 +358,9 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
     expect(createdEvents.every((e) => e.object === 'event' && e.type === 'customer.created')).toBe(true);
 
     const prefixed = await shop.events.list({ type: 'customer.*', limit: 100 });
-    expect(prefixed.data.map((e) => e.type).sort()).toEqual([...Array(5).fill('customer.created'), 'customer.updated'].sort());
+    expect(prefixed.data.map((e) => e.type).sort()).toEqual(
+      [...Array<string>(5).fill('customer.created'), 'customer.updated'].sort(),
+    );
     expect(prefixed.data[0]).toMatchObject({
       type: 'customer.updated',
       data: { object: { id: customers[0], name: 'Renamed' }, previous_attributes: { name: null } },
@@ -360,7 +377,7 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
     // the /v2 payment's payment.succeeded is not a /v1 event
     expect(recent.data.some((e) => e.type.startsWith('payment'))).toBe(false);
 
-    const first = createdEvents[createdEvents.length - 1] as Stripe.Event;
+    const first = createdEvents[createdEvents.length - 1];
     expect(await shop.events.retrieve(first.id)).toEqual(first);
 
     // /v2/events: only the /v2 payment's event; neither lists nor reads a /v1-only one

@@ -180,7 +180,10 @@ export class DeliveryService implements OnApplicationShutdown {
       // an endpoint of a dialect this app no longer speaks: nothing to render it with
       await this.repository.failDelivery(deliveryId);
       this.metrics.outcomes.inc({ outcome: 'failed' });
-      this.logger.warn({ deliveryId, endpointId: work.endpoint.id }, `no webhook dialect ${work.endpoint.dialect} to deliver with`);
+      this.logger.warn(
+        { deliveryId, endpointId: work.endpoint.id },
+        `no webhook dialect ${work.endpoint.dialect} to deliver with`,
+      );
       return { kind: 'finished', status: 'failed' };
     }
     return { kind: 'ready', work };

@@ -103,9 +103,9 @@ describe('the request of an attempt', () => {
   });
 
   it('a dialect endpoint without that dialect configured is an error, not an own envelope', () => {
-    expect(() => attemptRequest(work('acme', 'thing.made', {}), ['whsec_current'], t, undefined)).toThrow(/no webhook dialect acme/);
-    expect(() =>
-      attemptRequest(work('other', 'thing.made', {}), ['whsec_current'], t, ACME),
-    ).toThrow(/no webhook dialect other/);
+    expect(() => attemptRequest(work('acme', 'thing.made', {}), ['whsec_current'], t, undefined)).toThrow(
+      /no webhook dialect acme/,
+    );
+    expect(() => attemptRequest(work('other', 'thing.made', {}), ['whsec_current'], t, ACME)).toThrow(/no webhook dialect other/);
   });
 });

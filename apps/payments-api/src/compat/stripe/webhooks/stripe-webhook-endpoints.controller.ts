@@ -28,7 +28,11 @@ const URL_INVALID = {
   code: 'webhook_url_invalid',
   when: 'not http(s), not https in production, or a private address (the same checks as /v2)',
 } as const;
-const LIMIT = { code: 'webhook_endpoint_limit_reached', status: 400, when: 'the account has WEBHOOK_MAX_ENDPOINTS_PER_OWNER endpoints (/v1 and /v2 together)' } as const;
+const LIMIT = {
+  code: 'webhook_endpoint_limit_reached',
+  status: 400,
+  when: 'the account has WEBHOOK_MAX_ENDPOINTS_PER_OWNER endpoints (/v1 and /v2 together)',
+} as const;
 const KNOWN_TYPES: ReadonlySet<string> = new Set(STRIPE_EVENT_TYPES);
 /** The longest description (as `/v2`'s). */
 const DESCRIPTION_MAX = 500;

@@ -87,7 +87,10 @@ export const STRIPE_EVENT_SCHEMA = {
     },
     livemode: { type: 'boolean' },
     pending_webhooks: { type: 'integer' },
-    request: { type: 'object', properties: { id: { type: 'string', nullable: true }, idempotency_key: { type: 'string', nullable: true } } },
+    request: {
+      type: 'object',
+      properties: { id: { type: 'string', nullable: true }, idempotency_key: { type: 'string', nullable: true } },
+    },
     type: { type: 'string' },
   },
 } as const;
