@@ -174,6 +174,27 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
     expect(gone).toMatchObject({ statusCode: 404, code: 'resource_missing' });
   });
 
+  it('replays a create under the same Idempotency-Key (the same endpoint and secret), and refuses the key with another body', async () => {
+    const params = { url: receiver.url('/idem'), enabled_events: ['customer.created' as const] };
+    const first = await stripe.webhookEndpoints.create(params, { idempotencyKey: 'we-create-0001' });
+    const again = await stripe.webhookEndpoints.create(params, { idempotencyKey: 'we-create-0001' });
+    expect(again).toEqual(first);
+    expect(again.secret).toMatch(/^whsec_/);
+    const mine = (await stripe.webhookEndpoints.list({ limit: 100 })).data.filter((e) => e.url === receiver.url('/idem'));
+    expect(mine.map((e) => e.id)).toEqual([first.id]);
+    const reused = await stripeRejection(
+      stripe.webhookEndpoints.create({ ...params, description: 'other body' }, { idempotencyKey: 'we-create-0001' }),
+    );
+    expect(reused).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
+    // an update replays too, and the replay changes nothing more
+    const update = { metadata: { n: '1' } };
+    const updated = await stripe.webhookEndpoints.update(first.id, update, { idempotencyKey: 'we-update-0001' });
+    await stripe.webhookEndpoints.update(first.id, { metadata: { n: '2' } });
+    expect(await stripe.webhookEndpoints.update(first.id, update, { idempotencyKey: 'we-update-0001' })).toEqual(updated);
+    expect((await stripe.webhookEndpoints.retrieve(first.id)).metadata).toEqual({ n: '2' });
+    await stripe.webhookEndpoints.del(first.id);
+  });
+
   it('refuses what Stripe refuses, and what this API does not send, naming the parameter', async () => {
     const missing = await stripeRejection(
       stripe.webhookEndpoints.create({ url: receiver.url('/x') } as Stripe.WebhookEndpointCreateParams),
@@ -328,9 +349,20 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
     // both still there, unchanged
     expect((await stripe.webhookEndpoints.retrieve(v1Endpoint.id)).status).toBe('enabled');
     expect((await v2('GET', `/v2/webhook-endpoints/${v2Id}`)).status).toBe(200);
-    // a live key sees none of the test endpoints
-    const live = await s.sdk(s.liveKey).webhookEndpoints.list();
-    expect(live.data).toEqual([]);
+    // a live key sees none of the test endpoints, nor does another account reach one
+    const live = s.sdk(s.liveKey);
+    expect((await live.webhookEndpoints.list()).data).toEqual([]);
+    const foreign = s.sdk((await s.newAccount('Endpoint thief')).secretKey);
+    for (const sdk of [live, foreign]) {
+      for (const call of [
+        sdk.webhookEndpoints.retrieve(v1Endpoint.id),
+        sdk.webhookEndpoints.update(v1Endpoint.id, { url: receiver.url('/stolen') }),
+        sdk.webhookEndpoints.del(v1Endpoint.id),
+      ]) {
+        expect(await stripeRejection(call)).toMatchObject({ statusCode: 404, code: 'resource_missing' });
+      }
+    }
+    expect((await stripe.webhookEndpoints.retrieve(v1Endpoint.id)).url).toBe(receiver.url('/apart1'));
 
     await stripe.webhookEndpoints.del(v1Endpoint.id);
     await v2('DELETE', `/v2/webhook-endpoints/${v2Id}`);
