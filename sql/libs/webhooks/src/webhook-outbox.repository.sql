@@ -3,16 +3,19 @@
 -- /* ${…} */: SQL spliced in from a fragment (Prisma.sql, Prisma.join, Prisma.raw) or text.
 
 -- WebhookOutboxRepository.eventRow
-INSERT INTO webhook_events (id, owner_type, owner_id, event, data, created_at)
-VALUES ($1, $2, $3, $4, $5::jsonb, $6)
-RETURNING pg_notify($7, owner_type)
+INSERT INTO webhook_events (id, owner_type, owner_id, event, data, dialect_event, dialect_data, created_at)
+VALUES ($1, $2, $3, $4,
+        $5::jsonb, $6,
+        $7::jsonb, $8)
+RETURNING pg_notify($9, owner_type)
 
 -- WebhookOutboxRepository.undispatchedEvents
 SELECT "id" FROM "webhook_events" WHERE "owner_type" = $1 AND "dispatched_at" IS NULL
  ORDER BY "created_at", "id" LIMIT $2::int
 
 -- WebhookOutboxRepository.fanOut
-SELECT v."id" AS "event_id", v."event", e."id" AS "endpoint_id", e."events", e."disabled_at" IS NOT NULL AS "disabled"
+SELECT v."id" AS "event_id", v."event", v."dialect_event", e."id" AS "endpoint_id", e."dialect", e."events",
+        e."disabled_at" IS NOT NULL AS "disabled"
  FROM "webhook_events" v
  JOIN "webhook_endpoints" e ON e."owner_type" = v."owner_type" AND e."owner_id" = v."owner_id"
  WHERE v."id" = ANY($1::text[])
