@@ -429,6 +429,40 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
     expect((await s.sdk(other.liveKey).events.list({ limit: 100 })).data).toEqual([]);
   });
 
+  it('answers malformed parameters with a 400 naming one, never a 5xx', async () => {
+    const form = { authorization: `Bearer ${s.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' };
+    const hook = encodeURIComponent(receiver.url('/bad'));
+    const cases: Array<[string, string, string | undefined, string]> = [
+      ['POST', '/v1/webhook_endpoints', `url[]=${hook}&enabled_events[]=*`, 'url'],
+      ['POST', '/v1/webhook_endpoints', `url=${hook}&enabled_events[a][b]=x`, 'enabled_events[0]'],
+      ['POST', '/v1/webhook_endpoints', `url=${hook}&enabled_events=`, 'enabled_events'],
+      ['POST', '/v1/webhook_endpoints', `url=${hook}&enabled_events[]=*&metadata=abc`, 'metadata'],
+      ['POST', '/v1/webhook_endpoints', `url=${hook}&enabled_events[]=*&metadata[k][x]=1`, 'metadata[k]'],
+      ['POST', '/v1/webhook_endpoints', `url=${hook}&enabled_events[]=*&description=${'d'.repeat(501)}`, 'description'],
+      ['POST', '/v1/webhook_endpoints', `url=&enabled_events[]=*`, 'url'],
+      ['POST', '/v1/webhook_endpoints', `url=${hook}&enabled_events[]=*&expand[]=secret`, 'expand[0]'],
+      ['GET', '/v1/webhook_endpoints?limit=abc', undefined, 'limit'],
+      ['GET', '/v1/webhook_endpoints?limit=1000', undefined, 'limit'],
+      ['GET', '/v1/events?created[foo]=1', undefined, 'created[foo]'],
+      ['GET', '/v1/events?created=yesterday', undefined, 'created'],
+      ['GET', '/v1/events?type=customer.created&types[]=refund.created', undefined, 'types'],
+      ['GET', `/v1/events?${Array.from({ length: 21 }, (_, i) => `types[]=t${i}`).join('&')}`, undefined, 'types'],
+      ['GET', '/v1/events?delivery_success=true', undefined, 'delivery_success'],
+      ['GET', '/v1/events?starting_after=evt_a&ending_before=evt_b', undefined, 'ending_before'],
+      ['GET', '/v1/events/evt_nope?expand[]=data', undefined, 'expand[0]'],
+    ];
+    for (const [method, url, payload, param] of cases) {
+      const res = await s.t.app.inject({
+        method: method as 'GET' | 'POST',
+        url,
+        headers: form,
+        ...(payload === undefined ? {} : { payload }),
+      });
+      const error = res.json<{ error?: { param?: string } }>().error;
+      expect([method, url, res.statusCode, error?.param]).toEqual([method, url, 400, param]);
+    }
+  });
+
   it("holds a restricted key's permissions: webhooks for endpoints, events for events", async () => {
     const made = await s.t.app.inject({
       method: 'POST',
