@@ -52,7 +52,7 @@ export interface EndpointWriteOptions<T> {
   readonly completion?: CompletionHook<T> | undefined;
 }
 
-/** A scope's endpoints after a merge: at most this many metadata keys. */
+/** A dialect endpoint's metadata holds at most this many keys (after an update's merge too). */
 export const MAX_METADATA_KEYS = 50;
 
 export interface DeletedView {

@@ -156,6 +156,15 @@ describe('/v1 webhook endpoints and events with the official Stripe SDK', () => 
     expect((await stripe.webhookEndpoints.update(created.id, { disabled: false, metadata: '' })).metadata).toEqual({});
     expect((await stripe.webhookEndpoints.retrieve(created.id)).status).toBe('enabled');
 
+    // at most 50 keys once merged: a merge past it changes nothing
+    const keys = (prefix: string, n: number): Record<string, string> =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v']));
+    await stripe.webhookEndpoints.update(created.id, { metadata: keys('a', 30) });
+    const tooMany = await stripeRejection(stripe.webhookEndpoints.update(created.id, { metadata: keys('b', 25) }));
+    expect(tooMany).toMatchObject({ statusCode: 400, param: 'metadata' });
+    expect(Object.keys((await stripe.webhookEndpoints.retrieve(created.id)).metadata)).toHaveLength(30);
+    await stripe.webhookEndpoints.update(created.id, { metadata: '' });
+
     const second = await stripe.webhookEndpoints.create({ url: receiver.url('/crud2'), enabled_events: ['*'] });
     const third = await stripe.webhookEndpoints.create({ url: receiver.url('/crud3'), enabled_events: ['refund.created'] });
     const all = await stripe.webhookEndpoints.list({ limit: 2 }).autoPagingToArray({ limit: 100 });

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { endpointTakes } from '../webhook-outbox.repository';
+import { mergeMetadata, metadataOf } from '../webhook-endpoints.repository';
 import { eventTypeFor, type DeliveryWork } from '../webhook-deliveries.repository';
 import type { WebhookDialect, WebhookEndpointRecord } from '../webhooks.types';
 import { attemptRequest, envelopeBody } from './delivery.service';
@@ -107,5 +108,21 @@ describe('the request of an attempt', () => {
       /no webhook dialect acme/,
     );
     expect(() => attemptRequest(work('other', 'thing.made', {}), ['whsec_current'], t, ACME)).toThrow(/no webhook dialect other/);
+  });
+});
+
+describe("a dialect endpoint's metadata", () => {
+  it('merges an update: a key set to null is removed, null removes every key', () => {
+    const current = { team: 'ops', env: 'staging' };
+    expect(mergeMetadata(current, { env: null, region: 'eu' })).toEqual({ team: 'ops', region: 'eu' });
+    expect(mergeMetadata(current, null)).toEqual({});
+    expect(mergeMetadata(current, {})).toEqual(current);
+    expect(current).toEqual({ team: 'ops', env: 'staging' });
+  });
+
+  it('reads only string values of a stored object', () => {
+    expect(metadataOf({ a: 'x', b: 1, c: null })).toEqual({ a: 'x' });
+    expect(metadataOf(['x'])).toEqual({});
+    expect(metadataOf(null)).toEqual({});
   });
 });
