@@ -26,9 +26,12 @@ export class StripeCustomersSearchController {
   @Get()
   @StripeRoute("Search customers with Stripe's query language, newest first", searchSchema(STRIPE_CUSTOMER_SCHEMA), {
     code: 'parameter_invalid',
-    when: 'the query does not parse (the message names the position), or page is not this query\'s next_page',
+    when: "the query does not parse (the message names the position), or page is not this query's next_page",
   })
-  async find(@CurrentPrincipal() key: PaymentsKeyPrincipal, @StripeBody() p: StripeParams): Promise<StripeSearchResult<StripeCustomer>> {
+  async find(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @StripeBody() p: StripeParams,
+  ): Promise<StripeSearchResult<StripeCustomer>> {
     const tenant = tenantOf(key);
     const s = searchParams(p, CUSTOMER_SEARCH_FIELDS);
     await expandObjects([], s.expand, {}, { list: true }); // nothing of a customer expands: a path is a 400

@@ -1,4 +1,3 @@
-import type { Metadata } from '../../../common/metadata';
 import { unix } from '../stripe-list';
 import type { PaymentIntentRow, SearchLatestPayment } from './stripe-search.repository';
 
@@ -39,7 +38,7 @@ export function searchIntentView(intent: PaymentIntentRow, latest: SearchLatestP
     description: intent.description,
     latest_charge: latest?.id ?? null,
     livemode: intent.mode === 'live',
-    metadata: intent.metadata as Metadata,
+    metadata: intent.metadata,
     payment_method: intent.paymentMethod,
     status,
   };

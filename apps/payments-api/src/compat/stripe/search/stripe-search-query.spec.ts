@@ -109,7 +109,9 @@ describe("Stripe's search query language", () => {
     expect(customers('phone~"555" email~"@ex"').clauses).toHaveLength(2);
     expect(syntaxError(() => intents('status~"succ"')).message).toContain("'status' does not support substring matching");
     expect(syntaxError(() => customers('amount>1')).message).toContain("'amount' is not a searchable field here");
-    expect(syntaxError(() => intents('name:"x"')).message).toContain('searchable: amount, created, currency, customer, metadata, status');
+    expect(syntaxError(() => intents('name:"x"')).message).toContain(
+      'searchable: amount, created, currency, customer, metadata, status',
+    );
   });
 
   it('at most 10 clauses', () => {
@@ -167,10 +169,12 @@ function clauseArb(fields: typeof PAYMENT_INTENT_SEARCH_FIELDS): fc.Arbitrary<Se
 }
 
 const queryArb = (fields: typeof PAYMENT_INTENT_SEARCH_FIELDS): fc.Arbitrary<SearchQuery> =>
-  fc.record({
-    combinator: fc.constantFrom('AND' as const, 'OR' as const),
-    clauses: fc.array(clauseArb(fields), { minLength: 1, maxLength: MAX_CLAUSES }),
-  }).map((q) => (q.clauses.length === 1 ? { ...q, combinator: 'AND' as const } : q)); // one clause: AND
+  fc
+    .record({
+      combinator: fc.constantFrom('AND' as const, 'OR' as const),
+      clauses: fc.array(clauseArb(fields), { minLength: 1, maxLength: MAX_CLAUSES }),
+    })
+    .map((q) => (q.clauses.length === 1 ? { ...q, combinator: 'AND' as const } : q)); // one clause: AND
 
 describe('search query properties', () => {
   it('every query prints to text that parses back to the same query (payment intents and customers)', () => {
@@ -185,7 +189,33 @@ describe('search query properties', () => {
   });
 
   it('any text either parses or raises SearchSyntaxError at a position inside it (never another error)', () => {
-    const piece = fc.constantFrom('amount', 'status', 'metadata', "['k']", '["k"]', ':', '~', '>', '>=', '<', '<=', '=', '-', ' ', ' AND ', ' or ', '"', "'", '\\', '12', 'null', 'usd"', 'x', '[', ']');
+    const piece = fc.constantFrom(
+      'amount',
+      'status',
+      'metadata',
+      "['k']",
+      '["k"]',
+      ':',
+      '~',
+      '>',
+      '>=',
+      '<',
+      '<=',
+      '=',
+      '-',
+      ' ',
+      ' AND ',
+      ' or ',
+      '"',
+      "'",
+      '\\',
+      '12',
+      'null',
+      'usd"',
+      'x',
+      '[',
+      ']',
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 14 }), (pieces) => {
         const text = pieces.join('');

@@ -205,7 +205,8 @@ class Parser {
     if (quoted !== undefined) return { kind: 'string', value: quoted };
     const number = this.match(INTEGER);
     if (number !== undefined) {
-      if (/^[A-Za-z0-9_.@]/.test(this.text[this.at] ?? '')) this.fail('a number must be an integer; quote a string value', this.at - number.length);
+      if (/^[A-Za-z0-9_.@]/.test(this.text[this.at] ?? ''))
+        this.fail('a number must be an integer; quote a string value', this.at - number.length);
       return this.integer(number);
     }
     const word = this.match(/[^\s]+/y);

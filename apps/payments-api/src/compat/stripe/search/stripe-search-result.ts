@@ -1,6 +1,12 @@
 import { invalidRequest } from '../stripe-error';
 import type { StripeParams } from '../stripe-params';
-import { MAX_QUERY_LENGTH, parseSearchQuery, type SearchFields, type SearchQuery, SearchSyntaxError } from './stripe-search-query';
+import {
+  MAX_QUERY_LENGTH,
+  parseSearchQuery,
+  type SearchFields,
+  type SearchQuery,
+  SearchSyntaxError,
+} from './stripe-search-query';
 
 /** Stripe's search answer (what the SDK's search auto-pagination reads: has_more and next_page). */
 export interface StripeSearchResult<T> {

@@ -32,7 +32,8 @@ function timeClause(col: Prisma.Sql, op: SearchClause['operator'], n: number): P
       return Prisma.sql`${col} < ${second(n)}`;
     case '<=':
       return Prisma.sql`${col} < ${second(n + 1)}`;
-    default:
+    case ':':
+    case '~': // (numbers take no ~: the parser refuses it)
       return Prisma.sql`(${col} >= ${second(n)} AND ${col} < ${second(n + 1)})`;
   }
 }
@@ -47,7 +48,8 @@ function integerClause(col: Prisma.Sql, op: SearchClause['operator'], n: number)
       return Prisma.sql`${col} < ${n}`;
     case '<=':
       return Prisma.sql`${col} <= ${n}`;
-    default:
+    case ':':
+    case '~': // (numbers take no ~: the parser refuses it)
       return Prisma.sql`${col} = ${n}`;
   }
 }
