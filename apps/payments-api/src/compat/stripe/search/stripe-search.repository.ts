@@ -49,11 +49,11 @@ const INTENT_COLUMNS: SearchColumns = {
   status: { kind: 'text', sql: DERIVED_STATUS },
 };
 
-/** Newest first: the rows before the cursor (the previous page's last row). */
-const before = (alias: string, cursor: Cursor | undefined): Prisma.Sql =>
-  cursor === undefined
-    ? Prisma.sql`TRUE`
-    : Prisma.sql`(${Prisma.raw(alias)}.created_at, ${Prisma.raw(alias)}.id) < (${cursor.createdAt}::timestamptz, ${cursor.id}::text)`;
+/** Newest first: the rows after the cursor (the previous page's last row) in (created_at, id) descending order. */
+const after = (position: Prisma.Sql, cursor: Cursor | undefined): Prisma.Sql =>
+  cursor === undefined ? Prisma.sql`TRUE` : Prisma.sql`${position} < (${cursor.createdAt}::timestamptz, ${cursor.id}::text)`;
+const CUSTOMER_POSITION = Prisma.sql`(c.created_at, c.id)`;
+const INTENT_POSITION = Prisma.sql`(pi.created_at, pi.id)`;
 
 type IntentJoinRow = PaymentIntentRow & {
   pId: string | null;
@@ -72,13 +72,13 @@ type IntentJoinRow = PaymentIntentRow & {
 export class StripeSearchRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  customers(tenant: Tenant, query: SearchQuery, after: Cursor | undefined, take: number): Promise<CustomerRow[]> {
+  customers(tenant: Tenant, query: SearchQuery, cursor: Cursor | undefined, take: number): Promise<CustomerRow[]> {
     return this.prisma.$queryRaw<CustomerRow[]>`
       SELECT c.id, c.account_id AS "accountId", c.mode::text AS mode, c.email, c.name, c.description, c.metadata,
              c.deleted_at AS "deletedAt", c.created_at AS "createdAt"
         FROM customers c
        WHERE c.account_id = ${tenant.accountId} AND c.mode = ${tenant.mode}::payment_mode AND c.deleted_at IS NULL
-         AND ${searchCondition(query, CUSTOMER_COLUMNS)} AND ${before('c', after)}
+         AND ${searchCondition(query, CUSTOMER_COLUMNS)} AND ${after(CUSTOMER_POSITION, cursor)}
        ORDER BY c.created_at DESC, c.id DESC
        LIMIT ${take}`;
   }
@@ -93,7 +93,7 @@ export class StripeSearchRepository {
     return rows[0]?.n ?? 0;
   }
 
-  async paymentIntents(tenant: Tenant, query: SearchQuery, after: Cursor | undefined, take: number): Promise<IntentSearchRow[]> {
+  async paymentIntents(tenant: Tenant, query: SearchQuery, cursor: Cursor | undefined, take: number): Promise<IntentSearchRow[]> {
     const rows = await this.prisma.$queryRaw<IntentJoinRow[]>`
       SELECT pi.id, pi.account_id AS "accountId", pi.mode::text AS mode, pi.customer_id AS "customerId", pi.amount,
              pi.currency, pi.status, pi.capture_method AS "captureMethod", pi.payment_method AS "paymentMethod",
@@ -106,7 +106,7 @@ export class StripeSearchRepository {
         FROM payment_intents pi
         LEFT JOIN payments p ON p.id = pi.latest_payment_id
        WHERE pi.account_id = ${tenant.accountId} AND pi.mode = ${tenant.mode}::payment_mode
-         AND ${searchCondition(query, INTENT_COLUMNS)} AND ${before('pi', after)}
+         AND ${searchCondition(query, INTENT_COLUMNS)} AND ${after(INTENT_POSITION, cursor)}
        ORDER BY pi.created_at DESC, pi.id DESC
        LIMIT ${take}`;
     return rows.map(splitIntent);
