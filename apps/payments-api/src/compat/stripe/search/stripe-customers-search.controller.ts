@@ -24,10 +24,10 @@ export class StripeCustomersSearchController {
   constructor(private readonly search: StripeSearchRepository) {}
 
   @Get()
-  @StripeRoute("Search customers with Stripe's query language, newest first", searchSchema(STRIPE_CUSTOMER_SCHEMA), {
-    code: 'parameter_invalid',
-    when: "the query does not parse (the message names the position), or page is not this query's next_page",
-  })
+  @StripeRoute(
+    "Search customers with Stripe's query language, newest first (a query that does not parse: 400 parameter_invalid naming the position)",
+    searchSchema(STRIPE_CUSTOMER_SCHEMA),
+  )
   async find(
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @StripeBody() p: StripeParams,

@@ -48,10 +48,10 @@ export class StripePaymentIntentsSearchController {
   ) {}
 
   @Get()
-  @StripeRoute("Search payment intents with Stripe's query language, newest first", searchSchema(INTENT_SCHEMA), {
-    code: 'parameter_invalid',
-    when: "the query does not parse (the message names the position), or page is not this query's next_page",
-  })
+  @StripeRoute(
+    "Search payment intents with Stripe's query language, newest first (a query that does not parse: 400 parameter_invalid naming the position)",
+    searchSchema(INTENT_SCHEMA),
+  )
   async find(
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @StripeBody() p: StripeParams,
