@@ -36,6 +36,8 @@ export interface BenchResults {
   readonly bare: { first: LoadResult; last: LoadResult; meanRequestsPerSecond: number };
   /** Write routes against pgbench running the same statements (sql-baseline.ts), round by round. */
   readonly direct?: DirectResult[];
+  /** Stripe's /v1 payment intent create+confirm against the /v2 payment create, in turns (issue 35). */
+  readonly stripe?: StripeComparison;
   readonly failures: string[];
 }
 
@@ -54,6 +56,41 @@ export interface DirectResult {
   }>;
   /** Median of the per-round ratios. */
   readonly ratio: number;
+}
+
+/** f (/v1 intent create with confirm=true) against d (/v2 payment create), measured in turns in one run. */
+export interface StripeComparison {
+  readonly v1: string;
+  readonly v2: string;
+  readonly rounds: ReadonlyArray<{
+    /** req/s of each, and v1 ÷ v2 */
+    readonly v1: number;
+    readonly v2: number;
+    readonly ratio: number;
+    /** which ran first in the round */
+    readonly first: 'v1' | 'v2';
+    readonly load: string;
+  }>;
+  /** Median of the per-round ratios. */
+  readonly ratio: number;
+}
+
+/** Issue 35: a /v1 intent create with confirm=true within 20 % of a /v2 payment create. */
+export const STRIPE_TARGET = 0.8;
+
+/** The /v1-against-/v2 comparison as a Markdown table (printed; docs/benchmarks.md's issue 35 section is filled from it). */
+export function formatStripeComparison(r: BenchResults): string {
+  const c = r.stripe;
+  if (!c) return '';
+  return [
+    `${c.v1} ÷ ${c.v2}, in turns (${r.settings.connections} connections, ${r.settings.warmupSeconds} s warm-up + ${r.settings.seconds} s each):`,
+    '',
+    '| round | first | /v1 req/s | /v2 req/s | /v1 ÷ /v2 | load average |',
+    '| ---: | --- | ---: | ---: | ---: | --- |',
+    ...c.rounds.map((x, i) => `| ${i + 1} | ${x.first} | ${f0(x.v1)} | ${f0(x.v2)} | ${f2(x.ratio)} | ${x.load} |`),
+    '',
+    `Median ratio: **${f2(c.ratio)}** (target ≥ ${STRIPE_TARGET}${c.ratio >= STRIPE_TARGET ? ', met' : ', NOT met'}).`,
+  ].join('\n');
 }
 
 /** Ratio target of issue 19, item 5. */

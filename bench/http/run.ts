@@ -3,12 +3,17 @@
  *
  *   npm run bench:http                         all scenarios; writes docs/benchmarks.md
  *   npm run bench:http -- --only payments      a subset (+ the bare route); no docs update
+ *                                              (or BENCH_HTTP_ONLY=payments,stripe-intent)
+ *   BENCH_HTTP_ONLY=stripe-intent npm run bench:http
+ *                                              issue 35 alone: /v1 payment intent create with
+ *                                              confirm=true (f) and /v2 payment create (d) in
+ *                                              turns, BENCH_HTTP_ROUNDS rounds, the q/s ratio
  *   npm run bench:http -- --profile [id]       CPU profile (node --cpu-prof) of the service
  *                                              serving scenario id (default: the slowest
  *                                              by ratio in the last results) under the same
  *                                              load, plus the SQL one request issues
  *
- * Scenario ids: offers-list, indications, vector-query, payments. The write routes
+ * Scenario ids: offers-list, indications, vector-query, payments, stripe-intent. The write routes
  * (indications, payments) are also compared with pgbench running the statements one request
  * of theirs issues (sql-baseline.ts), in BENCH_HTTP_ROUNDS (3) alternating rounds. Settings:
  * BENCH_HTTP_CONNECTIONS (32), BENCH_HTTP_SECONDS (15), BENCH_HTTP_WARMUP (5),
@@ -29,6 +34,8 @@ import {
   type BenchResults,
   type DirectResult,
   formatDirectTable,
+  formatStripeComparison,
+  type StripeComparison,
   formatTable,
   type ScenarioResult,
   slowest,
@@ -44,7 +51,7 @@ const log = (line: string): void => {
   process.stderr.write(`[bench:http ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 };
 
-const ROUTES: readonly ScenarioId[] = ['offers-list', 'indications', 'vector-query', 'payments'];
+const ROUTES: readonly ScenarioId[] = ['offers-list', 'indications', 'vector-query', 'payments', 'stripe-intent'];
 const RESULTS = join(DATA_DIR, 'results.json');
 
 function intEnv(name: string, fallback: number): number {
@@ -61,6 +68,8 @@ function parseArgs(argv: string[]): { only?: ScenarioId[]; profile?: ScenarioId 
     if (!ROUTES.includes(id as ScenarioId)) throw new Error(`unknown scenario '${id}'; known: ${ROUTES.join(', ')}`);
     return id as ScenarioId;
   };
+  const only = process.env.BENCH_HTTP_ONLY;
+  if (only) out.only = only.split(',').map(check);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--only') out.only = (argv[++i] ?? '').split(',').map(check);
@@ -218,7 +227,9 @@ async function bench(only: ScenarioId[] | undefined): Promise<void> {
   const bare = await startBare();
   const all = scenarios(platform, data, bare.base, run);
   const bareScenario = all.find((s) => s.id === 'bare') as ScenarioDef;
-  const wanted = all.filter((s) => s.id !== 'bare' && (!only || only.includes(s.id)));
+  // f (stripe-intent) runs in turns with d after the others (below), not in this loop
+  const wanted = all.filter((s) => s.id !== 'bare' && s.id !== 'stripe-intent' && (!only || only.includes(s.id)));
+  const stripeWanted = !only || only.includes('stripe-intent');
   const failures: string[] = [];
 
   const measure = async (s: ScenarioDef): Promise<LoadResult> => {
@@ -301,6 +312,38 @@ async function bench(only: ScenarioId[] | undefined): Promise<void> {
       ratio: median(byRound.map((x) => x.http.requestsPerSecond / x.sql.tps)),
     });
   }
+  let stripe: StripeComparison | undefined;
+  if (stripeWanted) {
+    const v1 = all.find((s) => s.id === 'stripe-intent');
+    const v2 = all.find((s) => s.id === 'payments');
+    if (!v1 || !v2) throw new Error('the /v1 comparison needs the payments seed');
+    const byRound: Array<{ v1: LoadResult; v2: LoadResult; first: 'v1' | 'v2'; load: string }> = [];
+    for (let i = 0; i < rounds; i++) {
+      const load = loadavg();
+      // turn about: /v2 first in odd rounds, /v1 first in even ones
+      const first: 'v1' | 'v2' = i % 2 === 0 ? 'v2' : 'v1';
+      const a = await measure(first === 'v2' ? v2 : v1);
+      const b = await measure(first === 'v2' ? v1 : v2);
+      const round = first === 'v2' ? { v1: b, v2: a, first, load } : { v1: a, v2: b, first, load };
+      byRound.push(round);
+      log(`  /v1 ÷ /v2 round ${i + 1}/${rounds}: ${(round.v1.requestsPerSecond / round.v2.requestsPerSecond).toFixed(2)}`);
+    }
+    const ratios = byRound.map((x) => x.v1.requestsPerSecond / x.v2.requestsPerSecond);
+    const mid = [...byRound].sort((x, y) => x.v1.requestsPerSecond - y.v1.requestsPerSecond)[Math.floor(byRound.length / 2)];
+    measured.push({ s: v1, r: (mid ?? byRound[0])?.v1 });
+    stripe = {
+      v1: v1.title,
+      v2: v2.title,
+      rounds: byRound.map((x, i) => ({
+        v1: x.v1.requestsPerSecond,
+        v2: x.v2.requestsPerSecond,
+        ratio: ratios[i] ?? Number.NaN,
+        first: x.first,
+        load: x.load,
+      })),
+      ratio: median(ratios),
+    };
+  }
   const bareLast = await measure(bareScenario);
   const bareMean = (bareFirst.requestsPerSecond + bareLast.requestsPerSecond) / 2;
   await cleanup();
@@ -334,6 +377,7 @@ async function bench(only: ScenarioId[] | undefined): Promise<void> {
     scenarios: results,
     bare: { first: bareFirst, last: bareLast, meanRequestsPerSecond: bareMean },
     ...(direct.length > 0 ? { direct } : {}),
+    ...(stripe ? { stripe } : {}),
     failures,
   };
   mkdirSync(DATA_DIR, { recursive: true });
@@ -341,6 +385,7 @@ async function bench(only: ScenarioId[] | undefined): Promise<void> {
   writeFileSync(rawFile, JSON.stringify(report, null, 2));
   process.stdout.write(`\n${formatTable(report)}\n\n`);
   if (direct.length > 0) process.stdout.write(`${formatDirectTable(report)}\n\n`);
+  if (stripe) process.stdout.write(`${formatStripeComparison(report)}\n\n`);
   process.stdout.write(`load average before ${loadBefore}, after ${loadAfter}; raw results: ${rawFile.slice(ROOT.length + 1)}\n`);
   if (failures.length > 0) {
     throw new Error(

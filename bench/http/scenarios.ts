@@ -1,10 +1,13 @@
-/** The routes under load (a–d) and the bare-Fastify ceiling (e), built from the seeded data. */
+/** The routes under load (a–d, f) and the bare-Fastify ceiling (e), built from the seeded data. */
 import { randomUUID } from 'node:crypto';
 import type { Scenario } from './load';
 import type { Platform } from './platform';
 import { rng, type Seed, type SeedPart, unitVector, VECTOR_DIM } from './seed';
 
-export type ScenarioId = 'offers-list' | 'indications' | 'vector-query' | 'payments' | 'bare';
+/** The API version the `stripe` SDK 23.1.0 pins and sends (apps/payments-api/src/compat/stripe/stripe-webhook-dialect.ts). */
+const STRIPE_VERSION = '2026-10-28.endive';
+
+export type ScenarioId = 'offers-list' | 'indications' | 'vector-query' | 'payments' | 'stripe-intent' | 'bare';
 
 export interface ScenarioDef extends Scenario {
   readonly id: ScenarioId;
@@ -24,6 +27,7 @@ function vectorBodies(count: number): string[] {
 export function scenarios(p: Platform, s: Seed, bareBase: string, run: string): ScenarioDef[] {
   let indication = 0;
   let payment = 0;
+  let intent = 0;
   let query = 0;
   const out: ScenarioDef[] = [];
   const { offers, vector, payments } = s;
@@ -104,6 +108,39 @@ export function scenarios(p: Platform, s: Seed, bareBase: string, run: string): 
         },
       },
     });
+    // issue 35: the same payment through Stripe's /v1 as the `stripe` SDK sends
+    // paymentIntents.create({…, confirm: true}): a form body with bracketed metadata, an
+    // Idempotency-Key on every POST, Stripe-Version; measured in turns with d (run.ts).
+    out.push({
+      id: 'stripe-intent',
+      title: 'f. POST /v1/payment_intents (confirm=true, form body)',
+      service: 'payments-api',
+      base: p.payments,
+      request: {
+        method: 'POST',
+        path: '/v1/payment_intents',
+        headers: {
+          authorization: `Bearer ${payments.key}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          'stripe-version': STRIPE_VERSION,
+        },
+        next: () => {
+          const i = intent++;
+          return {
+            body: new URLSearchParams({
+              amount: String(1000 + (i % 5000)),
+              currency: 'gbp',
+              customer: payments.customerId,
+              description: `bench order ${i}`,
+              'metadata[order]': String(i),
+              payment_method: 'pm_card_visa',
+              confirm: 'true',
+            }).toString(),
+            headers: { 'idempotency-key': `stripe-node-retry-${randomUUID()}` },
+          };
+        },
+      },
+    });
   }
   out.push({
     id: 'bare',
@@ -119,6 +156,6 @@ export function scenarios(p: Platform, s: Seed, bareBase: string, run: string): 
 export function partOf(id: ScenarioId): SeedPart | undefined {
   if (id === 'offers-list' || id === 'indications') return 'offers';
   if (id === 'vector-query') return 'vector';
-  if (id === 'payments') return 'payments';
+  if (id === 'payments' || id === 'stripe-intent') return 'payments';
   return undefined;
 }

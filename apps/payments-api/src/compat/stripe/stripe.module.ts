@@ -6,6 +6,9 @@ import { CustomersModule } from '../../customers/customers.module';
 import { PaymentsModule } from '../../payments/payments.module';
 import { stripeRouteError } from './stripe-error';
 import { StripeCustomersController } from './stripe-customers.controller';
+import { StripeCustomersSearchController } from './search/stripe-customers-search.controller';
+import { StripePaymentIntentsSearchController } from './search/stripe-payment-intents-search.controller';
+import { StripeSearchRepository } from './search/stripe-search.repository';
 import { STRIPE_API_VERSION } from './stripe-webhook-dialect';
 import { STRIPE_WEBHOOK_CONTROLLERS } from './webhooks/stripe-webhooks.controllers';
 
@@ -26,7 +29,14 @@ export function stripeVersionHeader(request: IncomingMessage, response: ServerRe
  */
 @Module({
   imports: [CustomersModule, PaymentsModule],
-  controllers: [StripeCustomersController, ...STRIPE_WEBHOOK_CONTROLLERS],
+  // the search controllers first: their literal `…/search` paths before the `…/:id` routes
+  controllers: [
+    StripeCustomersSearchController,
+    StripePaymentIntentsSearchController,
+    StripeCustomersController,
+    ...STRIPE_WEBHOOK_CONTROLLERS,
+  ],
+  providers: [StripeSearchRepository],
 })
 export class StripeModule implements NestModule, OnModuleInit {
   constructor(private readonly adapter: HttpAdapterHost) {}
