@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CustomersModule } from '../customers/customers.module';
 import { PaymentEventsModule } from '../events/payment-events.module';
+import { PaymentIntentRecordsModule } from '../payment-intents/payment-intent-records.module';
 import { TestModeProcessor } from '../processor/test-mode.processor';
 import { AuthorizationExpiryWorker } from './authorization-expiry.worker';
 import { AuthorizationsService } from './authorizations.service';
@@ -17,6 +18,7 @@ import { PaymentsService } from './payments.service';
   imports: [
     CustomersModule,
     PaymentEventsModule,
+    PaymentIntentRecordsModule,
   ],
   controllers: [PaymentsController],
   providers: [
@@ -26,6 +28,6 @@ import { PaymentsService } from './payments.service';
     AuthorizationsService,
     AuthorizationExpiryWorker,
   ],
-  exports: [PaymentsRepository, PaymentEventsModule, AuthorizationsService, TestModeProcessor],
+  exports: [PaymentsRepository, PaymentEventsModule, PaymentIntentRecordsModule, AuthorizationsService, TestModeProcessor],
 })
 export class PaymentsModule {}

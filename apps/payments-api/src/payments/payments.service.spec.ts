@@ -23,6 +23,7 @@ import type { PaymentEvents } from '../common/events';
 import type { Tenant } from '../common/tenant';
 import type { CustomersRepository } from '../customers/customers.repository';
 import { PAYMENTS_ERRORS } from '../errors';
+import type { PaymentIntentSides } from '../payment-intents/payment-intent-sides';
 import type { PaymentProcessor } from '../processor/payment-processor';
 import type { PaymentCreateDto, PaymentListQuery } from './dto/payment.dto';
 import type { PaymentsRepository } from './payments.repository';
@@ -56,6 +57,7 @@ describe('PaymentsService', () => {
       }),
       testProcessor,
       partialFake<PaymentsConfig>({ AUTHORIZATION_TTL_HOURS: 168 }),
+      fake<PaymentIntentSides>(fakes.intentSides),
       liveProcessor,
     );
   const service = (liveProcessor: PaymentProcessor | null = null): PaymentsService =>
