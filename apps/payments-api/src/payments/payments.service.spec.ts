@@ -204,7 +204,7 @@ describe('PaymentsService', () => {
     });
 
     it('refuses an unknown test payment method before charging', async () => {
-      const error = await rejection(service().create(shop, charge({ payment_method: 'pm_card_amex' })));
+      const error = await rejection(service().create(shop, charge({ payment_method: 'pm_card_unionpay' })));
 
       expect(error.code).toBe('parameter_invalid');
       expect(error.param).toBe('payment_method');
