@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type CompletionHook, newId, NotFoundError, TransactionRunner, type IdempotentRequest } from '@app/platform';
+import { type CompletionHook, newId, NotFoundError, toJson, TransactionRunner, type IdempotentRequest } from '@app/platform';
 import { stripeRefund } from '../compat/stripe/refunds/stripe-refund';
 import { PaymentEvents } from '../common/events';
 import { type ListEnvelope, type ListQuery, page, resolvePage } from '../common/list';
@@ -26,6 +26,11 @@ export class RefundsService {
    * (and a CHECK constraint backs it up in the database).
    */
   create(tenant: Tenant, dto: RefundCreateDto, idempotency?: IdempotentRequest): Promise<RefundView> {
+    return this.createRow(tenant, dto, presented(idempotency, refundView)).then(refundView);
+  }
+
+  /** create() answering the row, its completion given by the route (the `/v1` adapter stores Stripe's refund). */
+  createRow(tenant: Tenant, dto: RefundCreateDto, completion?: CompletionHook<RefundRow>): Promise<RefundRow> {
     return this.transactions.run(
       async (tx, closing) => {
         const payment = await this.payments.lockForRefund(tx, tenant, dto.payment_id);
@@ -75,9 +80,9 @@ export class RefundsService {
             ? undefined
             : { type: 'refund.created', object: { ...stripeRefund(row, payment.paymentIntentId) } },
         );
-        return refund;
+        return row;
       },
-      { completion: idempotency?.completion() },
+      { completion },
     );
   }
 
@@ -87,7 +92,7 @@ export class RefundsService {
    * metadata changed, with the metadata before in previous_attributes.
    */
   update(tenant: Tenant, id: string, dto: RefundUpdateDto, idempotency?: IdempotentRequest): Promise<RefundView> {
-    return this.updateRow(tenant, id, dto, idempotency?.completion()).then(refundView);
+    return this.updateRow(tenant, id, dto, presented(idempotency, refundView)).then(refundView);
   }
 
   /** update() answering the row (the `/v1` adapter shows it as Stripe's refund). */
@@ -145,6 +150,11 @@ export class RefundsService {
     const rows = await this.refunds.list(tenant, request, query.payment_id);
     return page(rows, request, '/v2/refunds', refundView) satisfies RefundListView;
   }
+}
+
+/** The completion that stores `view(row)` as the route's success answer. */
+export function presented<R>(idempotency: IdempotentRequest | undefined, view: (row: R) => unknown): CompletionHook<R> | undefined {
+  return idempotency?.completion<R>((row) => ({ status: idempotency.successStatus, body: toJson(view(row)) }));
 }
 
 function sameMetadata(a: Metadata, b: Metadata): boolean {
