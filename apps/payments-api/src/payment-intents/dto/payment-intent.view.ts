@@ -69,6 +69,7 @@ const unix = (d: Date | null): number | null => (d ? Math.floor(d.getTime() / 10
 
 /** A PaymentIntent as `/v1` shows it (Stripe's object; `customer` may be expanded by the adapter). */
 export interface PaymentIntentView {
+  [field: string]: unknown;
   id: string;
   object: 'payment_intent';
   amount: number;

@@ -15,7 +15,8 @@ import type { StripeParams } from '../stripe-params';
  * Stripe's PaymentIntent parameters, read into what PaymentIntentsService takes. Accepted
  * and ignored, as they change nothing here (docs/decisions.md 290): `return_url`,
  * `use_stripe_sdk`, `error_on_requires_action` (no redirects, no 3-D Secure in test mode),
- * `confirmation_method=automatic`, `payment_method_types=[card]`, `automatic_payment_methods`.
+ * `confirmation_method=automatic`, `payment_method_types` or `allowed_payment_method_types` `[card]`,
+ * `automatic_payment_methods`.
  * Any other parameter (receipt_email, statement_descriptor, setup_future_usage, shipping,
  * transfer_data…) is refused by name: `p.done()`'s "Received unknown parameter".
  */
@@ -35,17 +36,19 @@ function currency(p: StripeParams, required: boolean): Currency | undefined {
   return lower as Currency;
 }
 
-function amount(p: StripeParams, required: boolean): number | undefined {
-  return required
-    ? p.integer('amount', { required: true, min: 1, max: MAX_AMOUNT })
-    : p.integer('amount', { min: 1, max: MAX_AMOUNT });
+function requiredCurrency(p: StripeParams): Currency {
+  const value = currency(p, true);
+  if (value === undefined) throw new Error('a required currency was not read');
+  return value;
 }
 
 /** The payment-method parameters that only say "card", as every intent here is. */
 function acceptedCardOnly(p: StripeParams): void {
-  const types = p.strings('payment_method_types', { max: 64 });
-  const other = types?.find((t) => t !== 'card');
-  if (other !== undefined) unsupportedType(other);
+  // payment_method_types is allowed_payment_method_types in the SDK's pinned API version
+  for (const name of ['payment_method_types', 'allowed_payment_method_types']) {
+    const other = p.strings(name, { max: 64 })?.find((t) => t !== 'card');
+    if (other !== undefined) unsupportedType(other, name);
+  }
   const automatic = p.object('automatic_payment_methods');
   if (automatic !== undefined) {
     automatic.boolean('enabled');
@@ -54,8 +57,8 @@ function acceptedCardOnly(p: StripeParams): void {
   }
 }
 
-function unsupportedType(type: string): never {
-  throw unsupported(`The payment method type '${type.slice(0, 40)}' (only card)`, 'payment_method_types');
+function unsupportedType(type: string, param: string): never {
+  throw unsupported(`The payment method type '${type.slice(0, 40)}' (only card)`, param);
 }
 
 /** The parameters of a confirmation that concern redirects and client-side flows (none here). */
@@ -66,8 +69,8 @@ function acceptedConfirmationFlow(p: StripeParams): void {
 
 export function readCreate(p: StripeParams): PaymentIntentCreate {
   const input: PaymentIntentCreate = {
-    amount: amount(p, true) as number,
-    currency: currency(p, true) as Currency,
+    amount: p.integer('amount', { required: true, min: 1, max: MAX_AMOUNT }),
+    currency: requiredCurrency(p),
   };
   const customer = p.string('customer', { max: ID_MAX });
   const description = p.string('description', { max: 1000 });
@@ -89,7 +92,7 @@ export function readCreate(p: StripeParams): PaymentIntentCreate {
 }
 
 export function readUpdate(p: StripeParams): PaymentIntentUpdate {
-  const a = amount(p, false);
+  const a = p.integer('amount', { min: 1, max: MAX_AMOUNT });
   const c = currency(p, false);
   const customer = p.nullableString('customer', { max: ID_MAX });
   const description = p.nullableString('description', { max: 1000 });

@@ -3,6 +3,7 @@ import type { RefundRow } from '../../../refunds/refunds.repository';
 
 /** A refund as `/v1` shows it (Stripe's Refund; `charge` is the refunded payment's id, as latest_charge is). */
 export interface StripeRefundObject {
+  [field: string]: unknown;
   id: string;
   object: 'refund';
   amount: number;
