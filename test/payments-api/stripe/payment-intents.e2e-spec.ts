@@ -473,7 +473,7 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
       expect(d1).toBeInstanceOf(Stripe.errors.StripeCardError);
       expect(d2).toBeInstanceOf(Stripe.errors.StripeCardError);
       // the stored answer, replayed: the same failed payment and intent, not a second charge
-      expect(d2.headers['idempotent-replayed']).toBe('true');
+      expect(d2.headers?.['idempotent-replayed']).toBe('true');
       expect(d2).toMatchObject({ statusCode: 402, code: 'card_declined', decline_code: 'generic_decline', charge: d1.charge });
       expect(d2.payment_intent).toEqual(d1.payment_intent);
       expect((await sdk.paymentIntents.list()).data).toHaveLength(2);
