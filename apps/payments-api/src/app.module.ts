@@ -13,6 +13,7 @@ import { PaymentsConfig } from './config';
 import { CustomersModule } from './customers/customers.module';
 import { PaymentsModule } from './payments/payments.module';
 import { RefundsModule } from './refunds/refunds.module';
+import { StripeModule } from './compat/stripe/stripe.module';
 
 @Module({})
 export class PaymentsAppModule {
@@ -33,6 +34,7 @@ export class PaymentsAppModule {
         CustomersModule,
         PaymentsModule,
         RefundsModule,
+        StripeModule,
         ConsoleModule.forRoot({
           tenants: AccountConsoleTenants,
           imports: [AccountsModule],

@@ -1,7 +1,7 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { AcceptCredentialHeaders, AuthGuard, RequireKind } from './auth.guard';
+import { AcceptBasicCredential, AcceptCredentialHeaders, AuthGuard, RefuseConsoleSession, RequireKind } from './auth.guard';
 import type { Principal } from './principal';
 
 /**
@@ -27,6 +27,24 @@ export function Authenticated(kind: string): MethodDecorator & ClassDecorator {
  */
 export function CredentialHeaders(...headers: string[]): MethodDecorator & ClassDecorator {
   return AcceptCredentialHeaders(headers);
+}
+
+/**
+ * On an @Authenticated route or controller: the credential may also come as HTTP Basic, the
+ * credential as user name and no password (`curl -u sk_test_…:`, as Stripe's API takes keys).
+ */
+export function BasicCredential(): MethodDecorator & ClassDecorator {
+  return AcceptBasicCredential();
+}
+
+/**
+ * On an @Authenticated route or controller: only credentials in headers authenticate, never
+ * a console session cookie. For an API whose writes take form-encoded bodies, which a browser
+ * sends cross-site without a preflight (the classic CSRF route): a cookie there is ignored,
+ * so the request has no credentials (401).
+ */
+export function HeaderCredentialsOnly(): MethodDecorator & ClassDecorator {
+  return RefuseConsoleSession();
 }
 
 /** The authenticated principal of the request (set by AuthGuard); type the parameter with the app's principal type. */

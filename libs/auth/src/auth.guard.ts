@@ -31,6 +31,32 @@ export const AcceptCredentialHeaders = (headers: readonly string[]): MethodDecor
     headers.map((h) => h.toLowerCase()),
   );
 
+export const AUTH_BASIC = 'auth:basic-credential';
+
+/**
+ * The credential may also come as HTTP Basic with the credential as the user name and an
+ * empty password (`curl -u sk_test_…:`, as Stripe takes its keys). See BasicCredential.
+ */
+export const AcceptBasicCredential = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_BASIC, true);
+
+export const AUTH_NO_CONSOLE = 'auth:no-console-session';
+
+/**
+ * A console session cookie does not stand for the tenant here: only the Authorization header
+ * (or the route's credential headers) authenticates. See HeaderCredentialsOnly.
+ */
+export const RefuseConsoleSession = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_NO_CONSOLE, true);
+
+/** The user name of `Authorization: Basic base64(user:)` when the password is empty, else undefined. */
+export function basicUserCredential(header: string | undefined): string | undefined {
+  const match = /^Basic[ ]+([A-Za-z0-9+/]+=*)\s*$/i.exec(header ?? '');
+  if (match?.[1] === undefined) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0 || colon !== decoded.length - 1) return undefined;
+  return decoded.slice(0, colon);
+}
+
 /** The credential in the first of `headers` the request carries (one value, no scheme), if any. */
 function credentialHeader(request: FastifyRequest, headers: readonly string[]): string | undefined {
   for (const name of headers) {
@@ -83,12 +109,17 @@ export class AuthGuard extends BeforeBodyGuard {
         context.getHandler(),
         context.getClass(),
       ]) ?? [];
+    const flag = (key: string): boolean =>
+      this.reflector.getAllAndOverride<boolean | undefined>(key, [context.getHandler(), context.getClass()]) === true;
     // Authorization first; the route's own credential headers only when it is absent.
     const fromHeader = request.headers.authorization === undefined ? credentialHeader(request, extra) : undefined;
-    const credential = bearerToken(request.headers.authorization) ?? fromHeader;
+    const credential =
+      bearerToken(request.headers.authorization) ??
+      (flag(AUTH_BASIC) ? basicUserCredential(request.headers.authorization) : undefined) ??
+      fromHeader;
     let principal: Principal;
     const cookie =
-      request.headers.authorization === undefined && fromHeader === undefined
+      request.headers.authorization === undefined && fromHeader === undefined && !flag(AUTH_NO_CONSOLE)
         ? this.sessions.cookieOf(request.headers.cookie)
         : undefined;
     if (credential === undefined && cookie !== undefined && authenticator.fromConsole) {

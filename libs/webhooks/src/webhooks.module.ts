@@ -71,7 +71,9 @@ export class WebhooksModule {
       throw new Error(`WebhooksModule ownerType must match ${String(OWNER_TYPE)} (got ${JSON.stringify(options.ownerType)})`);
     }
     if (options.dialect !== undefined && !/^[a-z][a-z0-9_]{0,15}$/.test(options.dialect.name)) {
-      throw new Error(`WebhooksModule dialect name must match /^[a-z][a-z0-9_]{0,15}$/ (got ${JSON.stringify(options.dialect.name)})`);
+      throw new Error(
+        `WebhooksModule dialect name must match /^[a-z][a-z0-9_]{0,15}$/ (got ${JSON.stringify(options.dialect.name)})`,
+      );
     }
     registerErrorCodes(WEBHOOKS_ERRORS);
     return {

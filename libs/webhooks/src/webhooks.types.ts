@@ -68,7 +68,12 @@ export interface WebhookDialect {
    * The headers of one attempt (content type included): `secrets` is the endpoint's current
    * secret, then a rotated-out one still in its grace period.
    */
-  headers(secrets: readonly [string, ...string[]], eventId: string, timestampSeconds: number, body: string): Record<string, string>;
+  headers(
+    secrets: readonly [string, ...string[]],
+    eventId: string,
+    timestampSeconds: number,
+    body: string,
+  ): Record<string, string>;
 }
 
 /** The body POSTed to receivers (docs/webhooks.md). */

@@ -74,9 +74,22 @@ export class FakeCustomersRepository implements Surface<CustomersRepository> {
     return Promise.resolve(row ? { id: row.id, createdAt: row.createdAt } : null);
   }
 
-  list(tenant: Tenant, page: PageRequest, email?: string): Promise<CustomerRow[]> {
-    const mine = this.rows.filter((r) => owns(tenant, r) && r.deletedAt === null && (!email || r.email === email));
+  list(tenant: Tenant, page: PageRequest, email?: string, created?: { gte?: Date; lte?: Date }): Promise<CustomerRow[]> {
+    const inRange = (r: CustomerRow): boolean =>
+      (created?.gte === undefined || r.createdAt >= created.gte) && (created?.lte === undefined || r.createdAt <= created.lte);
+    const mine = this.rows.filter((r) => owns(tenant, r) && r.deletedAt === null && (!email || r.email === email) && inRange(r));
     return Promise.resolve(keysetRows(mine, page).map((r) => structuredClone(r)));
+  }
+
+  find(tenant: Tenant, id: string): Promise<CustomerRow | null> {
+    const row = this.rows.find((r) => r.id === id && owns(tenant, r));
+    return Promise.resolve(row ? structuredClone(row) : null);
+  }
+
+  findMany(tenant: Tenant, ids: readonly string[]): Promise<CustomerRow[]> {
+    return Promise.resolve(
+      this.rows.filter((r) => ids.includes(r.id) && owns(tenant, r) && r.deletedAt === null).map((r) => structuredClone(r)),
+    );
   }
 
   update(tx: Tx, tenant: Tenant, id: string, data: CustomerChanges): Promise<CustomerRow | null> {

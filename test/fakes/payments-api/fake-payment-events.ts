@@ -38,7 +38,12 @@ export class FakePaymentEvents implements Surface<PaymentEvents> {
   }
 
   emitStripe(closing: Closing, tenant: Tenant, stripe: StripeEventInput): string {
-    return this.record(closing, { tenant, event: null, data: null, stripe: JSON.parse(JSON.stringify(stripe)) as StripeEventInput });
+    return this.record(closing, {
+      tenant,
+      event: null,
+      data: null,
+      stripe: JSON.parse(JSON.stringify(stripe)) as StripeEventInput,
+    });
   }
 
   private record(closing: Closing, entry: EmittedEvent): string {

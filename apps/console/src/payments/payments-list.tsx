@@ -64,7 +64,8 @@ export function PaymentsTable({
           ? [
               {
                 header: 'Customer',
-                cell: (p: Payment) => <Link to={`/customers/${encodeURIComponent(p.customer_id)}`}>{p.customer_id}</Link>,
+                cell: (p: Payment) =>
+                  p.customer_id === null ? '—' : <Link to={`/customers/${encodeURIComponent(p.customer_id)}`}>{p.customer_id}</Link>,
               },
             ]
           : []),

@@ -8,9 +8,9 @@ export type CustomerRow = Prisma.CustomerGetPayload<object>;
 
 export interface NewCustomer {
   id: string;
-  email?: string;
-  name?: string;
-  description?: string;
+  email?: string | null;
+  name?: string | null;
+  description?: string | null;
   metadata: Metadata;
 }
 
@@ -46,12 +46,35 @@ export class CustomersRepository {
     });
   }
 
-  list(tenant: Tenant, page: PageRequest, email?: string): Promise<CustomerRow[]> {
+  list(tenant: Tenant, page: PageRequest, email?: string, created?: { gte?: Date; lte?: Date }): Promise<CustomerRow[]> {
     const { where, orderBy, take } = keyset(page);
     return this.prisma.customer.findMany({
-      where: { AND: [{ accountId: tenant.accountId, mode: tenant.mode, deletedAt: null, ...(email ? { email } : {}) }, where] },
+      where: {
+        AND: [
+          {
+            accountId: tenant.accountId,
+            mode: tenant.mode,
+            deletedAt: null,
+            ...(email ? { email } : {}),
+            ...(created === undefined ? {} : { createdAt: created }),
+          },
+          where,
+        ],
+      },
       orderBy,
       take,
+    });
+  }
+
+  /** A customer of the tenant, deleted or not (`/v1` answers a deleted one as `{id, deleted: true}`). */
+  find(tenant: Tenant, id: string): Promise<CustomerRow | null> {
+    return this.prisma.customer.findFirst({ where: { id, accountId: tenant.accountId, mode: tenant.mode } });
+  }
+
+  /** The tenant's live customers among `ids` (for `expand[]=customer`). */
+  findMany(tenant: Tenant, ids: readonly string[]): Promise<CustomerRow[]> {
+    return this.prisma.customer.findMany({
+      where: { id: { in: [...ids] }, accountId: tenant.accountId, mode: tenant.mode, deletedAt: null },
     });
   }
 

@@ -1,6 +1,7 @@
 import { type Clock, type TransactionRunner } from '@app/platform';
 import { fake, paymentsFakes, type PaymentsFakes } from '../../../../test/fakes/payments-api';
 import { rejection } from '../../../../test/fakes/rejection';
+import type { PaymentEvents } from '../common/events';
 import type { Tenant } from '../common/tenant';
 import type { CustomersRepository } from './customers.repository';
 import { CustomersService } from './customers.service';
@@ -28,6 +29,7 @@ describe('CustomersService', () => {
       fake<CustomersRepository>(fakes.customers),
       fake<TransactionRunner>(fakes.transactions),
       fake<Clock>(fakes.clock),
+      fake<PaymentEvents>(fakes.events),
     );
   });
 
@@ -47,8 +49,9 @@ describe('CustomersService', () => {
         created: '2026-11-21T05:00:00.000Z',
       });
       expect(fakes.customers.rows).toEqual([expect.objectContaining({ id: customer.id, accountId: 'acct_shop', mode: 'live' })]);
-      // Under an Idempotency-Key the runner stores the transaction's result: it must be the response.
-      expect(fakes.transactions.committed).toMatchObject([{ result: customer, storedResponse: undefined }]);
+      // The transaction's result is the row; under an Idempotency-Key the claim stores it presented as
+      // the route answers it (the view here, Stripe's customer on /v1: IdempotentRequest.presentedAs).
+      expect(fakes.transactions.committed).toMatchObject([{ result: { id: customer.id, accountId: 'acct_shop', mode: 'live' } }]);
     });
 
     it('defaults metadata to an empty object', async () => {
@@ -77,7 +80,9 @@ describe('CustomersService', () => {
 
       expect(updated).toMatchObject({ email: 'new@example.com', name: 'Jenny', description: 'VIP' });
       expect(fakes.customers.rows[0]).toMatchObject({ email: 'new@example.com', name: 'Jenny' });
-      expect(fakes.transactions.committed).toMatchObject([{ result: updated, storedResponse: undefined }]);
+      expect(fakes.transactions.committed).toMatchObject([
+        { result: { id: updated.id, email: updated.email, name: updated.name } },
+      ]);
     });
 
     it('merges metadata: new keys added, "" removes a key, null removes every key', async () => {

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, newId, NotFoundError, TransactionRunner, type IdempotentRequest } from '@app/platform';
+import { PaymentEvents } from '../common/events';
 import { type ListEnvelope, page, resolvePage } from '../common/list';
-import type { Metadata } from '../common/metadata';
+import { stripeCustomer } from '../compat/stripe/stripe-objects';
+import { type Metadata, mergeMetadata, tooManyKeys } from '../common/metadata';
 import type { Tenant } from '../common/tenant';
-import { CustomersRepository } from './customers.repository';
+import { type CustomerRow, CustomersRepository } from './customers.repository';
 import type { CustomerCreateDto, CustomerListQuery, CustomerUpdateDto } from './dto/customer.dto';
 import {
   type CustomerListView,
@@ -13,18 +15,37 @@ import {
   deletedCustomerView,
 } from './dto/customer.view';
 
+/** What an update may change: `/v2`'s body, or `/v1`'s, where null unsets a field (Stripe's `""`). */
+export interface CustomerChangeSet {
+  readonly email?: string | null;
+  readonly name?: string | null;
+  readonly description?: string | null;
+  readonly metadata?: Readonly<Record<string, string>> | null;
+}
+
 @Injectable()
 export class CustomersService {
   constructor(
     private readonly customers: CustomersRepository,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
+    private readonly events: PaymentEvents,
   ) {}
 
+  /**
+   * Creates the customer (both APIs: `/v2` answers the CustomerView, `/v1` its Stripe shape,
+   * through `idempotency.presentedAs`). The event `customer.created` (`/v1` only: `/v2` has no
+   * customer events) commits with it.
+   */
   create(tenant: Tenant, dto: CustomerCreateDto, idempotency?: IdempotentRequest): Promise<CustomerView> {
-    // The view is the transaction's result: under an Idempotency-Key it is the stored response.
+    return this.createRow(tenant, dto, idempotency?.presentedAs<CustomerRow>(customerView)).then(customerView);
+  }
+
+  /** create, answering the row (for `/v1`, which shows it in Stripe's shape); `idempotency` stores what the route answers (presentedAs). */
+  createRow(tenant: Tenant, dto: CustomerCreateDto, idempotency?: IdempotentRequest): Promise<CustomerRow> {
+    // The row is the transaction's result: under an Idempotency-Key its view is the stored response.
     return this.transactions.run(
-      async (tx) => {
+      async (tx, closing) => {
         const row = await this.customers.create(tx, tenant, {
           id: newId('cus'),
           ...(dto.email === undefined ? {} : { email: dto.email }),
@@ -32,7 +53,8 @@ export class CustomersService {
           ...(dto.description === undefined ? {} : { description: dto.description }),
           metadata: dto.metadata ?? {},
         });
-        return customerView(row);
+        this.events.emitStripe(closing, tenant, { type: 'customer.created', object: stripeCustomer(row) });
+        return row;
       },
       { completion: idempotency?.completion() },
     );
@@ -51,18 +73,24 @@ export class CustomersService {
   }
 
   async update(tenant: Tenant, id: string, dto: CustomerUpdateDto, idempotency?: IdempotentRequest): Promise<CustomerView> {
+    return customerView(await this.updateRow(tenant, id, dto, idempotency?.presentedAs<CustomerRow>(customerView)));
+  }
+
+  /**
+   * update, answering the row. `customer.updated` (with the changed fields' earlier values as
+   * previous_attributes) commits with the change; an update that changes nothing fires none.
+   */
+  async updateRow(tenant: Tenant, id: string, dto: CustomerChangeSet, idempotency?: IdempotentRequest): Promise<CustomerRow> {
     const current = await this.customers.findActive(tenant, id);
     if (!current) throw new NotFoundError('customer', id, 'id');
     let metadata: Metadata | undefined;
     // `metadata: null` passes @IsOptional: like Stripe's empty metadata, it removes every key.
-    if ((dto.metadata as Metadata | null | undefined) === null) {
+    if (dto.metadata === null) {
       metadata = {};
     } else if (dto.metadata !== undefined) {
-      metadata = { ...(current.metadata as Metadata) };
-      for (const [k, v] of Object.entries(dto.metadata)) {
-        if (v === '') delete metadata[k];
-        else metadata[k] = v;
-      }
+      const merged = mergeMetadata(current.metadata as Metadata, dto.metadata);
+      if (merged === false) throw tooManyKeys();
+      metadata = merged;
     }
     const changes = {
       ...(dto.email === undefined ? {} : { email: dto.email }),
@@ -71,10 +99,18 @@ export class CustomersService {
       ...(metadata === undefined ? {} : { metadata }),
     };
     return this.transactions.run(
-      async (tx) => {
+      async (tx, closing) => {
         const row = await this.customers.update(tx, tenant, id, changes);
         if (!row) throw new NotFoundError('customer', id, 'id');
-        return customerView(row);
+        const before = stripeCustomer(current);
+        const after = stripeCustomer(row);
+        const previous = Object.fromEntries(
+          Object.keys(after).flatMap((k) => (JSON.stringify(before[k]) === JSON.stringify(after[k]) ? [] : [[k, before[k]]])),
+        );
+        if (Object.keys(previous).length > 0) {
+          this.events.emitStripe(closing, tenant, { type: 'customer.updated', object: after, previousAttributes: previous });
+        }
+        return row;
       },
       { completion: idempotency?.completion() },
     );
@@ -82,8 +118,15 @@ export class CustomersService {
 
   delete(tenant: Tenant, id: string, idempotency?: IdempotentRequest): Promise<DeletedCustomerView> {
     return this.transactions.run(
-      async (tx) => {
-        if (!(await this.customers.markDeleted(tx, tenant, id, this.clock.now()))) throw new NotFoundError('customer', id, 'id');
+      async (tx, closing) => {
+        const current = await this.customers.findActive(tenant, id);
+        if (!current || !(await this.customers.markDeleted(tx, tenant, id, this.clock.now()))) {
+          throw new NotFoundError('customer', id, 'id');
+        }
+        this.events.emitStripe(closing, tenant, {
+          type: 'customer.deleted',
+          object: { ...stripeCustomer(current), deleted: true },
+        });
         return deletedCustomerView(id);
       },
       { completion: idempotency?.completion() },

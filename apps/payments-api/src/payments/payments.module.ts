@@ -15,19 +15,9 @@ import { PaymentsService } from './payments.service';
  * payment; a payment intent's confirmation makes a payment).
  */
 @Module({
-  imports: [
-    CustomersModule,
-    PaymentEventsModule,
-    PaymentIntentRecordsModule,
-  ],
+  imports: [CustomersModule, PaymentEventsModule, PaymentIntentRecordsModule],
   controllers: [PaymentsController],
-  providers: [
-    PaymentsService,
-    PaymentsRepository,
-    TestModeProcessor,
-    AuthorizationsService,
-    AuthorizationExpiryWorker,
-  ],
+  providers: [PaymentsService, PaymentsRepository, TestModeProcessor, AuthorizationsService, AuthorizationExpiryWorker],
   exports: [PaymentsRepository, PaymentEventsModule, PaymentIntentRecordsModule, AuthorizationsService, TestModeProcessor],
 })
 export class PaymentsModule {}

@@ -160,8 +160,15 @@ export function forRoute(request: FastifyRequest, rendered: RenderedError): Rend
   const renderer = routeErrorRenderer(request);
   const error = (rendered.body as { error?: unknown }).error;
   if (!renderer || typeof error !== 'object' || error === null) return rendered;
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const { code, message, type, param, request_id: _requestId, ...details } = error as Record<string, unknown>;
   if (typeof code !== 'string' || typeof message !== 'string') return rendered;
-  const raw = renderer({ status: rendered.status, code, message });
+  const raw = renderer({
+    status: rendered.status,
+    code,
+    message,
+    ...(typeof type === 'string' ? { type } : {}),
+    ...(typeof param === 'string' ? { param } : {}),
+    details,
+  });
   return raw === undefined ? rendered : { status: raw.status, headers: { ...rendered.headers, ...raw.headers }, body: raw.body };
 }

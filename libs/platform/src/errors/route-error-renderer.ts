@@ -10,6 +10,12 @@ export type RouteErrorRenderer = (error: {
   readonly status: number;
   readonly code: string;
   readonly message: string;
+  /** The platform body's `type` (invalid_request_error, card_error, …). */
+  readonly type?: string;
+  /** The parameter the error is about, when the platform body names one. */
+  readonly param?: string;
+  /** The platform body's other fields (a decline_code, a payment_id, …), request_id excluded. */
+  readonly details?: Readonly<Record<string, unknown>>;
 }) => RawHttpError | undefined;
 
 /**

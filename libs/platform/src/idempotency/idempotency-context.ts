@@ -55,4 +55,31 @@ export class IdempotentRequest {
       },
     };
   }
+
+  /**
+   * The same claim for a service whose result the route answers in another shape (an adapter
+   * of a second API over the same services): what is stored for a replay is `present(result)`,
+   * the answer the route sends, not the service's own view. Completing it completes this claim.
+   */
+  presentedAs<T>(present: (result: T) => unknown): IdempotentRequest {
+    return new PresentedRequest(this, (result) => present(result as T));
+  }
+}
+
+/** An IdempotentRequest that stores its parent's claim with the result presented otherwise (presentedAs). */
+class PresentedRequest extends IdempotentRequest {
+  constructor(
+    private readonly parent: IdempotentRequest,
+    private readonly present: (result: unknown) => unknown,
+  ) {
+    super(parent.scope, parent.id, parent.successStatus, () => {
+      throw new Error('PresentedRequest stores through its parent');
+    });
+  }
+
+  override completion<T>(respond?: (result: T) => StoredResponse | undefined): CompletionHook<T> {
+    return this.parent.completion<T>(
+      (result) => respond?.(result) ?? { status: this.parent.successStatus, body: toJson(this.present(result)) },
+    );
+  }
 }

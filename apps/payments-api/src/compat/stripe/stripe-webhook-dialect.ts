@@ -26,7 +26,9 @@ export function stripeEventObject(event: DialectEventRecord): Record<string, unk
  * checks). During a secret rotation's grace the old secret's signature is a second `v1=`.
  */
 export function stripeSignatureHeader(secrets: readonly string[], timestampSeconds: number, body: string): string {
-  const signatures = secrets.map((s) => `v1=${createHmac('sha256', s).update(`${timestampSeconds}.${body}`, 'utf8').digest('hex')}`);
+  const signatures = secrets.map(
+    (s) => `v1=${createHmac('sha256', s).update(`${timestampSeconds}.${body}`, 'utf8').digest('hex')}`,
+  );
   return [`t=${timestampSeconds}`, ...signatures].join(',');
 }
 
