@@ -1,4 +1,5 @@
-import { RawHttpError } from '@app/platform';
+import type { RawHttpError } from '@app/platform';
+import { stripeError } from '../compat/stripe/stripe-error';
 import { PaymentsError } from '../errors';
 import type { LastPaymentError, PaymentIntentStatus, PaymentIntentView } from './dto/payment-intent.view';
 
@@ -9,17 +10,15 @@ import type { LastPaymentError, PaymentIntentStatus, PaymentIntentView } from '.
  * `error.payment_intent`. The same body is what an Idempotency-Key replays.
  */
 export function intentDeclined(intent: PaymentIntentView, error: LastPaymentError & { charge: string }): RawHttpError {
-  return new RawHttpError(402, {
-    error: {
-      type: 'card_error',
-      code: error.code,
-      ...(error.decline_code === undefined ? {} : { decline_code: error.decline_code }),
-      message: error.message,
-      charge: error.charge,
-      payment_intent: intent,
-      payment_method: error.payment_method,
-      doc_url: `https://stripe.com/docs/error-codes/${error.code.replace(/_/g, '-')}`,
-    },
+  return stripeError(402, {
+    type: 'card_error',
+    code: error.code,
+    ...(error.decline_code === undefined ? {} : { decline_code: error.decline_code }),
+    message: error.message,
+    charge: error.charge,
+    payment_intent: intent,
+    payment_method: error.payment_method,
+    doc_url: `https://stripe.com/docs/error-codes/${error.code.replace(/_/g, '-')}`,
   });
 }
 

@@ -29,14 +29,22 @@ export class RefundsService {
     return this.createRow(tenant, dto, presented(idempotency, refundView)).then(refundView);
   }
 
-  /** create() answering the row, its completion given by the route (the `/v1` adapter stores Stripe's refund). */
-  createRow(tenant: Tenant, dto: RefundCreateDto, completion?: CompletionHook<RefundRow>): Promise<RefundRow> {
+  /**
+   * create() answering the row, its completion given by the route (the `/v1` adapter stores
+   * Stripe's refund); `param` is what the route calls the refunded payment in its errors.
+   */
+  createRow(
+    tenant: Tenant,
+    dto: RefundCreateDto,
+    completion?: CompletionHook<RefundRow>,
+    param = 'payment_id',
+  ): Promise<RefundRow> {
     return this.transactions.run(
       async (tx, closing) => {
         const payment = await this.payments.lockForRefund(tx, tenant, dto.payment_id);
         if (!payment)
           throw new PaymentsError('resource_missing', `No such payment: '${dto.payment_id}'`, {
-            param: 'payment_id',
+            param,
             status: 400,
           });
         if (payment.status !== 'succeeded') {
@@ -46,7 +54,7 @@ export class RefundsService {
             payment.status === 'requires_capture'
               ? `Payment ${payment.id} has status 'requires_capture': only captured money can be refunded. Capture it, or release the authorization with POST /v2/payments/${payment.id}/cancel.`
               : `Payment ${payment.id} has status '${payment.status}' and cannot be refunded.`,
-            { param: 'payment_id' },
+            { param },
           );
         }
         const remaining = payment.amountReceived - payment.amountRefunded;

@@ -1,10 +1,9 @@
 import { CurrentPrincipal } from '@app/auth';
-import { IdempotencyOf, type IdempotentRequest, isDomainError } from '@app/platform';
+import { IdempotencyOf, type IdempotentRequest } from '@app/platform';
 import { Controller, Get, Param, Post } from '@nestjs/common';
 import type { PaymentsKeyPrincipal } from '../../../accounts/payments-key.principal';
 import { MAX_AMOUNT } from '../../../common/money';
 import { type Tenant, tenantOf } from '../../../common/tenant';
-import { PaymentsError } from '../../../errors';
 import { PaymentIntentsService } from '../../../payment-intents/payment-intents.service';
 import { REFUND_REASONS } from '../../../refunds/dto/refund.dto';
 import type { RefundRow } from '../../../refunds/refunds.repository';
@@ -63,26 +62,21 @@ export class StripeRefundsController {
     }
     const tenant = tenantOf(key);
     const param = intent === undefined ? 'charge' : 'payment_intent';
-    const paymentIntentId = intent ?? (await this.intents.intentOfPayment(tenant, charge as string, 'charge'));
-    const paymentId = intent === undefined ? (charge as string) : await this.intents.paymentToRefund(tenant, intent, param);
-    const row = await this.refunds
-      .createRow(
-        tenant,
-        {
-          payment_id: paymentId,
-          ...(amount === undefined ? {} : { amount }),
-          ...(reason === undefined ? {} : { reason }),
-          ...(metadata === undefined ? {} : { metadata }),
-        },
-        presented(claim, (r: RefundRow) => stripeRefund(r, paymentIntentId)),
-      )
-      .catch((err: unknown) => {
-        // RefundsService names its /v2 parameter: on /v1 the refunded payment is payment_intent or charge
-        if (isDomainError(err) && err.param === 'payment_id') {
-          throw new PaymentsError(err.code as PaymentsError['code'], err.message, { param, status: err.status });
-        }
-        throw err;
-      });
+    const { paymentIntentId, paymentId } =
+      intent === undefined
+        ? { paymentIntentId: await this.intents.intentOfPayment(tenant, charge ?? '', param), paymentId: charge ?? '' }
+        : { paymentIntentId: intent, paymentId: await this.intents.paymentToRefund(tenant, intent, param) };
+    const row = await this.refunds.createRow(
+      tenant,
+      {
+        payment_id: paymentId,
+        ...(amount === undefined ? {} : { amount }),
+        ...(reason === undefined ? {} : { reason }),
+        ...(metadata === undefined ? {} : { metadata }),
+      },
+      presented(claim, (r: RefundRow) => stripeRefund(r, paymentIntentId)),
+      param,
+    );
     return this.expand(tenant, stripeRefund(row, paymentIntentId), expand);
   }
 
