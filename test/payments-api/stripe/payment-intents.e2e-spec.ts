@@ -11,6 +11,12 @@ import Stripe from 'stripe';
 import { AuthorizationsService } from '../../../apps/payments-api/src/payments/authorizations.service';
 import { startStripeApp, type StripeApp, stripeRejection } from './stripe-context';
 
+/** The id of the intent's latest payment (latest_charge, unexpanded). */
+function chargeOf(intent: Stripe.PaymentIntent): string {
+  if (typeof intent.latest_charge !== 'string') throw new Error(`${intent.id} has no latest_charge id`);
+  return intent.latest_charge;
+}
+
 interface V2Payment {
   id: string;
   status: string;
@@ -41,7 +47,12 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
     const a = await s.newAccount();
     return { stripe: s.sdk(a.secretKey), key: a.secretKey, id: a.id };
   };
-  const v2 = async <T>(key: string, path: string, method: 'GET' | 'POST' = 'GET', payload?: object): Promise<{ status: number; body: T }> => {
+  const v2 = async <T>(
+    key: string,
+    path: string,
+    method: 'GET' | 'POST' = 'GET',
+    payload?: object,
+  ): Promise<{ status: number; body: T }> => {
     const res = await s.t.app.inject({
       method,
       url: path,
@@ -115,7 +126,7 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
     expect(confirmed).toMatchObject({ status: 'succeeded', amount: 2500, amount_received: 2500, amount_capturable: 0 });
     expect(confirmed.latest_charge).toMatch(/^pay_/);
 
-    const payment = await v2<V2Payment>(key, `/v2/payments/${String(confirmed.latest_charge)}`);
+    const payment = await v2<V2Payment>(key, `/v2/payments/${chargeOf(confirmed)}`);
     expect(payment.status).toBe(200);
     expect(payment.body).toMatchObject({ status: 'succeeded', amount: 2500, amount_received: 2500, customer_id: customer.id });
     expect((await v2<{ data: unknown[] }>(key, '/v2/payments')).body.data).toHaveLength(1);
@@ -144,7 +155,7 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
     expect(intent).toMatchObject({ status: 'succeeded', amount_received: 1999, customer: null, payment_method: 'tok_visa' });
 
     // a /v1 payment without a customer shows customer_id null on /v2
-    const payment = await v2<V2Payment>(key, `/v2/payments/${String(intent.latest_charge)}`);
+    const payment = await v2<V2Payment>(key, `/v2/payments/${chargeOf(intent)}`);
     expect(payment.body).toMatchObject({ status: 'succeeded', customer_id: null, amount: 1999 });
 
     expect(await events(accountId)).toEqual([
@@ -162,8 +173,13 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
       capture_method: 'manual',
       confirm: true,
     });
-    expect(intent).toMatchObject({ status: 'requires_capture', amount_capturable: 5000, amount_received: 0, capture_method: 'manual' });
-    const authorized = await v2<V2Payment>(key, `/v2/payments/${String(intent.latest_charge)}`);
+    expect(intent).toMatchObject({
+      status: 'requires_capture',
+      amount_capturable: 5000,
+      amount_received: 0,
+      capture_method: 'manual',
+    });
+    const authorized = await v2<V2Payment>(key, `/v2/payments/${chargeOf(intent)}`);
     expect(authorized.body).toMatchObject({ status: 'requires_capture', amount_capturable: 5000 });
 
     const tooMuch = await stripeRejection(sdk.paymentIntents.capture(intent.id, { amount_to_capture: 5001 }));
@@ -171,7 +187,7 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
 
     const captured = await sdk.paymentIntents.capture(intent.id, { amount_to_capture: 4000 });
     expect(captured).toMatchObject({ status: 'succeeded', amount: 5000, amount_received: 4000, amount_capturable: 0 });
-    const payment = await v2<V2Payment>(key, `/v2/payments/${String(intent.latest_charge)}`);
+    const payment = await v2<V2Payment>(key, `/v2/payments/${chargeOf(intent)}`);
     expect(payment.body).toMatchObject({ status: 'succeeded', amount_received: 4000, amount_capturable: 0 });
 
     const twice = await stripeRejection(sdk.paymentIntents.capture(intent.id));
@@ -179,7 +195,12 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
 
     expect(await events(accountId)).toEqual([
       { event: null, type: 'payment_intent.created', status: 'requires_confirmation', id: intent.id },
-      { event: 'payment.requires_capture', type: 'payment_intent.amount_capturable_updated', status: 'requires_capture', id: intent.id },
+      {
+        event: 'payment.requires_capture',
+        type: 'payment_intent.amount_capturable_updated',
+        status: 'requires_capture',
+        id: intent.id,
+      },
       // payment.captured is /v2's own; payment.succeeded carries payment_intent.succeeded
       { event: 'payment.captured', type: null, status: null, id: null },
       { event: 'payment.succeeded', type: 'payment_intent.succeeded', status: 'succeeded', id: intent.id },
@@ -192,7 +213,12 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
 
     const error = await stripeRejection(sdk.paymentIntents.confirm(intent.id, { payment_method: 'pm_card_visa_chargeDeclined' }));
     expect(error).toBeInstanceOf(Stripe.errors.StripeCardError);
-    expect(error).toMatchObject({ statusCode: 402, type: 'StripeCardError', code: 'card_declined', decline_code: 'generic_decline' });
+    expect(error).toMatchObject({
+      statusCode: 402,
+      type: 'StripeCardError',
+      code: 'card_declined',
+      decline_code: 'generic_decline',
+    });
     expect(error.message).toBe('Your card was declined.');
     expect(error.payment_intent).toMatchObject({ id: intent.id, status: 'requires_payment_method', payment_method: null });
     expect(error.payment_intent?.last_payment_error).toMatchObject({
@@ -244,7 +270,12 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
 
   it('pm_card_chargeDeclinedProcessingError: processing_error without a decline_code; pm_card_amex and tok_amex succeed', async () => {
     const error = await stripeRejection(
-      stripe.paymentIntents.create({ amount: 1000, currency: 'usd', payment_method: 'pm_card_chargeDeclinedProcessingError', confirm: true }),
+      stripe.paymentIntents.create({
+        amount: 1000,
+        currency: 'usd',
+        payment_method: 'pm_card_chargeDeclinedProcessingError',
+        confirm: true,
+      }),
     );
     expect(error).toMatchObject({ statusCode: 402, code: 'processing_error' });
     expect(error.raw).not.toHaveProperty('decline_code');
@@ -262,16 +293,24 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
     const currency = await stripeRejection(stripe.paymentIntents.create({ amount: 100, currency: 'xyz' }));
     expect(currency).toMatchObject({ statusCode: 400, param: 'currency' });
 
-    const unknownMethod = await stripeRejection(stripe.paymentIntents.create({ amount: 100, currency: 'gbp', payment_method: 'pm_card_unionpay' }));
+    const unknownMethod = await stripeRejection(
+      stripe.paymentIntents.create({ amount: 100, currency: 'gbp', payment_method: 'pm_card_unionpay' }),
+    );
     expect(unknownMethod).toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'payment_method' });
 
-    const unknownCustomer = await stripeRejection(stripe.paymentIntents.create({ amount: 100, currency: 'gbp', customer: 'cus_nope' }));
+    const unknownCustomer = await stripeRejection(
+      stripe.paymentIntents.create({ amount: 100, currency: 'gbp', customer: 'cus_nope' }),
+    );
     expect(unknownCustomer).toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'customer' });
 
-    const receipt = await stripeRejection(stripe.paymentIntents.create({ amount: 100, currency: 'gbp', receipt_email: 'a@example.com' }));
+    const receipt = await stripeRejection(
+      stripe.paymentIntents.create({ amount: 100, currency: 'gbp', receipt_email: 'a@example.com' }),
+    );
     expect(receipt).toMatchObject({ statusCode: 400, code: 'parameter_unknown', param: 'receipt_email' });
 
-    const sepa = await stripeRejection(stripe.paymentIntents.create({ amount: 100, currency: 'eur', allowed_payment_method_types: ['sepa_debit'] }));
+    const sepa = await stripeRejection(
+      stripe.paymentIntents.create({ amount: 100, currency: 'eur', allowed_payment_method_types: ['sepa_debit'] }),
+    );
     expect(sepa).toMatchObject({ statusCode: 400, param: 'allowed_payment_method_types' });
 
     // accepted and ignored: what a Stripe integration sends routinely
@@ -310,7 +349,7 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
     });
     const released = await sdk.paymentIntents.cancel(held.id);
     expect(released).toMatchObject({ status: 'canceled', amount_capturable: 0, cancellation_reason: 'requested_by_customer' });
-    const payment = await v2<V2Payment>(key, `/v2/payments/${String(held.latest_charge)}`);
+    const payment = await v2<V2Payment>(key, `/v2/payments/${chargeOf(held)}`);
     expect(payment.body).toMatchObject({ status: 'canceled' });
 
     const paid = await sdk.paymentIntents.create({ amount: 100, currency: 'gbp', payment_method: 'pm_card_visa', confirm: true });
@@ -327,16 +366,28 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
 
   it("/v2 capture of an intent's payment and the expiry of its authorization emit the /v1 side; /v1 shows the outcome", async () => {
     const { stripe: sdk, key, id: accountId } = await shop();
-    const one = await sdk.paymentIntents.create({ amount: 800, currency: 'usd', payment_method: 'pm_card_visa', capture_method: 'manual', confirm: true });
-    const two = await sdk.paymentIntents.create({ amount: 600, currency: 'usd', payment_method: 'pm_card_visa', capture_method: 'manual', confirm: true });
+    const one = await sdk.paymentIntents.create({
+      amount: 800,
+      currency: 'usd',
+      payment_method: 'pm_card_visa',
+      capture_method: 'manual',
+      confirm: true,
+    });
+    const two = await sdk.paymentIntents.create({
+      amount: 600,
+      currency: 'usd',
+      payment_method: 'pm_card_visa',
+      capture_method: 'manual',
+      confirm: true,
+    });
 
-    const captured = await v2<V2Payment>(key, `/v2/payments/${String(one.latest_charge)}/capture`, 'POST', { amount_to_capture: 500 });
+    const captured = await v2<V2Payment>(key, `/v2/payments/${chargeOf(one)}/capture`, 'POST', { amount_to_capture: 500 });
     expect(captured.status).toBe(200);
     expect(await sdk.paymentIntents.retrieve(one.id)).toMatchObject({ status: 'succeeded', amount_received: 500 });
 
     // the authorization's time has passed: the expiry job's own call cancels it
-    await prisma.payment.update({ where: { id: String(two.latest_charge) }, data: { captureBefore: new Date(Date.now() - 1000) } });
-    expect(await s.t.app.get(AuthorizationsService).expire(String(two.latest_charge))).toBe(true);
+    await prisma.payment.update({ where: { id: chargeOf(two) }, data: { captureBefore: new Date(Date.now() - 1000) } });
+    expect(await s.t.app.get(AuthorizationsService).expire(chargeOf(two))).toBe(true);
     expect(await sdk.paymentIntents.retrieve(two.id)).toMatchObject({ status: 'canceled', cancellation_reason: 'automatic' });
 
     const all = await events(accountId);
@@ -357,7 +408,8 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
     const customer = await sdk.customers.create({ name: 'Pager' });
     const other = await sdk.customers.create({ name: 'Other' });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await sdk.paymentIntents.create({ amount: 100 + i, currency: 'gbp', customer: customer.id })).id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await sdk.paymentIntents.create({ amount: 100 + i, currency: 'gbp', customer: customer.id })).id);
     await sdk.paymentIntents.create({ amount: 50, currency: 'gbp', customer: other.id });
 
     const all = await sdk.paymentIntents.list({ customer: customer.id, limit: 2 }).autoPagingToArray({ limit: 100 });
@@ -376,14 +428,19 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
     const recent = await sdk.paymentIntents.list({ created: { gte: created - 60 }, limit: 100 });
     expect(recent.data).toHaveLength(6);
 
-    const expanded = await sdk.paymentIntents.retrieve(ids[0] as string, { expand: ['customer'] });
+    const expanded = await sdk.paymentIntents.retrieve(ids[0], { expand: ['customer'] });
     expect(expanded.customer).toMatchObject({ id: customer.id, object: 'customer', name: 'Pager' });
     const listed = await sdk.paymentIntents.list({ customer: customer.id, limit: 3, expand: ['data.customer'] });
     expect(listed.data.map((i) => (i.customer as Stripe.Customer).name)).toEqual(['Pager', 'Pager', 'Pager']);
-    const created2 = await sdk.paymentIntents.create({ amount: 100, currency: 'gbp', customer: customer.id, expand: ['customer'] });
+    const created2 = await sdk.paymentIntents.create({
+      amount: 100,
+      currency: 'gbp',
+      customer: customer.id,
+      expand: ['customer'],
+    });
     expect(created2.customer).toMatchObject({ object: 'customer', id: customer.id });
 
-    const bad = await stripeRejection(sdk.paymentIntents.retrieve(ids[0] as string, { expand: ['latest_charge'] }));
+    const bad = await stripeRejection(sdk.paymentIntents.retrieve(ids[0], { expand: ['latest_charge'] }));
     expect(bad).toMatchObject({ statusCode: 400, param: 'expand' });
   });
 
@@ -439,8 +496,19 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
 
     it('a create whose answer was lost is retried by the SDK (maxNetworkRetries) with the same key: one intent, one payment', async () => {
       const a = await s.newAccount();
-      const retrying = new Stripe(a.secretKey, { host: '127.0.0.1', port: proxyPort, protocol: 'http', maxNetworkRetries: 2, telemetry: false });
-      const intent = await retrying.paymentIntents.create({ amount: 4200, currency: 'gbp', payment_method: 'pm_card_visa', confirm: true });
+      const retrying = new Stripe(a.secretKey, {
+        host: '127.0.0.1',
+        port: proxyPort,
+        protocol: 'http',
+        maxNetworkRetries: 2,
+        telemetry: false,
+      });
+      const intent = await retrying.paymentIntents.create({
+        amount: 4200,
+        currency: 'gbp',
+        payment_method: 'pm_card_visa',
+        confirm: true,
+      });
       expect(intent.status).toBe('succeeded');
 
       const posts = seen.filter((r) => r.path === '/v1/payment_intents');
@@ -463,7 +531,9 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
       expect(second).toEqual(first);
       expect((await sdk.paymentIntents.list()).data).toHaveLength(1);
 
-      const other = await stripeRejection(sdk.paymentIntents.create({ ...params, amount: 1600 }, { idempotencyKey: 'order-1500' }));
+      const other = await stripeRejection(
+        sdk.paymentIntents.create({ ...params, amount: 1600 }, { idempotencyKey: 'order-1500' }),
+      );
       expect(other).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
       expect(other.statusCode).toBe(400);
 

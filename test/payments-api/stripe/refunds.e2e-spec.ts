@@ -7,6 +7,12 @@ import { PrismaService } from '@app/platform';
 import Stripe from 'stripe';
 import { startStripeApp, type StripeApp, stripeRejection } from './stripe-context';
 
+/** The id of the intent's latest payment (latest_charge, unexpanded). */
+function chargeOf(intent: Stripe.PaymentIntent): string {
+  if (typeof intent.latest_charge !== 'string') throw new Error(`${intent.id} has no latest_charge id`);
+  return intent.latest_charge;
+}
+
 describe('/v1/refunds with the official Stripe SDK', () => {
   let s: StripeApp;
 
@@ -32,11 +38,15 @@ describe('/v1/refunds with the official Stripe SDK', () => {
   };
   const refundEvents = async (accountId: string) => {
     const rows = await s.t.app.get(PrismaService).webhookEvent.findMany({
-      where: { ownerId: `${accountId}:test`, OR: [{ event: { startsWith: 'refund.' } }, { dialectEvent: { startsWith: 'refund.' } }] },
+      where: {
+        ownerId: `${accountId}:test`,
+        OR: [{ event: { startsWith: 'refund.' } }, { dialectEvent: { startsWith: 'refund.' } }],
+      },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
     return rows.map((r) => {
-      const object = (r.dialectData as { object?: { id?: string; metadata?: object }; previous_attributes?: object } | null) ?? null;
+      const object =
+        (r.dialectData as { object?: { id?: string; metadata?: object }; previous_attributes?: object } | null) ?? null;
       return {
         event: r.event,
         type: r.dialectEvent,
@@ -52,7 +62,12 @@ describe('/v1/refunds with the official Stripe SDK', () => {
     const { stripe, key, id: accountId } = await shop();
     const intent = await paid(stripe);
 
-    const partial = await stripe.refunds.create({ payment_intent: intent.id, amount: 1200, reason: 'requested_by_customer', metadata: { ticket: 'T-1' } });
+    const partial = await stripe.refunds.create({
+      payment_intent: intent.id,
+      amount: 1200,
+      reason: 'requested_by_customer',
+      metadata: { ticket: 'T-1' },
+    });
     expect(partial).toMatchObject({
       object: 'refund',
       amount: 1200,
@@ -81,9 +96,17 @@ describe('/v1/refunds with the official Stripe SDK', () => {
     expect(listed).toMatchObject({ object: 'list', has_more: false, url: '/v1/refunds' });
     expect(listed.data.map((r) => r.id)).toEqual([rest.id, partial.id]);
 
-    const v2Refund = await v2<{ id: string; payment_id: string; amount: number; metadata: object }>(key, `/v2/refunds/${partial.id}`);
-    expect(v2Refund.body).toMatchObject({ id: partial.id, payment_id: intent.latest_charge, amount: 1200, metadata: { agent: 'sam' } });
-    const payment = await v2<{ amount_refunded: number; refunded: boolean }>(key, `/v2/payments/${String(intent.latest_charge)}`);
+    const v2Refund = await v2<{ id: string; payment_id: string; amount: number; metadata: object }>(
+      key,
+      `/v2/refunds/${partial.id}`,
+    );
+    expect(v2Refund.body).toMatchObject({
+      id: partial.id,
+      payment_id: intent.latest_charge,
+      amount: 1200,
+      metadata: { agent: 'sam' },
+    });
+    const payment = await v2<{ amount_refunded: number; refunded: boolean }>(key, `/v2/payments/${chargeOf(intent)}`);
     expect(payment.body).toMatchObject({ amount_refunded: 5000, refunded: true });
 
     // /v2's update of a /v1 refund is seen by /v1's refund.updated too
@@ -99,7 +122,7 @@ describe('/v1/refunds with the official Stripe SDK', () => {
   it("refunds by charge (an intent's payment id); a /v2 payment's refund is not a /v1 refund", async () => {
     const { stripe, key, id: accountId } = await shop();
     const intent = await paid(stripe, 900);
-    const byCharge = await stripe.refunds.create({ charge: String(intent.latest_charge), amount: 400 });
+    const byCharge = await stripe.refunds.create({ charge: chargeOf(intent), amount: 400 });
     expect(byCharge).toMatchObject({ amount: 400, payment_intent: intent.id, charge: intent.latest_charge });
 
     const customer = (await v2<{ id: string }>(key, '/v2/customers', { email: 'v2@example.com' })).body.id;
@@ -108,8 +131,13 @@ describe('/v1/refunds with the official Stripe SDK', () => {
     expect(v2Refund.status).toBe(201);
 
     expect((await stripe.refunds.list()).data.map((r) => r.id)).toEqual([byCharge.id]);
-    expect(await stripeRejection(stripe.refunds.retrieve(v2Refund.body.id))).toMatchObject({ statusCode: 404, code: 'resource_missing' });
-    expect(await stripeRejection(stripe.refunds.update(v2Refund.body.id, { metadata: { a: 'b' } }))).toMatchObject({ statusCode: 404 });
+    expect(await stripeRejection(stripe.refunds.retrieve(v2Refund.body.id))).toMatchObject({
+      statusCode: 404,
+      code: 'resource_missing',
+    });
+    expect(await stripeRejection(stripe.refunds.update(v2Refund.body.id, { metadata: { a: 'b' } }))).toMatchObject({
+      statusCode: 404,
+    });
     const notIntent = await stripeRejection(stripe.refunds.create({ charge: direct.body.id }));
     expect(notIntent).toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'charge' });
 
@@ -126,9 +154,18 @@ describe('/v1/refunds with the official Stripe SDK', () => {
     const error = await stripeRejection(stripe.refunds.create({ payment_intent: unpaid.id }));
     expect(error).toMatchObject({ statusCode: 400, code: 'payment_not_refundable', param: 'payment_intent' });
 
-    const held = await stripe.paymentIntents.create({ amount: 100, currency: 'gbp', payment_method: 'pm_card_visa', capture_method: 'manual', confirm: true });
-    expect(await stripeRejection(stripe.refunds.create({ payment_intent: held.id }))).toMatchObject({ statusCode: 400, param: 'payment_intent' });
-    expect(await stripeRejection(stripe.refunds.create({ charge: String(held.latest_charge) }))).toMatchObject({
+    const held = await stripe.paymentIntents.create({
+      amount: 100,
+      currency: 'gbp',
+      payment_method: 'pm_card_visa',
+      capture_method: 'manual',
+      confirm: true,
+    });
+    expect(await stripeRejection(stripe.refunds.create({ payment_intent: held.id }))).toMatchObject({
+      statusCode: 400,
+      param: 'payment_intent',
+    });
+    expect(await stripeRejection(stripe.refunds.create({ charge: chargeOf(held) }))).toMatchObject({
       statusCode: 400,
       code: 'payment_not_refundable',
       param: 'charge',
@@ -148,7 +185,7 @@ describe('/v1/refunds with the official Stripe SDK', () => {
     const all = await stripe.refunds.list({ limit: 2 }).autoPagingToArray({ limit: 100 });
     expect(all.map((r) => r.id)).toEqual([...ids].reverse());
 
-    const expanded = await stripe.refunds.retrieve(ids[0] as string, { expand: ['payment_intent'] });
+    const expanded = await stripe.refunds.retrieve(ids[0], { expand: ['payment_intent'] });
     expect(expanded.payment_intent).toMatchObject({ id: intent.id, object: 'payment_intent', status: 'succeeded' });
     const listed = await stripe.refunds.list({ limit: 1, expand: ['data.payment_intent'] });
     expect(listed.data[0]?.payment_intent).toMatchObject({ object: 'payment_intent', id: intent.id });

@@ -91,7 +91,12 @@ describe('paymentIntentView', () => {
       intent({ status: 'requires_capture', captureMethod: 'manual' }),
       payment({ status: 'requires_capture', amountCapturable: 2000, amountReceived: 0 }),
     );
-    expect(view).toMatchObject({ status: 'requires_capture', amount_capturable: 2000, amount_received: 0, latest_charge: 'pay_1' });
+    expect(view).toMatchObject({
+      status: 'requires_capture',
+      amount_capturable: 2000,
+      amount_received: 0,
+      latest_charge: 'pay_1',
+    });
   });
 
   it('captured in part: amount_received is what was captured, nothing capturable', () => {
@@ -105,7 +110,11 @@ describe('paymentIntentView', () => {
       intent({ status: 'requires_capture' }),
       payment({ status: 'canceled', amountReceived: 0, canceledAt: at, cancellationReason: 'automatic' }),
     );
-    expect(view).toMatchObject({ status: 'canceled', canceled_at: Math.floor(at.getTime() / 1000), cancellation_reason: 'automatic' });
+    expect(view).toMatchObject({
+      status: 'canceled',
+      canceled_at: Math.floor(at.getTime() / 1000),
+      cancellation_reason: 'automatic',
+    });
   });
 
   it("canceled before any payment: the intent's own canceled_at and reason", () => {

@@ -21,7 +21,11 @@ export const STRIPE_PAYMENT_INTENT_SCHEMA = {
     currency: { type: 'string' },
     customer: { description: 'a customer id, or the customer with expand[]=customer', nullable: true },
     description: { type: 'string', nullable: true },
-    last_payment_error: { type: 'object', nullable: true, description: 'the last declined confirmation (type, code, decline_code, message)' },
+    last_payment_error: {
+      type: 'object',
+      nullable: true,
+      description: 'the last declined confirmation (type, code, decline_code, message)',
+    },
     latest_charge: { type: 'string', nullable: true },
     livemode: { type: 'boolean' },
     metadata: { type: 'object', additionalProperties: { type: 'string' } },

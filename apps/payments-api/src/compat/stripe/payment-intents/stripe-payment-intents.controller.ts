@@ -11,13 +11,7 @@ import { createdFilter, listParams, listSchema, type StripeList, stripeList } fr
 import { stripeCustomer, stripeDeletedCustomer } from '../stripe-objects';
 import { StripeBody, type StripeParams } from '../stripe-params';
 import { StripeController, StripeRoute } from '../stripe-route';
-import {
-  readCancel,
-  readCapture,
-  readConfirm,
-  readCreate,
-  readUpdate,
-} from './stripe-payment-intent.params';
+import { readCancel, readCapture, readConfirm, readCreate, readUpdate } from './stripe-payment-intent.params';
 import { STRIPE_PAYMENT_INTENT_SCHEMA } from './stripe-payment-intent.schema';
 
 const NOT_FOUND = { code: 'resource_missing', when: 'no such payment intent of this account and mode' } as const;
@@ -46,11 +40,17 @@ export class StripePaymentIntentsController {
   ) {}
 
   @Post()
-  @StripeRoute('Create a payment intent (confirm=true: and confirm it)', STRIPE_PAYMENT_INTENT_SCHEMA, DECLINED, UNEXPECTED_STATE, {
-    code: 'resource_missing',
-    status: 400,
-    when: 'customer or payment_method names nothing of yours (test mode: a test payment method)',
-  })
+  @StripeRoute(
+    'Create a payment intent (confirm=true: and confirm it)',
+    STRIPE_PAYMENT_INTENT_SCHEMA,
+    DECLINED,
+    UNEXPECTED_STATE,
+    {
+      code: 'resource_missing',
+      status: 400,
+      when: 'customer or payment_method names nothing of yours (test mode: a test payment method)',
+    },
+  )
   async create(
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @StripeBody() p: StripeParams,
@@ -89,7 +89,11 @@ export class StripePaymentIntentsController {
 
   @Get(':id')
   @StripeRoute('Retrieve a payment intent', STRIPE_PAYMENT_INTENT_SCHEMA, NOT_FOUND)
-  async retrieve(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Param('id') id: string, @StripeBody() p: StripeParams): Promise<Answer> {
+  async retrieve(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Param('id') id: string,
+    @StripeBody() p: StripeParams,
+  ): Promise<Answer> {
     const expand = p.expand();
     // Stripe's publishable-key clients send it; a secret key needs none (accepted, not checked)
     p.ignore('client_secret');
@@ -119,7 +123,13 @@ export class StripePaymentIntentsController {
   }
 
   @Post(':id/confirm')
-  @StripeRoute('Confirm a payment intent: charge (or authorize, capture_method manual) its payment method', STRIPE_PAYMENT_INTENT_SCHEMA, NOT_FOUND, DECLINED, UNEXPECTED_STATE)
+  @StripeRoute(
+    'Confirm a payment intent: charge (or authorize, capture_method manual) its payment method',
+    STRIPE_PAYMENT_INTENT_SCHEMA,
+    NOT_FOUND,
+    DECLINED,
+    UNEXPECTED_STATE,
+  )
   async confirm(
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @Param('id') id: string,
@@ -134,10 +144,16 @@ export class StripePaymentIntentsController {
   }
 
   @Post(':id/capture')
-  @StripeRoute('Capture an authorized payment intent, in full or in part (amount_to_capture); the rest is released', STRIPE_PAYMENT_INTENT_SCHEMA, NOT_FOUND, UNEXPECTED_STATE, {
-    code: 'amount_exceeds_capturable',
-    when: 'amount_to_capture is more than amount_capturable',
-  })
+  @StripeRoute(
+    'Capture an authorized payment intent, in full or in part (amount_to_capture); the rest is released',
+    STRIPE_PAYMENT_INTENT_SCHEMA,
+    NOT_FOUND,
+    UNEXPECTED_STATE,
+    {
+      code: 'amount_exceeds_capturable',
+      when: 'amount_to_capture is more than amount_capturable',
+    },
+  )
   async capture(
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @Param('id') id: string,
@@ -152,7 +168,12 @@ export class StripePaymentIntentsController {
   }
 
   @Post(':id/cancel')
-  @StripeRoute('Cancel a payment intent (before a payment, or an authorization: released)', STRIPE_PAYMENT_INTENT_SCHEMA, NOT_FOUND, UNEXPECTED_STATE)
+  @StripeRoute(
+    'Cancel a payment intent (before a payment, or an authorization: released)',
+    STRIPE_PAYMENT_INTENT_SCHEMA,
+    NOT_FOUND,
+    UNEXPECTED_STATE,
+  )
   async cancel(
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @Param('id') id: string,

@@ -16,7 +16,10 @@ import { StripeController, StripeRoute } from '../stripe-route';
 import { type StripeRefundObject, stripeRefund } from './stripe-refund';
 import { STRIPE_REFUND_SCHEMA } from './stripe-refund.schema';
 
-const NOT_FOUND = { code: 'resource_missing', when: "no such refund of this account and mode (a refund of a /v2 payment is not a /v1 refund)" } as const;
+const NOT_FOUND = {
+  code: 'resource_missing',
+  when: 'no such refund of this account and mode (a refund of a /v2 payment is not a /v1 refund)',
+} as const;
 const ID_MAX = 255;
 
 type Answer = StripeRefundObject | (Omit<StripeRefundObject, 'payment_intent'> & { payment_intent: unknown });
@@ -99,7 +102,11 @@ export class StripeRefundsController {
 
   @Get(':id')
   @StripeRoute('Retrieve a refund', STRIPE_REFUND_SCHEMA, NOT_FOUND)
-  async retrieve(@CurrentPrincipal() key: PaymentsKeyPrincipal, @Param('id') id: string, @StripeBody() p: StripeParams): Promise<Answer> {
+  async retrieve(
+    @CurrentPrincipal() key: PaymentsKeyPrincipal,
+    @Param('id') id: string,
+    @StripeBody() p: StripeParams,
+  ): Promise<Answer> {
     const expand = p.expand();
     p.done();
     const tenant = tenantOf(key);
