@@ -39,7 +39,12 @@ import {
 } from './dto/payment-intent.view';
 import { intentDeclined, missingPaymentMethod, unexpectedState } from './payment-intent-errors';
 import { INTENT_EVENT_OF } from './payment-intent-sides';
-import { type IntentChanges, type IntentWithLatest, type PaymentIntentRow, PaymentIntentsRepository } from './payment-intents.repository';
+import {
+  type IntentChanges,
+  type IntentWithLatest,
+  type PaymentIntentRow,
+  PaymentIntentsRepository,
+} from './payment-intents.repository';
 
 /** What a create or confirm did: the intent as it now is, the payment it made, and the 402 of a decline. */
 interface Confirmation {
@@ -113,7 +118,12 @@ export class PaymentIntentsService {
   }
 
   /** Confirms with the intent's payment method or the one given: charges (or authorizes) and makes a payment. */
-  async confirm(tenant: Tenant, id: string, input: PaymentIntentConfirm, idempotency?: IdempotentRequest): Promise<PaymentIntentView> {
+  async confirm(
+    tenant: Tenant,
+    id: string,
+    input: PaymentIntentConfirm,
+    idempotency?: IdempotentRequest,
+  ): Promise<PaymentIntentView> {
     if (input.payment_method !== undefined) this.checkPaymentMethod(tenant, input.payment_method);
     const processor = this.processor(tenant);
     const result = await this.transactions.runSql(
@@ -194,7 +204,12 @@ export class PaymentIntentsService {
    * under way (requires_payment_method or requires_confirmation). No event (Stripe has no
    * payment_intent.updated among the types `/v1` emits).
    */
-  async update(tenant: Tenant, id: string, input: PaymentIntentUpdate, idempotency?: IdempotentRequest): Promise<PaymentIntentView> {
+  async update(
+    tenant: Tenant,
+    id: string,
+    input: PaymentIntentUpdate,
+    idempotency?: IdempotentRequest,
+  ): Promise<PaymentIntentView> {
     if (typeof input.customer === 'string') await this.checkCustomer(tenant, input.customer);
     if (typeof input.payment_method === 'string') this.checkPaymentMethod(tenant, input.payment_method);
     return this.transactions.run(
@@ -406,4 +421,3 @@ export class PaymentIntentsService {
     }
   }
 }
-

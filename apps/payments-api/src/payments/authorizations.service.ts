@@ -83,7 +83,13 @@ export class AuthorizationsService {
    * (`/v2` capture, or `/v1` capture of an intent's payment): payment.captured, then
    * payment.succeeded with the intent's payment_intent.succeeded when the payment is an intent's.
    */
-  async captureLocked(tx: Tx, closing: Closing, tenant: Tenant, payment: PaymentRow, amountToCapture?: number): Promise<PaymentRow> {
+  async captureLocked(
+    tx: Tx,
+    closing: Closing,
+    tenant: Tenant,
+    payment: PaymentRow,
+    amountToCapture?: number,
+  ): Promise<PaymentRow> {
     const amount = amountToCapture ?? payment.amountCapturable;
     if (amount > payment.amountCapturable) {
       throw new PaymentsError(
@@ -107,7 +113,9 @@ export class AuthorizationsService {
     return this.transactions.run(
       async (tx, closing) => {
         const payment = await this.lockAuthorization(tx, tenant, id, 'cancel');
-        return paymentView(await this.cancelLocked(tx, closing, tenant, payment, dto.cancellation_reason ?? 'requested_by_customer'));
+        return paymentView(
+          await this.cancelLocked(tx, closing, tenant, payment, dto.cancellation_reason ?? 'requested_by_customer'),
+        );
       },
       { completion: idempotency?.completion() },
     );
@@ -118,7 +126,13 @@ export class AuthorizationsService {
     await this.processor(tenant).release({ paymentId: payment.id, mode: tenant.mode, amount: payment.amountCapturable });
     const row = await this.payments.markCanceled(tx, tenant, payment.id, reason, this.clock.now());
     if (!row) throw unexpectedState(payment, 'cancel');
-    this.events.emit(closing, tenant, 'payment.canceled', paymentView(row), await this.sides.ofPayment(tx, 'payment.canceled', row));
+    this.events.emit(
+      closing,
+      tenant,
+      'payment.canceled',
+      paymentView(row),
+      await this.sides.ofPayment(tx, 'payment.canceled', row),
+    );
     return row;
   }
 
@@ -135,7 +149,13 @@ export class AuthorizationsService {
       if (tenant.mode === 'live' && this.liveProcessor) {
         await this.liveProcessor.release({ paymentId, mode: 'live', amount: row.amount });
       }
-      this.events.emit(closing, tenant, 'payment.canceled', paymentView(row), await this.sides.ofPayment(tx, 'payment.canceled', row));
+      this.events.emit(
+        closing,
+        tenant,
+        'payment.canceled',
+        paymentView(row),
+        await this.sides.ofPayment(tx, 'payment.canceled', row),
+      );
       return true;
     });
     if (canceled) this.logger.log({ paymentId }, `authorization ${paymentId} expired and was canceled`);
