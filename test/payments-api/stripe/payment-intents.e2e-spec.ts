@@ -390,7 +390,22 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
     expect(await s.t.app.get(AuthorizationsService).expire(chargeOf(two))).toBe(true);
     expect(await sdk.paymentIntents.retrieve(two.id)).toMatchObject({ status: 'canceled', cancellation_reason: 'automatic' });
 
+    const three = await sdk.paymentIntents.create({
+      amount: 400,
+      currency: 'usd',
+      payment_method: 'pm_card_visa',
+      capture_method: 'manual',
+      confirm: true,
+    });
+    expect((await v2<V2Payment>(key, `/v2/payments/${chargeOf(three)}/cancel`, 'POST', {})).status).toBe(200);
+    expect(await sdk.paymentIntents.retrieve(three.id)).toMatchObject({ status: 'canceled', amount_capturable: 0 });
+
     const all = await events(accountId);
+    expect(all.filter((e) => e.id === three.id).map((e) => [e.event, e.type])).toEqual([
+      [null, 'payment_intent.created'],
+      ['payment.requires_capture', 'payment_intent.amount_capturable_updated'],
+      ['payment.canceled', 'payment_intent.canceled'],
+    ]);
     expect(all.filter((e) => e.id === one.id).map((e) => e.type)).toEqual([
       'payment_intent.created',
       'payment_intent.amount_capturable_updated',
@@ -452,6 +467,26 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
     const live = s.sdk(s.liveKey);
     expect((await stripeRejection(live.paymentIntents.retrieve(mine.id))).statusCode).toBe(404);
     expect((await live.paymentIntents.list()).data.map((i) => i.id)).not.toContain(mine.id);
+  });
+
+  it('two confirmations of one intent at once make one payment: the other is refused, as the intent has succeeded', async () => {
+    const { stripe: sdk, key } = await shop();
+    const intent = await sdk.paymentIntents.create({ amount: 1234, currency: 'gbp', payment_method: 'pm_card_visa' });
+    const outcomes = await Promise.allSettled([sdk.paymentIntents.confirm(intent.id), sdk.paymentIntents.confirm(intent.id)]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = outcomes.find((o) => o.status === 'rejected');
+    expect(refused?.reason).toMatchObject({ statusCode: 400, code: 'payment_intent_unexpected_state' });
+    expect((await v2<{ data: unknown[] }>(key, '/v2/payments')).body.data).toHaveLength(1);
+  });
+
+  it('live mode without a live processor: an intent can be made, its confirmation is StripePermissionError', async () => {
+    const live = s.sdk(s.liveKey);
+    const intent = await live.paymentIntents.create({ amount: 100, currency: 'gbp' });
+    expect(intent).toMatchObject({ livemode: true, status: 'requires_payment_method' });
+    const error = await stripeRejection(live.paymentIntents.confirm(intent.id, { payment_method: 'pm_card_visa' }));
+    expect(error).toBeInstanceOf(Stripe.errors.StripePermissionError);
+    expect(error).toMatchObject({ statusCode: 403, code: 'live_mode_not_enabled' });
+    expect((await live.paymentIntents.retrieve(intent.id)).status).toBe('requires_payment_method');
   });
 
   describe('idempotency', () => {
