@@ -61,13 +61,18 @@ describe('/v1/payment_intents with the official Stripe SDK', () => {
     });
     return { status: res.statusCode, body: res.json<T>() };
   };
-  /** The account's events as stored: [/v2 kind, Stripe type, the /v1 object's status], oldest first. */
+  /** The account's events as stored: /v2 kind, Stripe type, the /v1 object's status and id, oldest first. */
   const events = async (accountId: string) => {
     const rows = await prisma.webhookEvent.findMany({
       where: { ownerId: `${accountId}:test` },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
-    return rows.map((r) => {
+    // The events of one transaction share created_at (now() of the transaction) and their ids
+    // are random: list them in the order the code emits them (created, captured, the rest).
+    const rank = (r: (typeof rows)[number]): number =>
+      r.dialectEvent === 'payment_intent.created' ? 0 : r.event === 'payment.captured' ? 1 : 2;
+    const ordered = [...rows].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || rank(a) - rank(b));
+    return ordered.map((r) => {
       const object = (r.dialectData as { object?: { status?: string; id?: string } } | null)?.object;
       return { event: r.event, type: r.dialectEvent, status: object?.status ?? null, id: object?.id ?? null };
     });

@@ -15,11 +15,12 @@ import { CustomersRepository } from '../customers/customers.repository';
 import { PaymentEvents } from '../common/events';
 import { resolvePage } from '../common/list';
 import { type Metadata, mergeMetadata, tooManyKeys } from '../common/metadata';
+import type { Currency } from '../common/money';
 import type { Tenant } from '../common/tenant';
 import { PaymentsError } from '../errors';
 import { AuthorizationsService } from '../payments/authorizations.service';
 import { paymentView } from '../payments/dto/payment.view';
-import { type PaymentRow, PaymentsRepository } from '../payments/payments.repository';
+import { type NewPayment, type PaymentRow, PaymentsRepository } from '../payments/payments.repository';
 import { type ChargeResult, LIVE_PROCESSOR, PaymentProcessor } from '../processor/payment-processor';
 import { TestModeProcessor, testOutcome } from '../processor/test-mode.processor';
 import type {
@@ -41,6 +42,8 @@ import { intentDeclined, missingPaymentMethod, unexpectedState } from './payment
 import { INTENT_EVENT_OF } from './payment-intent-sides';
 import {
   type IntentChanges,
+  type IntentConfirmation,
+  type NewPaymentIntent,
   type IntentWithLatest,
   type PaymentIntentRow,
   PaymentIntentsRepository,
@@ -60,6 +63,9 @@ export interface PaymentIntentPage {
 }
 
 const CONFIRMABLE = ['requires_payment_method', 'requires_confirmation'] as const;
+
+/** The fields of a just-confirmed intent as they were before its confirmation (payment_intent.created shows that). */
+const UNCONFIRMED = { status: 'requires_confirmation', latestPaymentId: null, lastPaymentError: null } as const;
 
 /**
  * Stripe's PaymentIntents (issue 35; docs/stripe.md), a `/v1` object over `/v2`'s payments:
@@ -94,23 +100,38 @@ export class PaymentIntentsService {
     if (paymentMethod !== null) this.checkPaymentMethod(tenant, paymentMethod);
     const processor = input.confirm ? this.processor(tenant) : undefined;
     if (processor && paymentMethod === null) throw missingPaymentMethod();
+    const intent: NewPaymentIntent = {
+      id: newId('pi'),
+      customerId: input.customer ?? null,
+      amount: input.amount,
+      currency: input.currency,
+      status: paymentMethod === null ? 'requires_payment_method' : 'requires_confirmation',
+      captureMethod: input.capture_method ?? 'automatic',
+      paymentMethod,
+      description: input.description ?? null,
+      metadata: input.metadata ?? {},
+    };
+    if (!processor || paymentMethod === null) {
+      const result = await this.transactions.runSql(
+        async (tx, closing) => {
+          const created = paymentIntentView(await this.intents.insert(tx, tenant, intent), null);
+          this.events.emitStripe(closing, tenant, { type: 'payment_intent.created', object: { ...created } });
+          return { view: created };
+        },
+        { completion: this.completion(idempotency) },
+      );
+      return this.answer(result);
+    }
+    // A new intent: no one else can confirm it, so it is charged before the transaction (as a
+    // /v2 payment is) and written with its first payment in one statement.
+    const outcome = await this.charge(processor, tenant, intent, paymentMethod);
+    const { payment, confirmation } = this.confirmationOf(intent, paymentMethod, outcome);
     const result = await this.transactions.runSql(
       async (tx, closing) => {
-        const intent = await this.intents.insert(tx, tenant, {
-          id: newId('pi'),
-          customerId: input.customer ?? null,
-          amount: input.amount,
-          currency: input.currency,
-          status: paymentMethod === null ? 'requires_payment_method' : 'requires_confirmation',
-          captureMethod: input.capture_method ?? 'automatic',
-          paymentMethod,
-          description: input.description ?? null,
-          metadata: input.metadata ?? {},
-        });
-        const created = paymentIntentView(intent, null);
+        const written = await this.intents.insertWithPayment(tx, tenant, { ...intent, ...confirmation }, payment);
+        const created = paymentIntentView({ ...written.intent, ...UNCONFIRMED, paymentMethod }, null);
         this.events.emitStripe(closing, tenant, { type: 'payment_intent.created', object: { ...created } });
-        if (!processor || paymentMethod === null) return { view: created };
-        return this.confirmLocked(tx, closing, tenant, intent, paymentMethod, processor);
+        return this.confirmed(closing, tenant, written.intent, written.payment, confirmation.lastPaymentError);
       },
       { completion: this.completion(idempotency) },
     );
@@ -307,19 +328,43 @@ export class PaymentIntentsService {
     paymentMethod: string,
     processor: PaymentProcessor,
   ): Promise<Confirmation> {
-    const captureMethod = intent.captureMethod === 'manual' ? 'manual' : 'automatic';
-    const outcome: ChargeResult = await processor.charge({
+    const outcome = await this.charge(processor, tenant, intent, paymentMethod);
+    const { payment, confirmation } = this.confirmationOf(intent, paymentMethod, outcome);
+    const row = await this.payments.create(tx, tenant, payment);
+    const updated = await this.intents.recordConfirmation(tx, tenant, intent.id, confirmation);
+    return this.confirmed(closing, tenant, updated, row, confirmation.lastPaymentError);
+  }
+
+  private charge(
+    processor: PaymentProcessor,
+    tenant: Tenant,
+    intent: Pick<PaymentIntentRow, 'amount' | 'currency' | 'captureMethod'>,
+    paymentMethod: string,
+  ): Promise<ChargeResult> {
+    return processor.charge({
       amount: intent.amount,
-      currency: intent.currency as Parameters<PaymentProcessor['charge']>[0]['currency'],
+      currency: intent.currency as Currency,
       paymentMethod,
       mode: tenant.mode,
-      captureMethod,
+      captureMethod: intent.captureMethod === 'manual' ? 'manual' : 'automatic',
     });
+  }
+
+  /**
+   * What a charge's outcome writes: the payment (a failed one too, as `/v2` stores declines)
+   * and, on the intent, its latest payment and, after a decline, Stripe's last_payment_error
+   * with the intent back in requires_payment_method and its payment method detached.
+   */
+  private confirmationOf(
+    intent: Pick<PaymentIntentRow, 'id' | 'amount' | 'currency' | 'captureMethod' | 'customerId' | 'description' | 'metadata'>,
+    paymentMethod: string,
+    outcome: ChargeResult,
+  ): { payment: NewPayment; confirmation: IntentConfirmation } {
+    const captureMethod = intent.captureMethod === 'manual' ? 'manual' : 'automatic';
     const failed = outcome.status === 'failed' ? outcome : undefined;
     const authorized = !failed && captureMethod === 'manual';
     const received = failed || authorized ? 0 : intent.amount;
-    const now = this.clock.now();
-    const payment = await this.payments.create(tx, tenant, {
+    const payment: NewPayment = {
       id: newId('pay'),
       customerId: intent.customerId,
       amount: intent.amount,
@@ -335,9 +380,9 @@ export class PaymentIntentsService {
       amountCapturable: authorized ? intent.amount : 0,
       amountReceived: received,
       captureBefore: authorized ? this.authorizations.captureBefore() : null,
-      capturedAt: received > 0 ? now : null,
+      capturedAt: received > 0 ? this.clock.now() : null,
       paymentIntentId: intent.id,
-    });
+    };
     const lastPaymentError: LastPaymentError | null = failed
       ? {
           type: 'card_error',
@@ -347,15 +392,31 @@ export class PaymentIntentsService {
           payment_method: { id: paymentMethod, object: 'payment_method', type: 'card' },
         }
       : null;
-    const updated = await this.intents.recordConfirmation(tx, tenant, intent.id, {
+    const confirmation: IntentConfirmation = {
       latestPaymentId: payment.id,
       status: failed ? 'requires_payment_method' : payment.status,
       // Stripe detaches a declined payment method: the next confirmation names one
       paymentMethod: failed ? null : paymentMethod,
       lastPaymentError,
-    });
-    const view = paymentIntentView(updated, payment);
-    const kind = failed ? 'payment.failed' : authorized ? 'payment.requires_capture' : 'payment.succeeded';
+    };
+    return { payment, confirmation };
+  }
+
+  /** The confirmation's event (payment.* with payment_intent.* for the intent as it now is) and the answer. */
+  private confirmed(
+    closing: Closing,
+    tenant: Tenant,
+    intent: PaymentIntentRow,
+    payment: PaymentRow,
+    lastPaymentError: LastPaymentError | null,
+  ): Confirmation {
+    const view = paymentIntentView(intent, payment);
+    const kind =
+      payment.status === 'failed'
+        ? 'payment.failed'
+        : payment.status === 'requires_capture'
+          ? 'payment.requires_capture'
+          : 'payment.succeeded';
     const type = INTENT_EVENT_OF[kind];
     if (type === null) throw new Error(`${kind} has no payment_intent event`);
     this.events.emit(closing, tenant, kind, paymentView(payment), { type, object: { ...view } });

@@ -15,6 +15,17 @@ VALUES ($1, $2, $3::payment_mode, $4, $5, $6,
         $7, $8, $9, $10, $11::jsonb)
 RETURNING /* ${COLUMNS} */
 
+-- PaymentIntentsRepository.insertWithPayment
+WITH p AS ($1),
+     i AS (
+       INSERT INTO payment_intents (id, account_id, mode, customer_id, amount, currency, status, capture_method,
+                                    payment_method, description, metadata, latest_payment_id, last_payment_error)
+       VALUES ($2, $3, $4::payment_mode, $5, $6, $7,
+               $8, $9, $10, $11, $12::jsonb,
+               $13, $14::jsonb)
+       RETURNING /* ${COLUMNS} */)
+SELECT i.*, p.created_at AS "paymentCreatedAt", p.metadata AS "paymentMetadata" FROM i, p
+
 -- PaymentIntentsRepository.lock
 SELECT /* ${COLUMNS} */ FROM payment_intents
  WHERE id = $1 AND account_id = $2 AND mode = $3::payment_mode
