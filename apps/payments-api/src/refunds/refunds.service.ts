@@ -161,7 +161,10 @@ export class RefundsService {
 }
 
 /** The completion that stores `view(row)` as the route's success answer. */
-export function presented<R>(idempotency: IdempotentRequest | undefined, view: (row: R) => unknown): CompletionHook<R> | undefined {
+export function presented<R>(
+  idempotency: IdempotentRequest | undefined,
+  view: (row: R) => unknown,
+): CompletionHook<R> | undefined {
   return idempotency?.completion<R>((row) => ({ status: idempotency.successStatus, body: toJson(view(row)) }));
 }
 
