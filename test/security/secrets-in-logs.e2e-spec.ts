@@ -299,6 +299,16 @@ describe('secrets never reach the logs', () => {
       headers: auth,
     });
     remember('payments rotated webhook secret', rotated.json<{ secret: string }>().secret);
+    // Stripe's /v1: a form-encoded create (its answer, with the secret, is also the stored
+    // Idempotency-Key answer), its replay, a list and a retrieve
+    const form = { ...auth, 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': 'v1-hook-1' };
+    const v1Body = 'url=http%3A%2F%2F127.0.0.1%3A9%2Fv1&enabled_events[]=*';
+    const v1Ep = await inject({ method: 'POST', url: '/v1/webhook_endpoints', headers: form, payload: v1Body });
+    ok(v1Ep, 200);
+    remember('/v1 webhook secret', v1Ep.json<{ secret: string }>().secret);
+    ok(await inject({ method: 'POST', url: '/v1/webhook_endpoints', headers: form, payload: v1Body }), 200);
+    ok(await inject({ method: 'GET', url: '/v1/webhook_endpoints', headers: auth }), 200);
+    ok(await inject({ method: 'GET', url: `/v1/webhook_endpoints/${v1Ep.json<{ id: string }>().id}`, headers: auth }), 200);
     // restricted and rolled keys: made, used (allowed and denied), revoked, presented wrong
     const rk = await inject({
       method: 'POST',
@@ -327,6 +337,15 @@ describe('secrets never reach the logs', () => {
     await sql(t.db.url, `ALTER TABLE webhook_endpoints ADD CONSTRAINT sec_bang CHECK (url NOT LIKE '%bang%') NOT VALID`);
     ok(
       await inject({ method: 'POST', url: '/v2/webhook-endpoints', headers: auth, payload: { url: 'http://127.0.0.1:9/bang' } }),
+      500,
+    );
+    ok(
+      await inject({
+        method: 'POST',
+        url: '/v1/webhook_endpoints',
+        headers: { ...form, 'idempotency-key': 'v1-hook-bang' },
+        payload: 'url=http%3A%2F%2F127.0.0.1%3A9%2Fbang&enabled_events[]=*',
+      }),
       500,
     );
     const captured = lines(t);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService, type Tx } from '@app/platform';
+import { metadataOf } from './webhook-endpoints.repository';
 import type {
   WebhookDeliveryRecord,
   WebhookDeliveryStatus,
@@ -10,8 +11,32 @@ import type {
 
 const DELIVERY_INCLUDE = {
   event: { select: { event: true, dialectEvent: true } },
+  endpoint: { select: { dialect: true } },
   attempts: { orderBy: { createdAt: 'asc' as const } },
 };
+
+/**
+ * The delivery log's filter on the endpoint: the owner's, of the own API (its routes are the
+ * only readers of the log; a dialect endpoint's deliveries are not theirs to see).
+ */
+function ownEndpointOf(owner: WebhookOwner): { ownerType: string; ownerId: string; dialect: null } {
+  return { ownerType: owner.ownerType, ownerId: owner.ownerId, dialect: null };
+}
+
+/**
+ * The event's type as its endpoint gets it: the own kind for an own endpoint, the dialect's
+ * type for a dialect endpoint (fanOut made the delivery only when that side exists).
+ */
+export function eventTypeFor(
+  endpointDialect: string | null,
+  event: { event: string | null; dialectEvent: string | null },
+): string {
+  const type = endpointDialect === null ? event.event : event.dialectEvent;
+  if (type === null) {
+    throw new Error(`a delivery to an endpoint of ${endpointDialect ?? 'the own API'} for an event without that side`);
+  }
+  return type;
+}
 
 interface DeliveryRow {
   id: string;
@@ -23,6 +48,7 @@ interface DeliveryRow {
   lastAttemptAt: Date | null;
   createdAt: Date;
   event: { event: string | null; dialectEvent: string | null };
+  endpoint: { dialect: string | null };
   attempts: Array<{
     statusCode: number | null;
     durationMs: number;
@@ -37,7 +63,7 @@ function toDelivery(row: DeliveryRow): WebhookDeliveryRecord {
     id: row.id,
     endpointId: row.endpointId,
     eventId: row.eventId,
-    event: row.event.event ?? row.event.dialectEvent ?? '',
+    event: eventTypeFor(row.endpoint.dialect, row.event),
     status: row.status,
     attemptCount: row.attemptCount,
     nextAttemptAt: row.nextAttemptAt,
@@ -59,6 +85,7 @@ export interface DeliveryWork {
   readonly status: WebhookDeliveryStatus;
   readonly roundAttempts: number;
   readonly endpoint: WebhookEndpointRecord;
+  /** The event as the endpoint gets it: its own kind and data, or its dialect's type and data. */
   readonly event: {
     readonly id: string;
     readonly event: string;
@@ -105,6 +132,8 @@ interface WorkRow {
   endpoint_id: string;
   owner_type: string;
   owner_id: string;
+  dialect: string | null;
+  metadata: unknown;
   url: string;
   events: string[];
   description: string | null;
@@ -117,7 +146,8 @@ interface WorkRow {
   failing_since: Date | null;
   endpoint_created_at: Date;
   event_id: string;
-  event: string;
+  /** the side of the event the endpoint gets (own kind, or the dialect's type) */
+  event: string | null;
   data: unknown;
   event_created_at: Date;
   test: boolean;
@@ -197,15 +227,20 @@ export class WebhookDeliveriesRepository {
     const ids = [...deliveryIds];
     const rows = await this.prisma.$queryRaw<WorkRow[]>`
       SELECT d."id", d."status"::text AS "status", d."round_attempts",
-              e."id" AS "endpoint_id", e."owner_type", e."owner_id", e."url", e."events", e."description",
+              e."id" AS "endpoint_id", e."owner_type", e."owner_id", e."dialect", e."metadata", e."url", e."events", e."description",
               e."rate_limit_per_second", e."secret", e."previous_secret", e."previous_secret_expires_at",
               e."disabled_at", e."disabled_reason", e."failing_since", e."created_at" AS "endpoint_created_at",
-              v."id" AS "event_id", v."event", v."data", v."created_at" AS "event_created_at", v."test"
+              v."id" AS "event_id",
+              CASE WHEN e."dialect" IS NULL THEN v."event" ELSE v."dialect_event" END AS "event",
+              CASE WHEN e."dialect" IS NULL THEN v."data" ELSE v."dialect_data" END AS "data",
+              v."created_at" AS "event_created_at", v."test"
        FROM "webhook_deliveries" d
        JOIN "webhook_endpoints" e ON e."id" = d."endpoint_id"
        JOIN "webhook_events" v ON v."id" = d."event_id"
        WHERE d."id" = ANY(${ids}::text[])`;
     for (const r of rows) {
+      // fanOut makes a delivery only for the side the endpoint gets: none is missing
+      if (r.event === null) continue;
       out.set(r.id, {
         deliveryId: r.id,
         status: r.status,
@@ -214,6 +249,8 @@ export class WebhookDeliveriesRepository {
           id: r.endpoint_id,
           ownerType: r.owner_type,
           ownerId: r.owner_id,
+          dialect: r.dialect,
+          metadata: metadataOf(typeof r.metadata === 'string' ? (JSON.parse(r.metadata) as unknown) : r.metadata),
           url: r.url,
           events: r.events,
           description: r.description,
@@ -328,7 +365,7 @@ export class WebhookDeliveriesRepository {
     let cursor: { createdAt: Date; id: string } | undefined;
     if (query.startingAfter !== undefined) {
       const after = await this.prisma.webhookDelivery.findFirst({
-        where: { id: query.startingAfter, endpointId, endpoint: { ownerType: owner.ownerType, ownerId: owner.ownerId } },
+        where: { id: query.startingAfter, endpointId, endpoint: ownEndpointOf(owner) },
         select: { createdAt: true, id: true },
       });
       if (after === null) return { data: [], hasMore: false };
@@ -337,7 +374,7 @@ export class WebhookDeliveriesRepository {
     const rows = await this.prisma.webhookDelivery.findMany({
       where: {
         endpointId,
-        endpoint: { ownerType: owner.ownerType, ownerId: owner.ownerId },
+        endpoint: ownEndpointOf(owner),
         ...(query.status === undefined ? {} : { status: query.status }),
         ...(cursor === undefined
           ? {}
@@ -354,7 +391,7 @@ export class WebhookDeliveriesRepository {
 
   async findDelivery(owner: WebhookOwner, endpointId: string, deliveryId: string): Promise<WebhookDeliveryRecord | null> {
     const row = await this.prisma.webhookDelivery.findFirst({
-      where: { id: deliveryId, endpointId, endpoint: { ownerType: owner.ownerType, ownerId: owner.ownerId } },
+      where: { id: deliveryId, endpointId, endpoint: ownEndpointOf(owner) },
       include: DELIVERY_INCLUDE,
     });
     return row === null ? null : toDelivery(row);
@@ -396,7 +433,7 @@ export class WebhookDeliveriesRepository {
     const rows = await tx.webhookDelivery.findMany({
       where: {
         endpointId,
-        endpoint: { ownerType: owner.ownerType, ownerId: owner.ownerId },
+        endpoint: ownEndpointOf(owner),
         ...('deliveryId' in filter
           ? { id: filter.deliveryId }
           : {

@@ -5,7 +5,13 @@ import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { WebhookEventsRepository } from './webhook-events.repository';
 import { WebhookEventsService } from './webhook-events.service';
-import type { ListView, WebhookDeliveryStatus, WebhookDeliveryView, WebhookOwner } from './webhooks.types';
+import {
+  ownScope,
+  type ListView,
+  type WebhookDeliveryStatus,
+  type WebhookDeliveryView,
+  type WebhookOwner,
+} from './webhooks.types';
 import { deliveryView } from './webhooks.views';
 import { WebhooksError } from './webhooks.errors';
 
@@ -40,7 +46,11 @@ const DEFAULT_BUCKETS: Record<StatsGranularity, number> = { hour: 24, day: 7 };
 /** Largest window: a month of hours, a year of days. */
 const MAX_BUCKETS: Record<StatsGranularity, number> = { hour: 744, day: 366 };
 
-/** The owner-facing delivery log: list, redeliver one, recover every failure since a time. */
+/**
+ * The owner-facing delivery log of the own API's endpoints: list, redeliver one, recover
+ * every failure since a time. (A dialect's endpoints have no delivery log routes here; their
+ * deliveries are recorded all the same.)
+ */
 @Injectable()
 export class WebhookDeliveriesService {
   private readonly logger = new Logger('Webhooks');
@@ -171,7 +181,7 @@ export class WebhookDeliveriesService {
   }
 
   private async endpointOf(owner: WebhookOwner, endpointId: string, mustBeEnabled: boolean): Promise<void> {
-    const endpoint = await this.endpoints.findEndpoint(owner, endpointId);
+    const endpoint = await this.endpoints.findEndpoint(ownScope(owner), endpointId);
     if (endpoint === null) throw new NotFoundError('webhook endpoint', endpointId, 'id');
     if (mustBeEnabled && endpoint.disabledAt !== null) {
       throw new WebhooksError(

@@ -1,14 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { newId, PrismaService, type Tx } from '@app/platform';
+import { newId, type Prisma, PrismaService, type Tx } from '@app/platform';
 import type { WebhookOwner } from './webhooks.types';
 
-/** A `webhook_events` row as the events API reads it. */
+/** A `webhook_events` row as the events API reads it: one side of it (the own API's, or the dialect's). */
 export interface EventRecord {
   readonly id: string;
+  readonly ownerId: string;
   readonly event: string;
   readonly data: unknown;
   readonly createdAt: Date;
 }
+
+/**
+ * Which side of the events a read sees: `own` (the service's own API: `event`/`data`,
+ * events of the dialect only are not there) or `dialect` (`dialect_event`/`dialect_data`,
+ * events the dialect has not are not there).
+ */
+export type EventSide = 'own' | 'dialect';
 
 /** Keyset position of an event in the newest-first list. */
 export interface EventCursor {
@@ -16,12 +24,15 @@ export interface EventCursor {
   readonly id: string;
 }
 
-/** `type`: one kind, or every kind under a prefix (`offer.*` → kinds starting `offer.`). */
-export type EventTypeFilter = { readonly exact: string } | { readonly prefix: string };
+/** `type`: one kind, every kind under a prefix (`offer.*` → kinds starting `offer.`), or any of some kinds. */
+export type EventTypeFilter = { readonly exact: string } | { readonly prefix: string } | { readonly anyOf: readonly string[] };
 
 export interface EventQuery {
+  readonly side?: EventSide;
   readonly type?: EventTypeFilter;
+  readonly createdGt?: Date;
   readonly createdGte?: Date;
+  readonly createdLt?: Date;
   readonly createdLte?: Date;
   /** Retention: nothing older is shown, purged or not. */
   readonly notBefore?: Date;
@@ -30,18 +41,61 @@ export interface EventQuery {
   readonly limit: number;
 }
 
-const SELECT = { id: true, event: true, data: true, createdAt: true } as const;
+const SELECT = {
+  id: true,
+  ownerId: true,
+  event: true,
+  data: true,
+  dialectEvent: true,
+  dialectData: true,
+  createdAt: true,
+} as const;
 
-/** The row as the service's own API sees it: none for an event of the dialect only (no `event`). */
-function ownRecord(row: { id: string; event: string | null; data: unknown; createdAt: Date }): EventRecord[] {
-  return row.event === null ? [] : [{ id: row.id, event: row.event, data: row.data, createdAt: row.createdAt }];
+interface EventRow {
+  id: string;
+  ownerId: string;
+  event: string | null;
+  data: unknown;
+  dialectEvent: string | null;
+  dialectData: unknown;
+  createdAt: Date;
+}
+
+/** One side of a row (the queries select only rows that have it). */
+function sideOf(row: EventRow, side: EventSide): EventRecord | null {
+  const [event, data] = side === 'own' ? [row.event, row.data] : [row.dialectEvent, row.dialectData];
+  return event === null ? null : { id: row.id, ownerId: row.ownerId, event, data, createdAt: row.createdAt };
+}
+
+/** The where clause of a type filter on one side (no filter: every event that has the side). */
+function typeWhere(side: EventSide, type: EventTypeFilter | undefined): Prisma.WebhookEventWhereInput {
+  const match: Prisma.StringNullableFilter<'WebhookEvent'> =
+    type === undefined
+      ? { not: null }
+      : 'exact' in type
+        ? { equals: type.exact }
+        : 'prefix' in type
+          ? { startsWith: type.prefix }
+          : { in: [...type.anyOf] };
+  return side === 'own' ? { event: match } : { dialectEvent: match };
+}
+
+/** The bounds of `created` (retention's `notBefore` included). */
+function createdWhere(q: EventQuery): Record<string, Date> {
+  const lower = Math.max(q.createdGte?.getTime() ?? 0, q.notBefore?.getTime() ?? 0);
+  return {
+    ...(q.createdGte === undefined && q.notBefore === undefined ? {} : { gte: new Date(lower) }),
+    ...(q.createdGt === undefined ? {} : { gt: q.createdGt }),
+    ...(q.createdLt === undefined ? {} : { lt: q.createdLt }),
+    ...(q.createdLte === undefined ? {} : { lte: q.createdLte }),
+  };
 }
 
 /**
  * The events API's reads of the outbox (`webhook_events`, which is the event log: every
  * emitted event is written there in the emitting transaction), and the test events of
- * `POST …/webhook-endpoints/{id}/test`. Every read takes the owner; test events are never
- * listed.
+ * `POST …/webhook-endpoints/{id}/test`. Every read takes the owner and a side (the own
+ * API's, or the dialect's: each sees only the events it has); test events are never listed.
  */
 @Injectable()
 export class WebhookEventsRepository {
@@ -49,12 +103,8 @@ export class WebhookEventsRepository {
 
   /** A newest-first page (`before`: the page just newer than the cursor, returned oldest first), `limit + 1` rows at most. */
   async list(owner: WebhookOwner, q: EventQuery): Promise<EventRecord[]> {
-    const created = {
-      ...(q.createdGte === undefined && q.notBefore === undefined
-        ? {}
-        : { gte: new Date(Math.max(q.createdGte?.getTime() ?? 0, q.notBefore?.getTime() ?? 0)) }),
-      ...(q.createdLte === undefined ? {} : { lte: q.createdLte }),
-    };
+    const side = q.side ?? 'own';
+    const created = createdWhere(q);
     const cursor = q.before ?? q.after;
     const newer = q.before !== undefined;
     const keyset =
@@ -66,19 +116,13 @@ export class WebhookEventsRepository {
               { createdAt: cursor.createdAt, id: newer ? { gt: cursor.id } : { lt: cursor.id } },
             ],
           };
-    const type =
-      q.type === undefined
-        ? { event: { not: null } }
-        : 'exact' in q.type
-          ? { event: q.type.exact }
-          : { event: { startsWith: q.type.prefix } };
     const order = newer ? ('asc' as const) : ('desc' as const);
     const rows = await this.prisma.webhookEvent.findMany({
       where: {
         ownerType: owner.ownerType,
         ownerId: owner.ownerId,
         test: false,
-        ...type,
+        ...typeWhere(side, q.type),
         ...(Object.keys(created).length === 0 ? {} : { createdAt: created }),
         ...keyset,
       },
@@ -86,21 +130,23 @@ export class WebhookEventsRepository {
       take: q.limit + 1,
       select: SELECT,
     });
-    return rows.flatMap(ownRecord);
+    return rows.flatMap((r) => sideOf(r, side) ?? []);
   }
 
-  async find(owner: WebhookOwner, id: string, notBefore: Date | undefined): Promise<EventRecord | null> {
+  /** One event of the owner that has this side (default: the own API's). */
+  async find(owner: WebhookOwner, id: string, notBefore: Date | undefined, side: EventSide = 'own'): Promise<EventRecord | null> {
     const row = await this.prisma.webhookEvent.findFirst({
       where: {
         id,
         ownerType: owner.ownerType,
         ownerId: owner.ownerId,
         test: false,
+        ...typeWhere(side, undefined),
         ...(notBefore === undefined ? {} : { createdAt: { gte: notBefore } }),
       },
       select: SELECT,
     });
-    return row === null ? null : (ownRecord(row)[0] ?? null);
+    return row === null ? null : sideOf(row, side);
   }
 
   /**

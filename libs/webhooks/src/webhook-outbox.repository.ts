@@ -49,14 +49,23 @@ export class WebhookOutboxRepository {
     const ids = [...eventIds];
     // every endpoint of the batch's owners with its event; subscriptions are matched here
     const pairs = await this.prisma.$queryRaw<
-      Array<{ event_id: string; event: string | null; endpoint_id: string; events: string[]; disabled: boolean }>
+      Array<{
+        event_id: string;
+        event: string | null;
+        dialect_event: string | null;
+        endpoint_id: string;
+        dialect: string | null;
+        events: string[];
+        disabled: boolean;
+      }>
     >`
-      SELECT v."id" AS "event_id", v."event", e."id" AS "endpoint_id", e."events", e."disabled_at" IS NOT NULL AS "disabled"
+      SELECT v."id" AS "event_id", v."event", v."dialect_event", e."id" AS "endpoint_id", e."dialect", e."events",
+              e."disabled_at" IS NOT NULL AS "disabled"
        FROM "webhook_events" v
        JOIN "webhook_endpoints" e ON e."owner_type" = v."owner_type" AND e."owner_id" = v."owner_id"
        WHERE v."id" = ANY(${ids}::text[])`;
     const rows = pairs
-      .filter((p) => p.event !== null && subscribes(p.events, p.event))
+      .filter((p) => endpointTakes(p, { event: p.event, dialectEvent: p.dialect_event }))
       .map((p) => ({ id: newId('dlv'), event_id: p.event_id, endpoint_id: p.endpoint_id, pending: !p.disabled }));
     // (`= ANY($2)` beside each join on the events lets the planner use their primary key:
     // it cannot see how many rows the JSON holds.)
@@ -117,6 +126,19 @@ export class WebhookOutboxRepository {
         LIMIT ${limit}::int
       )`;
   }
+}
+
+/**
+ * Whether an endpoint gets an event: an endpoint of the own API (`dialect` null) matches the
+ * event's own kind, a dialect endpoint its dialect type; an event without that side goes to
+ * none of them. Then the endpoint's filter decides (subscribes).
+ */
+export function endpointTakes(
+  endpoint: { readonly dialect: string | null; readonly events: readonly string[] },
+  event: { readonly event: string | null; readonly dialectEvent: string | null },
+): boolean {
+  const type = endpoint.dialect === null ? event.event : event.dialectEvent;
+  return type !== null && subscribes(endpoint.events, type);
 }
 
 /** Whether an endpoint's `events` take this kind: `*` (or, from before it existed, an empty list) takes every kind. */

@@ -86,8 +86,28 @@ export interface WebhookEnvelope {
   readonly test?: true;
 }
 
+/**
+ * Which endpoints a read or write may see: the owner's, of one dialect. `dialect: null` = the
+ * service's own API (its `/…/webhook-endpoints` routes), which never sees an endpoint of a
+ * dialect, and a dialect's routes never see the own API's.
+ */
+export interface WebhookEndpointScope extends WebhookOwner {
+  readonly dialect: string | null;
+}
+
+/** The own API's scope of an owner. */
+export function ownScope(owner: WebhookOwner): WebhookEndpointScope {
+  return { ownerType: owner.ownerType, ownerId: owner.ownerId, dialect: null };
+}
+
+/** Free-form string pairs of a dialect endpoint (the own API's routes neither show nor take them). */
+export type WebhookEndpointMetadata = Readonly<Record<string, string>>;
+
 export interface WebhookEndpointRecord extends WebhookOwner {
   readonly id: string;
+  /** null: an endpoint of the service's own API; else the dialect whose events (and shape) it gets. */
+  readonly dialect: string | null;
+  readonly metadata: WebhookEndpointMetadata;
   readonly url: string;
   /** Event kinds delivered; `*` = all (also kinds added later). */
   readonly events: readonly string[];

@@ -65,7 +65,11 @@ export function PaymentsTable({
               {
                 header: 'Customer',
                 cell: (p: Payment) =>
-                  p.customer_id === null ? '—' : <Link to={`/customers/${encodeURIComponent(p.customer_id)}`}>{p.customer_id}</Link>,
+                  p.customer_id === null ? (
+                    '—'
+                  ) : (
+                    <Link to={`/customers/${encodeURIComponent(p.customer_id)}`}>{p.customer_id}</Link>
+                  ),
               },
             ]
           : []),

@@ -7,6 +7,8 @@ const endpoint = (failingSince: Date | null = null): WebhookEndpointRecord => ({
   id: 'we_1',
   ownerType: 'owner_a',
   ownerId: 'p1',
+  dialect: null,
+  metadata: {},
   url: 'https://example.com',
   events: ['*'],
   description: null,

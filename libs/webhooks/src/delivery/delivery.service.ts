@@ -9,7 +9,8 @@ import {
   type DeliveryWork,
   WebhookDeliveriesRepository,
 } from '../webhook-deliveries.repository';
-import type { WebhookEnvelope } from '../webhooks.types';
+import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
+import type { WebhookDialect, WebhookEnvelope } from '../webhooks.types';
 import { Batcher } from './batcher';
 import { DEFAULT_POOL, HttpSender, type SendResult } from './http-sender';
 
@@ -35,6 +36,36 @@ export function envelopeBody(event: DeliveryWork['event']): string {
     ...(event.test ? { test: true as const } : {}),
   };
   return JSON.stringify(envelope);
+}
+
+/**
+ * The body and headers of one attempt: for an endpoint of the own API, the envelope signed
+ * with `Service-Signature` and Standard Webhooks; for a dialect endpoint, the dialect's body
+ * of the event's dialect side (DeliveryWork holds that side) and its headers. `secrets`: the
+ * current secret, then a rotated-out one still in its grace.
+ */
+export function attemptRequest(
+  work: Pick<DeliveryWork, 'endpoint' | 'event'>,
+  secrets: readonly [string, ...string[]],
+  timestampSeconds: number,
+  dialect: WebhookDialect | undefined,
+): { body: string; headers: Record<string, string> } {
+  const { endpoint, event } = work;
+  if (endpoint.dialect === null) {
+    const body = envelopeBody(event);
+    return { body, headers: { ...signedHeaders(secrets, event.id, timestampSeconds, body) } };
+  }
+  if (dialect === undefined || dialect.name !== endpoint.dialect) {
+    throw new Error(`no webhook dialect ${endpoint.dialect} to deliver with`);
+  }
+  const body = dialect.body({
+    id: event.id,
+    ownerId: endpoint.ownerId,
+    event: event.event,
+    data: event.data,
+    createdAt: event.createdAt,
+  });
+  return { body, headers: dialect.headers(secrets, event.id, timestampSeconds, body) };
 }
 
 /**
@@ -99,6 +130,7 @@ export class DeliveryService implements OnApplicationShutdown {
   constructor(
     private readonly repository: WebhookDeliveriesRepository,
     @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly metrics: WebhooksMetrics,
     private readonly clock: Clock,
   ) {
@@ -144,6 +176,16 @@ export class DeliveryService implements OnApplicationShutdown {
       this.metrics.outcomes.inc({ outcome: 'endpoint_disabled' });
       return { kind: 'finished', status: 'failed' };
     }
+    if (work.endpoint.dialect !== null && work.endpoint.dialect !== this.options.dialect?.name) {
+      // an endpoint of a dialect this app no longer speaks: nothing to render it with
+      await this.repository.failDelivery(deliveryId);
+      this.metrics.outcomes.inc({ outcome: 'failed' });
+      this.logger.warn(
+        { deliveryId, endpointId: work.endpoint.id },
+        `no webhook dialect ${work.endpoint.dialect} to deliver with`,
+      );
+      return { kind: 'finished', status: 'failed' };
+    }
     return { kind: 'ready', work };
   }
 
@@ -155,11 +197,10 @@ export class DeliveryService implements OnApplicationShutdown {
     if (endpoint.previousSecret !== null && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now) {
       secrets.push(endpoint.previousSecret);
     }
-    const body = envelopeBody(work.event);
-    const headers = signedHeaders(secrets, work.event.id, Math.floor(now.getTime() / 1000), body);
+    const { body, headers } = attemptRequest(work, secrets, Math.floor(now.getTime() / 1000), this.options.dialect);
     const result = await this.sender.send({
       url: endpoint.url,
-      headers: { ...headers },
+      headers,
       body,
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
       allowPrivateUrls: this.config.allowPrivateUrls,

@@ -4,10 +4,13 @@
 
 -- WebhookDeliveriesRepository.deliveryWorks
 SELECT d."id", d."status"::text AS "status", d."round_attempts",
-        e."id" AS "endpoint_id", e."owner_type", e."owner_id", e."url", e."events", e."description",
+        e."id" AS "endpoint_id", e."owner_type", e."owner_id", e."dialect", e."metadata", e."url", e."events", e."description",
         e."rate_limit_per_second", e."secret", e."previous_secret", e."previous_secret_expires_at",
         e."disabled_at", e."disabled_reason", e."failing_since", e."created_at" AS "endpoint_created_at",
-        v."id" AS "event_id", v."event", v."data", v."created_at" AS "event_created_at", v."test"
+        v."id" AS "event_id",
+        CASE WHEN e."dialect" IS NULL THEN v."event" ELSE v."dialect_event" END AS "event",
+        CASE WHEN e."dialect" IS NULL THEN v."data" ELSE v."dialect_data" END AS "data",
+        v."created_at" AS "event_created_at", v."test"
  FROM "webhook_deliveries" d
  JOIN "webhook_endpoints" e ON e."id" = d."endpoint_id"
  JOIN "webhook_events" v ON v."id" = d."event_id"

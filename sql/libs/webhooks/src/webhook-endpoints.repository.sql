@@ -4,3 +4,6 @@
 
 -- WebhookEndpointsRepository.lockOwner
 SELECT pg_advisory_xact_lock(hashtextextended($1, 0))
+
+-- WebhookEndpointsRepository.updateEndpoint
+SELECT 1 FROM "webhook_endpoints" WHERE "id" = $1 FOR UPDATE

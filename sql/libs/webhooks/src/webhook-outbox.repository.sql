@@ -14,7 +14,8 @@ SELECT "id" FROM "webhook_events" WHERE "owner_type" = $1 AND "dispatched_at" IS
  ORDER BY "created_at", "id" LIMIT $2::int
 
 -- WebhookOutboxRepository.fanOut
-SELECT v."id" AS "event_id", v."event", e."id" AS "endpoint_id", e."events", e."disabled_at" IS NOT NULL AS "disabled"
+SELECT v."id" AS "event_id", v."event", v."dialect_event", e."id" AS "endpoint_id", e."dialect", e."events",
+        e."disabled_at" IS NOT NULL AS "disabled"
  FROM "webhook_events" v
  JOIN "webhook_endpoints" e ON e."owner_type" = v."owner_type" AND e."owner_id" = v."owner_id"
  WHERE v."id" = ANY($1::text[])

@@ -9,6 +9,7 @@ import { StripeRefundsModule } from './refunds/stripe-refunds.module';
 import { stripeRouteError } from './stripe-error';
 import { StripeCustomersController } from './stripe-customers.controller';
 import { STRIPE_API_VERSION } from './stripe-webhook-dialect';
+import { STRIPE_WEBHOOK_CONTROLLERS } from './webhooks/stripe-webhooks.controllers';
 
 /**
  * `Stripe-Version`: the version the request asked for (any: this API has one shape), else the
@@ -27,7 +28,7 @@ export function stripeVersionHeader(request: IncomingMessage, response: ServerRe
  */
 @Module({
   imports: [CustomersModule, PaymentsModule, StripePaymentIntentsModule, StripeRefundsModule],
-  controllers: [StripeCustomersController],
+  controllers: [StripeCustomersController, ...STRIPE_WEBHOOK_CONTROLLERS],
 })
 export class StripeModule implements NestModule, OnModuleInit {
   constructor(private readonly adapter: HttpAdapterHost) {}
