@@ -37,6 +37,10 @@ export const PAYMENTS_ERRORS = {
     when: '`POST /v2/payments/{id}/capture` or `/cancel` on a payment whose `status` is not `requires_capture` (already captured, canceled — by you, by a concurrent request or by expiry — failed, or charged with `capture_method: automatic`). The message names the status.',
     fix: 'Read the payment (`GET /v2/payments/{id}`): capture and cancel apply only to `requires_capture`.',
   }),
+  payment_intent_unexpected_state: invalidRequest(400, {
+    when: "`/v1` payment intents (Stripe's code): confirm of an intent that is not `requires_payment_method` or `requires_confirmation` (succeeded, waiting for capture, canceled) or that has no `payment_method`; capture of one not `requires_capture`; cancel of one that succeeded or was canceled; a change of `amount`, `currency`, `customer`, `payment_method` or `capture_method` once a payment is under way. The message names the status.",
+    fix: 'Read the intent (`GET /v1/payment_intents/{id}`) and act as its `status` allows.',
+  }),
   amount_exceeds_capturable: invalidRequest(400, {
     when: "`POST /v2/payments/{id}/capture` whose `amount_to_capture` is more than the payment's `amount_capturable`; `param: amount_to_capture`.",
     fix: 'Capture at most `amount_capturable`; to take more, create a new payment.',

@@ -64,4 +64,23 @@ export class FakeRefundsRepository implements Surface<RefundsRepository> {
     const mine = this.rows.filter((r) => owns(tenant, r) && (!paymentId || r.paymentId === paymentId));
     return Promise.resolve(keysetRows(mine, page).map((r) => structuredClone(r)));
   }
+
+  /** The unit fakes' payments are made through /v2: none names an intent. */
+  paymentIntentIdOf(tx: Tx): Promise<string | null> {
+    this.transactions.assertOpen(tx);
+    return Promise.resolve(null);
+  }
+
+  /** /v1's refunds (of intents' payments): the unit fakes hold none. */
+  findOfIntent(): Promise<{ row: RefundRow; paymentIntentId: string } | null> {
+    return Promise.resolve(null);
+  }
+
+  cursorOfIntent(): Promise<Cursor | null> {
+    return Promise.resolve(null);
+  }
+
+  listOfIntents(): Promise<Array<{ row: RefundRow; paymentIntentId: string }>> {
+    return Promise.resolve([]);
+  }
 }

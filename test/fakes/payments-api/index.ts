@@ -1,6 +1,7 @@
 import { FakeClock } from '../fake-clock';
 import { FakeCustomersRepository } from './fake-customers.repository';
 import { FakePaymentEvents } from './fake-payment-events';
+import { FakePaymentIntentSides } from './fake-payment-intent-sides';
 import { FakePaymentsRepository } from './fake-payments.repository';
 import { FakeRefundsRepository } from './fake-refunds.repository';
 import { FakeTransactionRunner } from '../fake-transaction-runner';
@@ -9,6 +10,7 @@ export { fake, type Surface } from '../typed-fake';
 export { FakeClock } from '../fake-clock';
 export { FakeCustomersRepository } from './fake-customers.repository';
 export { FakePaymentEvents, type EmittedEvent } from './fake-payment-events';
+export { FakePaymentIntentSides } from './fake-payment-intent-sides';
 export { FakePaymentsRepository } from './fake-payments.repository';
 export { FakeLiveProcessor, RecordingTestModeProcessor } from './fake-processors';
 export { FakeRefundsRepository } from './fake-refunds.repository';
@@ -23,6 +25,7 @@ export interface PaymentsFakes {
   readonly customers: FakeCustomersRepository;
   readonly payments: FakePaymentsRepository;
   readonly refunds: FakeRefundsRepository;
+  readonly intentSides: FakePaymentIntentSides;
 }
 
 export function paymentsFakes(): PaymentsFakes {
@@ -35,5 +38,6 @@ export function paymentsFakes(): PaymentsFakes {
     customers: new FakeCustomersRepository(transactions, clock),
     payments: new FakePaymentsRepository(transactions, clock),
     refunds: new FakeRefundsRepository(transactions, clock),
+    intentSides: new FakePaymentIntentSides(transactions),
   };
 }

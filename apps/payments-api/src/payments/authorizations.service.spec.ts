@@ -7,6 +7,7 @@ import type { PaymentEvents } from '../common/events';
 import type { Tenant } from '../common/tenant';
 import type { PaymentsConfig } from '../config';
 import { PAYMENTS_ERRORS } from '../errors';
+import type { PaymentIntentSides } from '../payment-intents/payment-intent-sides';
 import { AuthorizationsService } from './authorizations.service';
 import type { PaymentsRepository } from './payments.repository';
 
@@ -52,6 +53,7 @@ describe('AuthorizationsService', () => {
       }),
       new RecordingTestModeProcessor(),
       partialFake<PaymentsConfig>({ AUTHORIZATION_TTL_HOURS: 168 }),
+      fake<PaymentIntentSides>(fakes.intentSides),
       null,
     );
   });

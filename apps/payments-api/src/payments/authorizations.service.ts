@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   Clock,
+  type Closing,
   NotFoundError,
   type Tx,
   QueueRegistry,
@@ -10,6 +11,7 @@ import {
   type IdempotentRequest,
 } from '@app/platform';
 import { PaymentEvents } from '../common/events';
+import { PaymentIntentSides } from '../payment-intents/payment-intent-sides';
 import type { Tenant } from '../common/tenant';
 import { PaymentsConfig } from '../config';
 import { PaymentsError } from '../errors';
@@ -44,6 +46,7 @@ export class AuthorizationsService {
     private readonly queues: QueueRegistry,
     private readonly testProcessor: TestModeProcessor,
     private readonly config: PaymentsConfig,
+    private readonly sides: PaymentIntentSides,
     @Optional() @Inject(LIVE_PROCESSOR) private readonly liveProcessor: PaymentProcessor | null,
   ) {}
 
@@ -69,25 +72,40 @@ export class AuthorizationsService {
     return this.transactions.run(
       async (tx, closing) => {
         const payment = await this.lockAuthorization(tx, tenant, id, 'capture');
-        const amount = dto.amount_to_capture ?? payment.amountCapturable;
-        if (amount > payment.amountCapturable) {
-          throw new PaymentsError(
-            'amount_exceeds_capturable',
-            `amount_to_capture (${amount}) is greater than the amount capturable on payment ${id} (${payment.amountCapturable}).`,
-            { param: 'amount_to_capture' },
-          );
-        }
-        await this.processor(tenant).capture({ paymentId: id, mode: tenant.mode, amount });
-        const row = await this.payments.markCaptured(tx, tenant, id, amount, this.clock.now());
-        if (!row) throw unexpectedState(payment, 'capture');
-        const view = paymentView(row);
-        this.events.emit(closing, tenant, 'payment.captured', view);
-        // Stripe's payment_intent.succeeded fires on capture too: a handler of payment.succeeded sees every payment that took money.
-        this.events.emit(closing, tenant, 'payment.succeeded', view);
-        return view;
+        return paymentView(await this.captureLocked(tx, closing, tenant, payment, dto.amount_to_capture));
       },
       { completion: idempotency?.completion() },
     );
+  }
+
+  /**
+   * Captures `amount` (default: all of it) of an authorization the caller has locked in `tx`
+   * (`/v2` capture, or `/v1` capture of an intent's payment): payment.captured, then
+   * payment.succeeded with the intent's payment_intent.succeeded when the payment is an intent's.
+   */
+  async captureLocked(
+    tx: Tx,
+    closing: Closing,
+    tenant: Tenant,
+    payment: PaymentRow,
+    amountToCapture?: number,
+  ): Promise<PaymentRow> {
+    const amount = amountToCapture ?? payment.amountCapturable;
+    if (amount > payment.amountCapturable) {
+      throw new PaymentsError(
+        'amount_exceeds_capturable',
+        `amount_to_capture (${amount}) is greater than the amount capturable on payment ${payment.id} (${payment.amountCapturable}).`,
+        { param: 'amount_to_capture' },
+      );
+    }
+    await this.processor(tenant).capture({ paymentId: payment.id, mode: tenant.mode, amount });
+    const row = await this.payments.markCaptured(tx, tenant, payment.id, amount, this.clock.now());
+    if (!row) throw unexpectedState(payment, 'capture');
+    const view = paymentView(row);
+    this.events.emit(closing, tenant, 'payment.captured', view);
+    // Stripe's payment_intent.succeeded fires on capture too: a handler of payment.succeeded sees every payment that took money.
+    this.events.emit(closing, tenant, 'payment.succeeded', view, await this.sides.ofPayment(tx, 'payment.succeeded', row));
+    return row;
   }
 
   /** Releases the authorization in full. */
@@ -95,21 +113,27 @@ export class AuthorizationsService {
     return this.transactions.run(
       async (tx, closing) => {
         const payment = await this.lockAuthorization(tx, tenant, id, 'cancel');
-        await this.processor(tenant).release({ paymentId: id, mode: tenant.mode, amount: payment.amountCapturable });
-        const row = await this.payments.markCanceled(
-          tx,
-          tenant,
-          id,
-          dto.cancellation_reason ?? 'requested_by_customer',
-          this.clock.now(),
+        return paymentView(
+          await this.cancelLocked(tx, closing, tenant, payment, dto.cancellation_reason ?? 'requested_by_customer'),
         );
-        if (!row) throw unexpectedState(payment, 'cancel');
-        const view = paymentView(row);
-        this.events.emit(closing, tenant, 'payment.canceled', view);
-        return view;
       },
       { completion: idempotency?.completion() },
     );
+  }
+
+  /** Releases an authorization the caller has locked in `tx`: payment.canceled (with payment_intent.canceled for an intent's). */
+  async cancelLocked(tx: Tx, closing: Closing, tenant: Tenant, payment: PaymentRow, reason: string): Promise<PaymentRow> {
+    await this.processor(tenant).release({ paymentId: payment.id, mode: tenant.mode, amount: payment.amountCapturable });
+    const row = await this.payments.markCanceled(tx, tenant, payment.id, reason, this.clock.now());
+    if (!row) throw unexpectedState(payment, 'cancel');
+    this.events.emit(
+      closing,
+      tenant,
+      'payment.canceled',
+      paymentView(row),
+      await this.sides.ofPayment(tx, 'payment.canceled', row),
+    );
+    return row;
   }
 
   /**
@@ -125,7 +149,13 @@ export class AuthorizationsService {
       if (tenant.mode === 'live' && this.liveProcessor) {
         await this.liveProcessor.release({ paymentId, mode: 'live', amount: row.amount });
       }
-      this.events.emit(closing, tenant, 'payment.canceled', paymentView(row));
+      this.events.emit(
+        closing,
+        tenant,
+        'payment.canceled',
+        paymentView(row),
+        await this.sides.ofPayment(tx, 'payment.canceled', row),
+      );
       return true;
     });
     if (canceled) this.logger.log({ paymentId }, `authorization ${paymentId} expired and was canceled`);
@@ -177,7 +207,8 @@ export class AuthorizationsService {
     return { expired, scheduled: pending.length };
   }
 
-  private async lockAuthorization(tx: Tx, tenant: Tenant, id: string, action: 'capture' | 'cancel'): Promise<PaymentRow> {
+  /** The payment locked in `tx`, refused unless it waits for capture (404 when it is not the tenant's). */
+  async lockAuthorization(tx: Tx, tenant: Tenant, id: string, action: 'capture' | 'cancel'): Promise<PaymentRow> {
     const payment = await this.payments.lock(tx, tenant, id);
     if (!payment) throw new NotFoundError('payment', id, 'id');
     if (payment.status !== 'requires_capture') throw unexpectedState(payment, action);

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CustomersModule } from '../customers/customers.module';
 import { PaymentEventsModule } from '../events/payment-events.module';
+import { PaymentIntentRecordsModule } from '../payment-intents/payment-intent-records.module';
 import { TestModeProcessor } from '../processor/test-mode.processor';
 import { AuthorizationExpiryWorker } from './authorization-expiry.worker';
 import { AuthorizationsService } from './authorizations.service';
@@ -14,9 +15,9 @@ import { PaymentsService } from './payments.service';
  * payment; a payment intent's confirmation makes a payment).
  */
 @Module({
-  imports: [CustomersModule, PaymentEventsModule],
+  imports: [CustomersModule, PaymentEventsModule, PaymentIntentRecordsModule],
   controllers: [PaymentsController],
   providers: [PaymentsService, PaymentsRepository, TestModeProcessor, AuthorizationsService, AuthorizationExpiryWorker],
-  exports: [PaymentsRepository, PaymentEventsModule, AuthorizationsService, TestModeProcessor],
+  exports: [PaymentsRepository, PaymentEventsModule, PaymentIntentRecordsModule, AuthorizationsService, TestModeProcessor],
 })
 export class PaymentsModule {}

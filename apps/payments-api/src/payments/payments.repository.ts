@@ -1,10 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { type Prisma, PrismaService, type SqlTx, type Tx } from '@app/platform';
+import { Prisma, PrismaService, type SqlTx, type Tx } from '@app/platform';
 import { type Cursor, keyset, type PageRequest } from '../common/list';
 import type { Metadata } from '../common/metadata';
 import type { Tenant } from '../common/tenant';
 
 export type PaymentRow = Prisma.PaymentGetPayload<object>;
+
+/** What insertStatement returns of the row the database completed. */
+export interface InsertedPayment {
+  created_at: Date;
+  metadata: PaymentRow['metadata'];
+}
 
 export interface NewPayment {
   id: string;
@@ -50,29 +56,10 @@ export class PaymentsRepository {
    * path skips Prisma's query compilation (docs/decisions.md 112).
    */
   async create(tx: SqlTx, tenant: Tenant, data: NewPayment): Promise<PaymentRow> {
-    const d = data;
-    const rows = await tx.$queryRaw<Array<{ created_at: Date; metadata: PaymentRow['metadata'] }>>`
-      INSERT INTO payments (id, account_id, mode, customer_id, amount, currency, status, description, metadata,
-                            payment_method, failure_code, decline_code, failure_message, capture_method,
-                            amount_capturable, amount_received, capture_before, captured_at, payment_intent_id)
-      VALUES (${d.id}, ${tenant.accountId}, ${tenant.mode}::payment_mode, ${d.customerId}, ${d.amount}, ${d.currency},
-              ${d.status}, ${d.description}, ${JSON.stringify(d.metadata)}::jsonb, ${d.paymentMethod}, ${d.failureCode},
-              ${d.declineCode}, ${d.failureMessage}, ${d.captureMethod}, ${d.amountCapturable}, ${d.amountReceived},
-              ${d.captureBefore}, ${d.capturedAt}, ${d.paymentIntentId})
-      RETURNING created_at, metadata`;
+    const rows = await tx.$queryRaw<InsertedPayment[]>(paymentInsert(tenant, data));
     const row = rows[0];
     if (!row) throw new Error('INSERT INTO payments returned no row');
-    // metadata as jsonb stores it (its key order), as every later read returns it
-    return {
-      ...d,
-      metadata: row.metadata,
-      accountId: tenant.accountId,
-      mode: tenant.mode,
-      amountRefunded: 0,
-      canceledAt: null,
-      cancellationReason: null,
-      createdAt: row.created_at,
-    };
+    return insertedPayment(tenant, data, row);
   }
 
   find(tenant: Tenant, id: string): Promise<PaymentRow | null> {
@@ -233,4 +220,35 @@ export interface VolumeRow {
   currency: string;
   amount: number;
   count: number;
+}
+
+/**
+ * The INSERT of PaymentsRepository.create as a statement to run inside another (a CTE of the
+ * one statement that makes a payment intent with its first payment): RETURNING created_at, metadata.
+ */
+export function paymentInsert(tenant: Tenant, d: NewPayment): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO payments (id, account_id, mode, customer_id, amount, currency, status, description, metadata,
+                          payment_method, failure_code, decline_code, failure_message, capture_method,
+                          amount_capturable, amount_received, capture_before, captured_at, payment_intent_id)
+    VALUES (${d.id}, ${tenant.accountId}, ${tenant.mode}::payment_mode, ${d.customerId}, ${d.amount}, ${d.currency},
+            ${d.status}, ${d.description}, ${JSON.stringify(d.metadata)}::jsonb, ${d.paymentMethod}, ${d.failureCode},
+            ${d.declineCode}, ${d.failureMessage}, ${d.captureMethod}, ${d.amountCapturable}, ${d.amountReceived},
+            ${d.captureBefore}, ${d.capturedAt}, ${d.paymentIntentId})
+    RETURNING created_at, metadata`;
+}
+
+/** The row paymentInsert wrote, from what it returned. */
+export function insertedPayment(tenant: Tenant, d: NewPayment, returned: InsertedPayment): PaymentRow {
+  // metadata as jsonb stores it (its key order), as every later read returns it
+  return {
+    ...d,
+    metadata: returned.metadata,
+    accountId: tenant.accountId,
+    mode: tenant.mode,
+    amountRefunded: 0,
+    canceledAt: null,
+    cancellationReason: null,
+    createdAt: returned.created_at,
+  };
 }

@@ -23,6 +23,7 @@ import type { PaymentEvents } from '../common/events';
 import type { Tenant } from '../common/tenant';
 import type { CustomersRepository } from '../customers/customers.repository';
 import { PAYMENTS_ERRORS } from '../errors';
+import type { PaymentIntentSides } from '../payment-intents/payment-intent-sides';
 import type { PaymentProcessor } from '../processor/payment-processor';
 import type { PaymentCreateDto, PaymentListQuery } from './dto/payment.dto';
 import type { PaymentsRepository } from './payments.repository';
@@ -56,6 +57,7 @@ describe('PaymentsService', () => {
       }),
       testProcessor,
       partialFake<PaymentsConfig>({ AUTHORIZATION_TTL_HOURS: 168 }),
+      fake<PaymentIntentSides>(fakes.intentSides),
       liveProcessor,
     );
   const service = (liveProcessor: PaymentProcessor | null = null): PaymentsService =>
@@ -202,7 +204,7 @@ describe('PaymentsService', () => {
     });
 
     it('refuses an unknown test payment method before charging', async () => {
-      const error = await rejection(service().create(shop, charge({ payment_method: 'pm_card_amex' })));
+      const error = await rejection(service().create(shop, charge({ payment_method: 'pm_card_unionpay' })));
 
       expect(error.code).toBe('parameter_invalid');
       expect(error.param).toBe('payment_method');

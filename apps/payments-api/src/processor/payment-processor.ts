@@ -18,11 +18,15 @@ export interface AuthorizationRequest {
   readonly amount: number;
 }
 
+export const CHARGE_FAILURE_CODES = ['card_declined', 'processing_error', 'expired_card', 'incorrect_cvc'] as const;
+export type ChargeFailureCode = (typeof CHARGE_FAILURE_CODES)[number];
+
 export type ChargeResult =
   | { readonly status: 'succeeded' }
   | {
       readonly status: 'failed';
-      readonly failureCode: 'card_declined' | 'processing_error';
+      /** Stripe's error code for the decline (expired_card, incorrect_cvc: Stripe's own codes for those two). */
+      readonly failureCode: ChargeFailureCode;
       readonly declineCode: string | null;
       readonly message: string;
     };

@@ -9,5 +9,6 @@ import { RefundsService } from './refunds.service';
   imports: [PaymentsModule],
   controllers: [RefundsController],
   providers: [RefundsService, RefundsRepository],
+  exports: [RefundsService],
 })
 export class RefundsModule {}

@@ -50,4 +50,60 @@ export class RefundsRepository {
       take,
     });
   }
+
+  /** The intent the refunded payment confirmed (null: a payment made through /v2). */
+  async paymentIntentIdOf(tx: Tx, refund: RefundRow): Promise<string | null> {
+    const payment = await tx.payment.findUnique({ where: { id: refund.paymentId }, select: { paymentIntentId: true } });
+    return payment?.paymentIntentId ?? null;
+  }
+
+  /** A refund of one of the tenant's intents' payments, with the intent's id (what /v1 shows). */
+  async findOfIntent(tenant: Tenant, id: string): Promise<{ row: RefundRow; paymentIntentId: string } | null> {
+    const found = await this.prisma.refund.findFirst({
+      where: { id, accountId: tenant.accountId, mode: tenant.mode, payment: { paymentIntentId: { not: null } } },
+      include: { payment: { select: { paymentIntentId: true } } },
+    });
+    return found ? withIntent(found) : null;
+  }
+
+  cursorOfIntent(tenant: Tenant, id: string): Promise<Cursor | null> {
+    return this.prisma.refund.findFirst({
+      where: { id, accountId: tenant.accountId, mode: tenant.mode, payment: { paymentIntentId: { not: null } } },
+      select: { id: true, createdAt: true },
+    });
+  }
+
+  /** Refunds of the tenant's intents' payments (of one intent), newest first by keyset. */
+  async listOfIntents(
+    tenant: Tenant,
+    page: PageRequest,
+    paymentIntentId: string | undefined,
+  ): Promise<Array<{ row: RefundRow; paymentIntentId: string }>> {
+    const { where, orderBy, take } = keyset(page);
+    const rows = await this.prisma.refund.findMany({
+      where: {
+        AND: [
+          {
+            accountId: tenant.accountId,
+            mode: tenant.mode,
+            payment: { paymentIntentId: paymentIntentId === undefined ? { not: null } : paymentIntentId },
+          },
+          where,
+        ],
+      },
+      include: { payment: { select: { paymentIntentId: true } } },
+      orderBy,
+      take,
+    });
+    return rows.map(withIntent);
+  }
+}
+
+function withIntent(found: RefundRow & { payment: { paymentIntentId: string | null } }): {
+  row: RefundRow;
+  paymentIntentId: string;
+} {
+  const { payment, ...row } = found;
+  if (payment.paymentIntentId === null) throw new Error(`refund ${row.id} is not of an intent's payment`);
+  return { row, paymentIntentId: payment.paymentIntentId };
 }

@@ -60,7 +60,9 @@ describe('RefundsService', () => {
       expect(fakes.refunds.rows).toEqual([expect.objectContaining({ id: created.id, accountId: 'acct_shop', mode: 'test' })]);
       expect(paymentNow(payment.id)).toMatchObject({ amount_refunded: 2000, refunded: true });
       expect(fakes.events.emitted).toEqual([{ tenant: shop, event: 'refund.succeeded', data: created }]);
-      expect(fakes.transactions.committed).toMatchObject([{ result: created, storedResponse: undefined }]);
+      expect(fakes.transactions.committed).toMatchObject([
+        { result: { id: created.id, amount: 1500 }, storedResponse: undefined },
+      ]);
     });
 
     it('a partial refund adds to amount_refunded and leaves refunded false until the last minor unit', async () => {

@@ -4,6 +4,8 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CustomersModule } from '../../customers/customers.module';
 import { PaymentsModule } from '../../payments/payments.module';
+import { StripePaymentIntentsModule } from './payment-intents/stripe-payment-intents.module';
+import { StripeRefundsModule } from './refunds/stripe-refunds.module';
 import { stripeRouteError } from './stripe-error';
 import { StripeCustomersController } from './stripe-customers.controller';
 import { StripeCustomersSearchController } from './search/stripe-customers-search.controller';
@@ -28,7 +30,7 @@ export function stripeVersionHeader(request: IncomingMessage, response: ServerRe
  * as `/v2`, so one customer or payment is visible through both APIs.
  */
 @Module({
-  imports: [CustomersModule, PaymentsModule],
+  imports: [CustomersModule, PaymentsModule, StripePaymentIntentsModule, StripeRefundsModule],
   // the search controllers first: their literal `…/search` paths before the `…/:id` routes
   controllers: [
     StripeCustomersSearchController,

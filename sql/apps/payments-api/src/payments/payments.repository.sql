@@ -2,16 +2,6 @@
 -- Each statement as written there. $1, $2…: values bound as parameters;
 -- /* ${…} */: SQL spliced in from a fragment (Prisma.sql, Prisma.join, Prisma.raw) or text.
 
--- PaymentsRepository.create
-INSERT INTO payments (id, account_id, mode, customer_id, amount, currency, status, description, metadata,
-                      payment_method, failure_code, decline_code, failure_message, capture_method,
-                      amount_capturable, amount_received, capture_before, captured_at, payment_intent_id)
-VALUES ($1, $2, $3::payment_mode, $4, $5, $6,
-        $7, $8, $9::jsonb, $10, $11,
-        $12, $13, $14, $15, $16,
-        $17, $18, $19)
-RETURNING created_at, metadata
-
 -- PaymentsRepository.lockForRefund
 SELECT id FROM payments WHERE id = $1 AND account_id = $2 AND mode = $3::payment_mode FOR UPDATE
 
@@ -24,3 +14,13 @@ WHERE account_id = $1 AND mode = $2::payment_mode
   AND ($4::text IS NULL OR currency = $5::text)
 GROUP BY 1, 2
 ORDER BY 1, 2
+
+-- paymentInsert
+INSERT INTO payments (id, account_id, mode, customer_id, amount, currency, status, description, metadata,
+                      payment_method, failure_code, decline_code, failure_message, capture_method,
+                      amount_capturable, amount_received, capture_before, captured_at, payment_intent_id)
+VALUES ($1, $2, $3::payment_mode, $4, $5, $6,
+        $7, $8, $9::jsonb, $10, $11,
+        $12, $13, $14, $15, $16,
+        $17, $18, $19)
+RETURNING created_at, metadata

@@ -7,31 +7,14 @@ import { expandObjects } from '../stripe-expand';
 import { stripeCustomer } from '../stripe-objects';
 import { StripeBody, type StripeParams } from '../stripe-params';
 import { StripeController, StripeRoute } from '../stripe-route';
-// LEAD, AT MERGE: import paymentIntentView from '../../../payment-intents/dto/payment-intent.view' instead (see the file)
-import { searchIntentView as paymentIntentView, type SearchIntentView } from './stripe-search-intent-view';
+import { paymentIntentView, type PaymentIntentView } from '../../../payment-intents/dto/payment-intent.view';
+import { STRIPE_PAYMENT_INTENT_SCHEMA } from '../payment-intents/stripe-payment-intent.schema';
 import { decodePage, encodePage } from './stripe-search-page';
 import { PAYMENT_INTENT_SEARCH_FIELDS } from './stripe-search-query';
 import { searchParams, searchSchema, type StripeSearchResult } from './stripe-search-result';
 import { StripeSearchRepository } from './stripe-search.repository';
 
 const URL = '/v1/payment_intents/search';
-
-/** The OpenAPI schema of a found intent (the full one is the intents' STRIPE_PAYMENT_INTENT_SCHEMA; LEAD: swap at merge). */
-const INTENT_SCHEMA = {
-  type: 'object',
-  description: "Stripe's PaymentIntent (docs/stripe.md)",
-  required: ['id', 'object', 'amount', 'currency', 'status', 'created', 'metadata'],
-  properties: {
-    id: { type: 'string' },
-    object: { type: 'string', enum: ['payment_intent'] },
-    amount: { type: 'integer' },
-    currency: { type: 'string' },
-    status: { type: 'string' },
-    created: { type: 'integer', description: 'Unix seconds' },
-    customer: { description: 'a customer id, or the customer with expand[]=data.customer', nullable: true },
-    metadata: { type: 'object', additionalProperties: { type: 'string' } },
-  },
-} as const;
 
 /**
  * `GET /v1/payment_intents/search` (docs/stripe.md, "Search"): Stripe's query language over
@@ -50,12 +33,12 @@ export class StripePaymentIntentsSearchController {
   @Get()
   @StripeRoute(
     "Search payment intents with Stripe's query language, newest first (a query that does not parse: 400 parameter_invalid naming the position)",
-    searchSchema(INTENT_SCHEMA),
+    searchSchema(STRIPE_PAYMENT_INTENT_SCHEMA),
   )
   async find(
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @StripeBody() p: StripeParams,
-  ): Promise<StripeSearchResult<SearchIntentView>> {
+  ): Promise<StripeSearchResult<PaymentIntentView>> {
     const tenant = tenantOf(key);
     const s = searchParams(p, PAYMENT_INTENT_SEARCH_FIELDS);
     const after = s.page === undefined ? undefined : decodePage('payment_intent', s.text, s.page);
