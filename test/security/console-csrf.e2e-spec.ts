@@ -157,7 +157,7 @@ describe("console CSRF: payments-api's Stripe-compatible /v1 takes no console se
     if (res.statusCode !== 401) return `${res.statusCode} ${res.body.slice(0, 200)}`;
     const e = res.json<Partial<StripeErrorBody>>().error;
     return e?.type === 'invalid_request_error' && typeof e.message === 'string' && !('request_id' in e)
-      ? 'refused in Stripe\'s body'
+      ? "refused in Stripe's body"
       : `401 not in Stripe's body: ${res.body.slice(0, 200)}`;
   };
 
@@ -219,7 +219,12 @@ describe("console CSRF: payments-api's Stripe-compatible /v1 takes no console se
     // and /v2 still takes the session with its token (unchanged), not without it
     const v2 = await t.app.inject({ method: 'GET', url: `/v2/customers/${customer}`, headers: { cookie: session.cookie } });
     expect(v2.statusCode).toBe(200);
-    const v2Write = await t.app.inject({ method: 'POST', url: '/v2/customers', headers: { cookie: session.cookie }, payload: {} });
+    const v2Write = await t.app.inject({
+      method: 'POST',
+      url: '/v2/customers',
+      headers: { cookie: session.cookie },
+      payload: {},
+    });
     expect(errorOf(v2Write)).toEqual([403, 'csrf_token_invalid']);
   });
 
