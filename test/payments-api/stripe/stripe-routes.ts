@@ -111,3 +111,39 @@ export function stripeErrorOf(res: LightMyRequestResponse): unknown {
   }
   return { status: res.statusCode, body: res.body.slice(0, 200) };
 }
+
+/** Sends a /v1 request with a form body (or none). */
+export type StripeSend = (
+  auth: Readonly<Record<string, string>>,
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string,
+  form?: string,
+  headers?: Readonly<Record<string, string>>,
+) => Promise<LightMyRequestResponse>;
+
+/**
+ * Makes `count` objects of each resource whose create `/openapi.json` lists (`creatable`), in
+ * CREATION_ORDER, each naming the latest of the resources before it: the ids by resource.
+ */
+export async function makeStripeObjects(
+  send: StripeSend,
+  auth: Readonly<Record<string, string>>,
+  creatable: (resource: string) => boolean,
+  refs: Record<string, string> = {},
+  count = 1,
+): Promise<Record<string, string[]>> {
+  const made: Record<string, string[]> = {};
+  let serial = 0;
+  for (const resource of CREATION_ORDER) {
+    const create = STRIPE_RESOURCES[resource]?.create;
+    if (create === undefined || !creatable(resource)) continue;
+    for (let i = 0; i < count; i++) {
+      const res = await send(auth, 'POST', `/v1/${resource}`, create(refs, serial++));
+      if (res.statusCode !== 200) throw new Error(`POST /v1/${resource}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+      const id = res.json<{ id: string }>().id;
+      refs[resource] = id;
+      made[resource] = [...(made[resource] ?? []), id];
+    }
+  }
+  return made;
+}
