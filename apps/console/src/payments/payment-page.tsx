@@ -69,9 +69,13 @@ function PaymentSummary({ payment: p }: { payment: Payment }): ReactNode {
           ['Capture method', p.capture_method],
           [
             'Customer',
-            <Link key="customer" to={`/customers/${encodeURIComponent(p.customer_id)}`}>
-              {p.customer_id}
-            </Link>,
+            p.customer_id === null ? (
+              '—'
+            ) : (
+              <Link key="customer" to={`/customers/${encodeURIComponent(p.customer_id)}`}>
+                {p.customer_id}
+              </Link>
+            ),
           ],
           ['Description', p.description ?? '—'],
           ['Payment method', <code key="pm">{p.payment_method}</code>],

@@ -64,7 +64,13 @@ export function PaymentsTable({
           ? [
               {
                 header: 'Customer',
-                cell: (p: Payment) => <Link to={`/customers/${encodeURIComponent(p.customer_id)}`}>{p.customer_id}</Link>,
+                // null for a payment made through /v1 without a customer
+                cell: (p: Payment) =>
+                  p.customer_id === null ? (
+                    '—'
+                  ) : (
+                    <Link to={`/customers/${encodeURIComponent(p.customer_id)}`}>{p.customer_id}</Link>
+                  ),
               },
             ]
           : []),

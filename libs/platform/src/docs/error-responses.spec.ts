@@ -110,7 +110,7 @@ describe('addErrorResponses', () => {
     expect(() => addErrorResponses(clash, route({ errorBody: body }), {})).toThrow(/OtherErrorBody/);
   });
 
-  it("puts each code of a route with its own error body and renderer under the status the renderer answers it with", () => {
+  it('puts each code of a route with its own error body and renderer under the status the renderer answers it with', () => {
     const body = { name: 'OtherErrorBody', schema: { type: 'object', required: ['status'] } };
     const doc = document({
       security: [{ key: [] }],
