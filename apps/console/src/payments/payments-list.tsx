@@ -64,7 +64,6 @@ export function PaymentsTable({
           ? [
               {
                 header: 'Customer',
-                // null for a payment made through /v1 without a customer
                 cell: (p: Payment) =>
                   p.customer_id === null ? (
                     '—'

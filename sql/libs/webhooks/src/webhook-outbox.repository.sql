@@ -3,9 +3,11 @@
 -- /* ${…} */: SQL spliced in from a fragment (Prisma.sql, Prisma.join, Prisma.raw) or text.
 
 -- WebhookOutboxRepository.eventRow
-INSERT INTO webhook_events (id, owner_type, owner_id, event, data, created_at)
-VALUES ($1, $2, $3, $4, $5::jsonb, $6)
-RETURNING pg_notify($7, owner_type)
+INSERT INTO webhook_events (id, owner_type, owner_id, event, data, dialect_event, dialect_data, created_at)
+VALUES ($1, $2, $3, $4,
+        $5::jsonb, $6,
+        $7::jsonb, $8)
+RETURNING pg_notify($9, owner_type)
 
 -- WebhookOutboxRepository.undispatchedEvents
 SELECT "id" FROM "webhook_events" WHERE "owner_type" = $1 AND "dispatched_at" IS NULL

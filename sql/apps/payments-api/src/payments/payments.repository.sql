@@ -5,11 +5,11 @@
 -- PaymentsRepository.create
 INSERT INTO payments (id, account_id, mode, customer_id, amount, currency, status, description, metadata,
                       payment_method, failure_code, decline_code, failure_message, capture_method,
-                      amount_capturable, amount_received, capture_before, captured_at)
+                      amount_capturable, amount_received, capture_before, captured_at, payment_intent_id)
 VALUES ($1, $2, $3::payment_mode, $4, $5, $6,
         $7, $8, $9::jsonb, $10, $11,
         $12, $13, $14, $15, $16,
-        $17, $18)
+        $17, $18, $19)
 RETURNING created_at, metadata
 
 -- PaymentsRepository.lockForRefund
