@@ -174,6 +174,43 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/customers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List customers, newest first */
+    get: operations['StripeCustomersController_list'];
+    put?: never;
+    /** Create a customer */
+    post: operations['StripeCustomersController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/customers/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a customer (a deleted one answers {id, object, deleted: true}) */
+    get: operations['StripeCustomersController_retrieve'];
+    put?: never;
+    /** Update a customer: metadata merges ("" removes a key), "" unsets a field */
+    post: operations['StripeCustomersController_update'];
+    /** Delete a customer */
+    delete: operations['StripeCustomersController_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/api-keys': {
     parameters: {
       query?: never;
@@ -1077,7 +1114,8 @@ export interface components {
        * @enum {string}
        */
       currency: 'usd' | 'eur' | 'gbp' | 'chf' | 'cad' | 'aud' | 'jpy' | 'sek' | 'nok' | 'dkk';
-      customer_id: string;
+      /** @description null for a payment made through /v1 without a customer */
+      customer_id: string | null;
       /** @example insufficient_funds */
       decline_code: string | null;
       description: string | null;
@@ -1225,6 +1263,19 @@ export interface components {
        * @example offer.opened
        */
       event?: string;
+    };
+    /** @description Every error of Stripe's /v1 (tag stripe), in Stripe's body: `type` is invalid_request_error, card_error, idempotency_error or api_error; `code` the platform's or Stripe's code (docs/stripe.md, docs/errors.md). */
+    StripeErrorBody: {
+      error: {
+        code?: string;
+        decline_code?: string;
+        message: string;
+        param?: string;
+        /** @description On a card error: the payment intent after the failed confirmation */
+        payment_intent?: Record<string, never>;
+        /** @enum {string} */
+        type: 'invalid_request_error' | 'card_error' | 'idempotency_error' | 'api_error';
+      };
     };
     UpdateWebhookEndpointDto: {
       description?: string | null;
@@ -2084,6 +2135,485 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  StripeCustomersController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description Unix seconds */
+              created: number;
+              /** @description true on a deleted customer (then only id and object) */
+              deleted?: boolean;
+              description?: string | null;
+              email?: string | null;
+              id: string;
+              livemode: boolean;
+              metadata: {
+                [key: string]: string;
+              };
+              name?: string | null;
+              /** @enum {string} */
+              object: 'customer';
+            }[];
+            has_more: boolean;
+            /** @enum {string} */
+            object: 'list';
+            url: string;
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `resource_missing` (starting_after or ending_before names no customer of yours). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeCustomersController_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Unix seconds */
+            created: number;
+            /** @description true on a deleted customer (then only id and object) */
+            deleted?: boolean;
+            description?: string | null;
+            email?: string | null;
+            id: string;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            name?: string | null;
+            /** @enum {string} */
+            object: 'customer';
+          };
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`, `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (an Idempotency-Key over 255 characters; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeCustomersController_retrieve: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Unix seconds */
+            created: number;
+            /** @description true on a deleted customer (then only id and object) */
+            deleted?: boolean;
+            description?: string | null;
+            email?: string | null;
+            id: string;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            name?: string | null;
+            /** @enum {string} */
+            object: 'customer';
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such customer of this account and mode). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeCustomersController_update: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Unix seconds */
+            created: number;
+            /** @description true on a deleted customer (then only id and object) */
+            deleted?: boolean;
+            description?: string | null;
+            email?: string | null;
+            id: string;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            name?: string | null;
+            /** @enum {string} */
+            object: 'customer';
+          };
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`, `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such customer of this account and mode). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeCustomersController_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted?: true;
+            id?: string;
+            /** @enum {string} */
+            object?: 'customer';
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such customer of this account and mode). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
         };
       };
     };

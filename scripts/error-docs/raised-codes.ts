@@ -9,7 +9,9 @@
  * - a call to a function with a parameter typed as a code (`code: PlatformErrorCode`,
  *   `error: OAuthTooManyRequestsCode`): the argument in that place;
  * - `new RawHttpError(status, { error })`: an RFC 6749 error of the token endpoint (kind `oauth`);
- *   a literal body without `error` (Qdrant's `{status: {error}}`) raises no code.
+ *   a literal body without `error` (Qdrant's `{status: {error}}`) raises no code; an `error`
+ *   that is itself an object literal (Stripe's `{error: {type, code, message}}`) raises its
+ *   literal `code`, if it has one.
  *
  * The code argument is resolved to string literals: a literal, a cast or parenthesised one,
  * both branches of a conditional, or a name declared in an enclosing scope (a `const`, read
@@ -167,7 +169,12 @@ export function raisedCodes(root: string, dirs: readonly string[]): RaisedCodes 
               ? body.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === 'error')
               : undefined;
           if (error && ts.isShorthandPropertyAssignment(error)) record(node, error.name, 'oauth');
-          else if (error && ts.isPropertyAssignment(error)) record(node, error.initializer, 'oauth');
+          else if (error && ts.isPropertyAssignment(error) && ts.isObjectLiteralExpression(error.initializer)) {
+            // Stripe's `{error: {type, code?, message}}` (payments-api compat/stripe): a literal
+            // `code` is a catalogue code; fields spread in from the caller raise none here
+            const code = error.initializer.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === 'code');
+            if (code && ts.isPropertyAssignment(code)) record(node, code.initializer, 'domain');
+          } else if (error && ts.isPropertyAssignment(error)) record(node, error.initializer, 'oauth');
           // a body of literal fields none of which is `error` raises no code: Qdrant's
           // `{status: {error: message}, time}` (vector-api compat/qdrant) carries a message only
           else if (!(body && ts.isObjectLiteralExpression(body))) record(node, undefined, 'oauth');

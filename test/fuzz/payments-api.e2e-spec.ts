@@ -1,6 +1,9 @@
 /**
  * Fuzzing every payments-api operation (see test/fuzz/support/harness.ts), idempotent
- * writes included (random Idempotency-Key headers, some over 255 characters).
+ * writes included (random Idempotency-Key headers, some over 255 characters). Stripe's /v1
+ * (tag stripe) is fuzzed with form-encoded bodies and query strings of Stripe's bracketed
+ * parameters (the harness's hostile forms for every /v1 operation, templated or not), and
+ * its errors are checked as Stripe's body, by the path the service saw.
  */
 import { ADMIN, newAccount, newCustomer, startPayments } from '../payments-api/payments-context';
 import { waitFor } from '../support/wait';
@@ -18,6 +21,7 @@ interface PaymentsFixtures {
   doomedEndpoint: string;
   delivery: string;
   doomedKey: string;
+  doomedV1Customer: string;
 }
 
 let serial = 0;
@@ -45,6 +49,7 @@ defineFuzzSuite<PaymentsFixtures>({
     const payment = await inject('/v2/payments', { amount: 1_000_000, currency: 'gbp', customer_id: customer });
     const refund = await inject('/v2/refunds', { payment_id: payment, amount: 100 });
     const doomedKey = await inject('/v2/api-keys', { mode: 'test', name: 'doomed', permissions: { customers: 'read' } });
+    const doomedV1Customer = await newCustomer(t, account.test, { name: 'Doomed on /v1' });
     const delivery = await waitFor('a webhook delivery for the fixture endpoint', async () => {
       const res = await t.app.inject({
         method: 'GET',
@@ -69,6 +74,7 @@ defineFuzzSuite<PaymentsFixtures>({
         doomedEndpoint,
         delivery,
         doomedKey,
+        doomedV1Customer,
       },
     };
   },
@@ -104,6 +110,7 @@ defineFuzzSuite<PaymentsFixtures>({
         're_0000000000000000000000',
       ],
       bodyLimit: 1_048_576,
+      stripeBody: (_opPath, seen) => seen === '/v1' || seen.startsWith('/v1/'),
     };
   },
   templates: {
@@ -148,6 +155,33 @@ defineFuzzSuite<PaymentsFixtures>({
     'GET /v2/refunds': (fx) => ({ query: { payment_id: [fx.payment], limit: ['1', '100'], starting_after: [fx.refund] } }),
     'GET /v2/refunds/{id}': (fx) => ({ params: { id: [fx.refund] } }),
     ...webhookEndpointTemplates<PaymentsFixtures>('/v2/webhook-endpoints', 'payment.succeeded'),
+    // Stripe's /v1 (the other /v1 operations get the generic form and the hostile forms)
+    'POST /v1/customers': () => ({
+      form: {
+        email: ['jenny@example.com', ''],
+        name: ['Jenny Rosen'],
+        description: ['fuzz', ''],
+        'metadata[order]': ['1', ''],
+        'expand[]': ['customer'],
+      },
+    }),
+    'GET /v1/customers': (fx) => ({
+      query: {
+        limit: ['1', '100'],
+        starting_after: [fx.customer],
+        ending_before: [fx.customer],
+        email: ['jenny@example.com'],
+        'created[gte]': ['0', '1700000000'],
+        'created[lt]': ['4102444800'],
+        'expand[]': ['data.customer'],
+      },
+    }),
+    'GET /v1/customers/{id}': (fx) => ({ params: { id: [fx.customer] }, query: { 'expand[]': ['customer'] } }),
+    'POST /v1/customers/{id}': (fx) => ({
+      params: { id: [fx.customer] },
+      form: { name: ['Jenny Rosen', ''], email: ['', 'j@example.com'], 'metadata[tier]': ['gold', ''], metadata: [''] },
+    }),
+    'DELETE /v1/customers/{id}': (fx) => ({ params: { id: [fx.doomedV1Customer] } }),
     'DELETE /v2/customers/{id}': (fx) => ({ params: { id: [fx.doomedCustomer] } }),
     'DELETE /v2/webhook-endpoints/{id}': (fx) => ({ params: { id: [fx.doomedEndpoint] } }),
     // Keys last, and shaped so the fuzzing test key survives: a roll names live mode (403 for a
@@ -196,6 +230,29 @@ defineFuzzSuite<PaymentsFixtures>({
       expectError(res, 400, 'parameter_invalid', 'metadata');
       res = await app.inject({ method: 'POST', url: '/v2/customers', headers: json, payload: '{"name":"ok \\ud83d\\ude00"}' });
       expect(res.statusCode).toBe(201);
+      // /v1: a NUL in a form value or name (or a lone surrogate in JSON) reached PostgreSQL (500)
+      const form = { ...fixtures.testKey, 'content-type': 'application/x-www-form-urlencoded' };
+      for (const [url, headers, payload, param] of [
+        ['/v1/customers', form, 'email=%00', 'email'],
+        [`/v1/customers/${fixtures.customer}`, form, 'metadata[%00]=x', 'metadata[\u0000]'],
+        ['/v1/customers', json, '{"metadata":{"a":"x\\ud800"}}', 'metadata[a]'],
+        ['/v1/customers?email=%00', fixtures.testKey, undefined, 'email'],
+      ] as const) {
+        res = await app.inject({
+          method: payload === undefined ? 'GET' : 'POST',
+          url,
+          headers,
+          ...(payload === undefined ? {} : { payload }),
+        });
+        const error = res.json<{ error: { type: string; code: string; param: string } }>().error;
+        expect([url, res.statusCode, error.type, error.code, error.param]).toEqual([
+          url,
+          400,
+          'invalid_request_error',
+          'parameter_invalid',
+          param,
+        ]);
+      }
     }, 60_000);
   },
 });

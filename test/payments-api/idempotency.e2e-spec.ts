@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Clock, IdempotencyService, PrismaService, requestFingerprint } from '@app/platform';
 import { jest } from '@jest/globals';
 import { Client } from 'pg';
+import type { LightMyRequestResponse } from 'fastify';
+import { isStripeOperation, openApiOperations, type Operation } from '../security/support';
 import { newAccount, newCustomer, startPayments, type Account, type ErrorJson, type PaymentsApp } from './payments-context';
+import { FORM, makeStripeObjects, resourceOf, STRIPE_RESOURCES, stripeOpKind, type StripeSend } from './stripe/stripe-routes';
 
 describe('Idempotency-Key on every POST (platform contract: Idempotency)', () => {
   let t: PaymentsApp;
@@ -212,5 +215,129 @@ describe('Idempotency-Key on every POST (platform contract: Idempotency)', () =>
       spy.mockRestore();
     }
     expect(await prisma.idempotencyKey.count()).toBe(0);
+  });
+});
+
+/**
+ * Stripe's /v1 (every POST of /openapi.json tagged stripe whose body the suites know: creates
+ * and updates): a replay is the stored /v1 answer byte for byte with Idempotent-Replayed: true;
+ * the same key with another body is 400 idempotency_error (Stripe's status; the SDK raises
+ * StripeIdempotencyError); a key still in flight is 409 idempotency_error with
+ * Stripe-Should-Retry: true (the SDK retries it).
+ */
+describe("Idempotency-Key on Stripe's /v1", () => {
+  let t: PaymentsApp;
+  let acct: Account;
+  let posts: Array<{ op: Operation; url: string; form: string }>;
+
+  const send: StripeSend = (auth, method, url, form, headers = {}) =>
+    t.app.inject({
+      method,
+      url,
+      headers: { ...auth, ...headers, ...(form === undefined ? {} : FORM) },
+      ...(form === undefined ? {} : { payload: form }),
+    });
+
+  beforeAll(async () => {
+    t = await startPayments();
+    acct = await newAccount(t);
+    const ops = (await openApiOperations(t.app)).filter(isStripeOperation);
+    const has = (resource: string): boolean => ops.some((o) => o.method === 'POST' && o.path === `/v1/${resource}`);
+    const refs: Record<string, string> = {};
+    const made = await makeStripeObjects(send, acct.test, has, refs);
+    posts = [];
+    let serial = 100;
+    for (const op of ops.filter((o) => o.method === 'POST')) {
+      const resource = resourceOf(op.path);
+      const spec = STRIPE_RESOURCES[resource];
+      const kind = stripeOpKind(op);
+      if (kind === 'create' && spec?.create) posts.push({ op, url: op.path, form: spec.create(refs, serial++) });
+      const id = made[resource]?.[0];
+      if (kind === 'object' && op.path === `/v1/${resource}/{id}` && spec?.update && id !== undefined)
+        posts.push({ op, url: op.path.replace('{id}', id), form: spec.update.replace('pwned', `idempotent ${serial++}`) });
+    }
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const post = (url: string, key: string, form: string, auth = acct.test): Promise<LightMyRequestResponse> =>
+    send(auth, 'POST', url, form, { 'idempotency-key': key });
+  const idempotencyError = (res: LightMyRequestResponse): unknown => [
+    res.statusCode,
+    res.json<{ error: { type: string; code: string } }>().error.type,
+    res.json<{ error: { type: string; code: string } }>().error.code,
+    res.headers['stripe-should-retry'],
+  ];
+
+  it('finds the /v1 creates and updates (so the cases below run on each)', () => {
+    expect(posts.map((p) => `POST ${p.op.path}`)).toEqual(
+      expect.arrayContaining(['POST /v1/customers', 'POST /v1/customers/{id}']),
+    );
+  });
+
+  it('replays the stored /v1 answer byte for byte with Idempotent-Replayed: true, doing the work once', async () => {
+    for (const { url, form } of posts) {
+      const key = randomUUID();
+      const first = await post(url, key, form);
+      expect([url, first.statusCode, first.headers['idempotent-replayed']]).toEqual([url, 200, undefined]);
+      const object = first.json<{ object?: string; id: string }>();
+      expect(object.object).toBeDefined(); // the /v1 shape, not /v2's
+      const events = await t.app.get(PrismaService).webhookEvent.count();
+      const again = await post(url, key, form);
+      expect([url, again.statusCode, again.headers['idempotent-replayed']]).toEqual([url, 200, 'true']);
+      expect([url, again.body]).toEqual([url, first.body]);
+      expect([url, await t.app.get(PrismaService).webhookEvent.count()]).toEqual([url, events]);
+    }
+  });
+
+  it('the same key with another body: 400 idempotency_error (Stripe-Should-Retry: false), nothing done', async () => {
+    for (const { url, form } of posts) {
+      const key = randomUUID();
+      expect((await post(url, key, form)).statusCode).toBe(200);
+      const events = await t.app.get(PrismaService).webhookEvent.count();
+      const other = await post(url, key, `${form}&metadata[idempotency]=another`);
+      expect([url, idempotencyError(other)]).toEqual([url, [400, 'idempotency_error', 'idempotency_key_reused', 'false']]);
+      expect([url, await t.app.get(PrismaService).webhookEvent.count()]).toEqual([url, events]);
+    }
+  });
+
+  it('a key still in flight: 409 idempotency_error with Stripe-Should-Retry: true', async () => {
+    const prisma = t.app.get(PrismaService);
+    for (const { url, form } of posts) {
+      const key = randomUUID();
+      expect((await post(url, key, form)).statusCode).toBe(200);
+      // what a request still running leaves: its claim, leased, with no answer yet
+      const updated = await prisma.idempotencyKey.updateMany({
+        where: { key },
+        data: { responseStatus: null, responseBody: null, lockedUntil: new Date(Date.now() + 3_600_000) },
+      });
+      expect(updated.count).toBe(1);
+      const during = await post(url, key, form);
+      expect([url, idempotencyError(during)]).toEqual([url, [409, 'idempotency_error', 'idempotency_key_in_use', 'true']]);
+    }
+  });
+
+  it("a key used on /v2 then on /v1 with the same fields is another request: 400, not /v2's answer replayed", async () => {
+    const key = randomUUID();
+    const v2 = await t.app.inject({
+      method: 'POST',
+      url: '/v2/customers',
+      headers: { ...acct.test, 'idempotency-key': key },
+      payload: { email: 'both@shop.example' },
+    });
+    expect(v2.statusCode).toBe(201);
+    const v1 = await post('/v1/customers', key, 'email=both%40shop.example');
+    expect(idempotencyError(v1)).toEqual([400, 'idempotency_error', 'idempotency_key_reused', 'false']);
+    // and the reverse, with a key first used on /v1
+    const key2 = randomUUID();
+    expect((await post('/v1/customers', key2, 'email=back%40shop.example')).statusCode).toBe(200);
+    const back = await t.app.inject({
+      method: 'POST',
+      url: '/v2/customers',
+      headers: { ...acct.test, 'idempotency-key': key2 },
+      payload: { email: 'back@shop.example' },
+    });
+    expect([back.statusCode, back.json<ErrorJson>().error.code]).toEqual([422, 'idempotency_key_reused']);
   });
 });

@@ -5,7 +5,10 @@
  * a request carries the session cookie but no X-CSRF-Token, or a wrong one, and changes
  * nothing. The list comes from /openapi.json, so a route added later is covered without
  * touching this file (vector-api's Qdrant routes answer in Qdrant's body, the code in front
- * of its message). Also: POST /console/sign-out, and a session cookie of one service is
+ * of its message). payments-api's Stripe-compatible `/v1` (tag `stripe`) takes no console
+ * session at all, CSRF token or not: every one of its operations, GET included, answers a
+ * cookie with 401 in Stripe's body (form-encoded POSTs are what a browser sends cross-site
+ * without a preflight). Also: POST /console/sign-out, and a session cookie of one service is
  * nobody on another (401), even on the same database.
  */
 import { offersService } from '../../apps/offers-api/src/service';
@@ -18,11 +21,13 @@ import { consoleLink, consoleSession, type ConsoleService, newConsoleTenant } fr
 import {
   type ErrorBody,
   fillPath,
+  isStripeOperation,
   openApiOperations,
   opKey,
   type Operation,
   type QdrantErrorBody,
   snapshotDatabase,
+  type StripeErrorBody,
 } from './support';
 
 const SERVICES: Array<[ConsoleService, ServiceDefinition<PlatformConfig>, string]> = [
@@ -62,7 +67,9 @@ describe.each(SERVICES)('console CSRF: %s', (service, definition, scheme) => {
     session = await consoleSession(t.app, service, tenant);
     // another live session of the same tenant: its token is a real token, of the wrong session
     other = await consoleSession(t.app, service, tenant);
-    writes = (await openApiOperations(t.app)).filter((op) => op.security.includes(scheme) && op.method !== 'GET');
+    writes = (await openApiOperations(t.app)).filter(
+      (op) => op.security.includes(scheme) && op.method !== 'GET' && !isStripeOperation(op),
+    );
   });
   afterAll(() => t.close());
 
@@ -123,6 +130,123 @@ describe.each(SERVICES)('console CSRF: %s', (service, definition, scheme) => {
     expect(out.statusCode).toBe(200);
     const gone = await t.app.inject({ method: 'GET', url: '/console/session', headers: { cookie: fresh.cookie } });
     expect(errorOf(gone)).toEqual([401, 'console_session_invalid']);
+  });
+});
+
+describe("console CSRF: payments-api's Stripe-compatible /v1 takes no console session at all", () => {
+  let t: TestApp<PlatformConfig>;
+  let session: Awaited<ReturnType<typeof consoleSession>>;
+  let account: string;
+  let stripeOps: Operation[];
+  let customer: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(paymentsService as unknown as ServiceDefinition<PlatformConfig>);
+    account = await newConsoleTenant(t.app, 'payments');
+    session = await consoleSession(t.app, 'payments', account);
+    stripeOps = (await openApiOperations(t.app)).filter(isStripeOperation);
+    // an object of the session's own account, so a path that names it would find it
+    const created = await t.app.inject({ method: 'POST', url: '/v2/customers', headers: session.headers, payload: {} });
+    expect(created.statusCode).toBe(201);
+    customer = created.json<{ id: string }>().id;
+  });
+  afterAll(() => t.close());
+
+  /** Stripe's 401 (type invalid_request_error, no request_id: not the platform's body), or what came instead. */
+  const stripe401 = (res: LightMyRequestResponse): string => {
+    if (res.statusCode !== 401) return `${res.statusCode} ${res.body.slice(0, 200)}`;
+    const e = res.json<Partial<StripeErrorBody>>().error;
+    return e?.type === 'invalid_request_error' && typeof e.message === 'string' && !('request_id' in e)
+      ? "refused in Stripe's body"
+      : `401 not in Stripe's body: ${res.body.slice(0, 200)}`;
+  };
+
+  it('finds the /v1 operations (tag stripe) in /openapi.json, reads and writes', () => {
+    expect(stripeOps.length).toBeGreaterThanOrEqual(5);
+    expect(stripeOps.some((op) => op.method === 'GET')).toBe(true);
+    expect(stripeOps.some((op) => op.method === 'POST' && op.path.includes('{'))).toBe(true);
+    expect(stripeOps.every((op) => op.path.startsWith('/v1/'))).toBe(true);
+  });
+
+  it('refuses each one, GET included, to the cookie with or without the right X-CSRF-Token and Console-Mode (401), changing nothing', async () => {
+    const before = withoutTouched(await snapshotDatabase(t.db.url));
+    const variants: Array<[string, Record<string, string>]> = [
+      ['cookie alone', { cookie: session.cookie }],
+      ['cookie and the right X-CSRF-Token', session.headers],
+      ['cookie, token and Console-Mode: test', { ...session.headers, 'console-mode': 'test' }],
+      ['cookie, token and Console-Mode: live', { ...session.headers, 'console-mode': 'live' }],
+    ];
+    const answers: string[] = [];
+    for (const op of stripeOps) {
+      const url = fillPath(op.path, { id: customer }, 'csrf_0000000000000000000000');
+      for (const [label, headers] of variants) {
+        const write = op.method !== 'GET';
+        const res = await t.app.inject({
+          method: op.method,
+          url,
+          headers: { ...headers, ...(write ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+          ...(write ? { payload: 'metadata[pwned]=yes' } : {}),
+        });
+        answers.push(`${opKey(op)} (${label}): ${stripe401(res)}`);
+      }
+    }
+    expect(answers).toEqual(answers.map((a) => a.replace(/\): .*$/s, "): refused in Stripe's body")));
+    expect(withoutTouched(await snapshotDatabase(t.db.url))).toEqual(before);
+  });
+
+  it('refuses the classic cross-site form POST (Origin elsewhere, no preflight, the cookie the browser adds)', async () => {
+    const before = withoutTouched(await snapshotDatabase(t.db.url));
+    for (const [url, payload] of [
+      ['/v1/customers', 'email=attacker%40evil.example&metadata[via]=csrf'],
+      [`/v1/customers/${customer}`, 'name=pwned&metadata[via]=csrf'],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: {
+          cookie: session.cookie,
+          origin: 'https://evil.example',
+          referer: 'https://evil.example/form.html',
+          'content-type': 'application/x-www-form-urlencoded',
+          'sec-fetch-site': 'cross-site',
+          'sec-fetch-mode': 'navigate',
+        },
+        payload,
+      });
+      expect([url, stripe401(res)]).toEqual([url, "refused in Stripe's body"]);
+    }
+    expect(withoutTouched(await snapshotDatabase(t.db.url))).toEqual(before);
+    // and /v2 still takes the session with its token (unchanged), not without it
+    const v2 = await t.app.inject({ method: 'GET', url: `/v2/customers/${customer}`, headers: { cookie: session.cookie } });
+    expect(v2.statusCode).toBe(200);
+    const v2Write = await t.app.inject({
+      method: 'POST',
+      url: '/v2/customers',
+      headers: { cookie: session.cookie },
+      payload: {},
+    });
+    expect(errorOf(v2Write)).toEqual([403, 'csrf_token_invalid']);
+  });
+
+  it('lets each one past authentication with the account key beside the cookie (so the 401s above are the cookie)', async () => {
+    const key = await t.app.inject({
+      method: 'POST',
+      url: '/v2/api-keys/roll',
+      headers: session.headers,
+      payload: { mode: 'test', expires_in_hours: 1 },
+    });
+    expect(key.statusCode).toBe(201);
+    const bearer = { authorization: `Bearer ${key.json<{ secret: string }>().secret}` };
+    const passed: string[] = [];
+    for (const op of stripeOps) {
+      const res = await t.app.inject({
+        method: op.method,
+        url: fillPath(op.path, {}, 'csrf_0000000000000000000000'),
+        headers: { ...bearer, cookie: session.cookie },
+      });
+      passed.push(`${opKey(op)}: ${res.statusCode === 401 ? `401 ${res.body.slice(0, 120)}` : 'past'}`);
+    }
+    expect(passed).toEqual(stripeOps.map((op) => `${opKey(op)}: past`));
   });
 });
 

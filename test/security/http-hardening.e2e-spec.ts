@@ -22,7 +22,14 @@ import { offersService } from '../../apps/offers-api/src/service';
 import { paymentsService } from '../../apps/payments-api/src/service';
 import { vectorService } from '../../apps/vector-api/src/service';
 import { startTestApp, type TestApp } from '../support/app';
-import { fillPath, isQdrantRoute, openApiOperations, type QdrantErrorBody } from './support';
+import {
+  fillPath,
+  isQdrantRoute,
+  isStripeOperation,
+  openApiOperations,
+  type QdrantErrorBody,
+  type StripeErrorBody,
+} from './support';
 
 const ADMIN_KEY = 'adm_http_hardening_0123456789abcdef0123456789';
 const ADMIN = { authorization: `Bearer ${ADMIN_KEY}` };
@@ -315,6 +322,22 @@ describe.each(SERVICES)(
             expect(Object.keys(body ?? {}).sort()).toEqual(['status', 'time']);
             expect(res.headers['request-id']).toMatch(/^req_[0-9a-f]{24}$/);
             expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="/);
+            expect(res.headers['connection']).toBe('close');
+          }
+          continue;
+        }
+        if (isStripeOperation(op)) {
+          // payments-api's Stripe-compatible /v1: Stripe's body (no request_id in it), the code kept
+          const error = res === 'no answer' ? undefined : (JSON.parse(res.body) as Partial<StripeErrorBody>).error;
+          answers.push(`${op.method} ${op.path}: ${res === 'no answer' ? res : `${res.status} ${error?.code}`}`);
+          if (res !== 'no answer' && res.status === 401) {
+            expect(Object.keys(JSON.parse(res.body) as object)).toEqual(['error']);
+            expect([error?.type, typeof error?.message, error && 'request_id' in error]).toEqual([
+              'invalid_request_error',
+              'string',
+              false,
+            ]);
+            expect(res.headers['request-id']).toMatch(/^req_[0-9a-f]{24}$/);
             expect(res.headers['connection']).toBe('close');
           }
           continue;

@@ -101,6 +101,43 @@ describe('payments-api: Idempotency-Keys per account and mode', () => {
     expect(await countOf('customers', acct.id)).toBe(2);
   });
 
+  it('/v1 (form bodies, Bearer or Basic): scoped by account and mode too; a /v2 key is another request there', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const basic = (auth: Headers): Headers => ({
+      authorization: `Basic ${Buffer.from(`${(auth['authorization'] ?? '').replace(/^Bearer /, '')}:`).toString('base64')}`,
+    });
+    const postV1 = (auth: Headers, key: string, payload: string): Promise<LightMyRequestResponse> =>
+      t.app.inject({ method: 'POST', url: '/v1/customers', headers: { ...auth, ...form, 'idempotency-key': key }, payload });
+    const victim = await newAccount(t, 'V1 victim');
+    const other = await newAccount(t, 'V1 other');
+    const key = randomUUID();
+    const body = 'email=v1%40example.com&metadata[order]=1';
+    const first = await postV1(victim.test, key, body);
+    expect(first.statusCode).toBe(200);
+    // the same account and mode replays, whichever way the key is presented
+    const replay = await postV1(basic(victim.test), key, body);
+    expect([replay.statusCode, replay.headers['idempotent-replayed'], replay.body]).toEqual([200, 'true', first.body]);
+    // another account, the live mode of the same account: a new customer, never the victim's answer nor a 400
+    for (const [who, auth] of [
+      ['another account, test', other.test],
+      ['another account, live (Basic)', basic(other.live)],
+      ['the same account, live', victim.live],
+    ] as const) {
+      const res = await postV1(auth, key, body);
+      expect([who, res.statusCode, res.headers['idempotent-replayed']]).toEqual([who, 200, undefined]);
+      expect([who, res.json<{ id: string }>().id]).not.toEqual([who, first.json<{ id: string }>().id]);
+      expect(res.body).not.toContain(victim.id);
+    }
+    expect(await countOf('customers', victim.id)).toBe(2);
+    expect(await countOf('customers', other.id)).toBe(2);
+    // a key first used on /v2 by the same account and mode, same fields: another request (400), not a replay
+    const v2Key = randomUUID();
+    expect((await post('/v2/customers', victim.test, v2Key, { email: 'v2@example.com' })).statusCode).toBe(201);
+    const crossed = await postV1(victim.test, v2Key, 'email=v2%40example.com');
+    expect([crossed.statusCode, crossed.json<{ error: { type: string } }>().error.type]).toEqual([400, 'idempotency_error']);
+    expect(await countOf('customers', victim.id)).toBe(3);
+  });
+
   it('stores the scope as payments:<account>:<mode>, never a credential id', async () => {
     const acct = await newAccount(t, 'Stored');
     const key = randomUUID();

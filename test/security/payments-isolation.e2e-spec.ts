@@ -5,11 +5,38 @@
  * Every payments-key route of /openapi.json must have a case below, and every case runs with
  * each attacker's API key AND with its console session (the dashboard acts as the secret key
  * of the mode its Console-Mode header names): the session is a principal like the key.
+ *
+ * Stripe's `/v1` (tag `stripe`, which takes keys only, by Bearer or Basic) is covered
+ * generically: every /v1 operation of /openapi.json is classified (create, list, search, an
+ * object's route) and run against the victim's objects of its resource with the other
+ * account's keys and the other mode's key, each as Bearer and as Basic: Stripe's 404 body for
+ * an object, the same as for an id that never existed; no victim object in a list, a search
+ * or a filtered list; a cursor or a create naming the victim's object refused.
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { type Account, newAccount, newCustomer, type PaymentsApp, startPayments } from '../payments-api/payments-context';
 import { consoleSession } from '../support/console';
-import { expectNotFound, normalisedError, openApiOperations, opKey, snapshotDatabase, waitFor, type ErrorBody } from './support';
+import {
+  basicOf,
+  CREATION_ORDER,
+  FORM,
+  resourceOf,
+  STRIPE_RESOURCES,
+  stripeErrorOf,
+  stripeOpKind,
+} from '../payments-api/stripe/stripe-routes';
+import {
+  expectNotFound,
+  expectStripeNotFound,
+  isStripeOperation,
+  normalisedError,
+  openApiOperations,
+  opKey,
+  type Operation,
+  snapshotDatabase,
+  waitFor,
+  type ErrorBody,
+} from './support';
 
 type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH';
 
@@ -414,7 +441,9 @@ describe('payments-api: account and mode isolation', () => {
   });
 
   it('has an isolation case for every payments-key operation of /openapi.json (and no stale case)', async () => {
-    const ops = (await openApiOperations(t.app)).filter((op) => op.security.includes('payments_key')).map(opKey);
+    const ops = (await openApiOperations(t.app))
+      .filter((op) => op.security.includes('payments_key') && !isStripeOperation(op))
+      .map(opKey);
     expect(ops.filter((op) => /\{/.test(op)).length).toBeGreaterThan(8);
     expect([...ops].sort()).toEqual(Object.keys(CASES).sort());
   });
@@ -437,6 +466,204 @@ describe('payments-api: account and mode isolation', () => {
     const endpoint = await call(victim.test, 'GET', we());
     expect(endpoint.json()).toMatchObject({ id: v['endpoint'], status: 'enabled', previous_secret_expires_at: null });
     await victimKeysWork();
+  });
+
+  describe("Stripe's /v1 (every operation tagged stripe)", () => {
+    let stripeOps: Operation[];
+    /** The victim's /v1 objects, by resource (made through /v1 where its create exists, plus /v2's). */
+    const mine: Record<string, string[]> = {};
+    let serial = 0;
+    /** The key attackers of the /v1 cases (a console session is refused on /v1 outright: console-csrf), Bearer and Basic. */
+    let keyAttackers: Attacker[];
+
+    const send = (auth: Record<string, string>, method: Method, url: string, form?: string): Promise<LightMyRequestResponse> =>
+      t.app.inject({
+        method,
+        url,
+        headers: { ...auth, ...(form === undefined ? {} : FORM) },
+        ...(form === undefined ? {} : { payload: form }),
+      });
+
+    const has = (method: string, path: string): boolean => stripeOps.some((op) => op.method === method && op.path === path);
+
+    beforeAll(async () => {
+      stripeOps = (await openApiOperations(t.app)).filter(isStripeOperation);
+      keyAttackers = attackers
+        .filter((a) => a.auth['authorization'] !== undefined)
+        .flatMap((a) => [a, { ...a, name: `${a.name}, as Basic`, auth: basicOf(a.auth) }]);
+      const refs: Record<string, string> = { customers: v['customer'] ?? '' };
+      for (const resource of CREATION_ORDER) {
+        const create = STRIPE_RESOURCES[resource]?.create;
+        if (create === undefined || !has('POST', `/v1/${resource}`)) continue;
+        for (let i = 0; i < 2; i++) {
+          const res = await send(victim.test, 'POST', `/v1/${resource}`, create(refs, serial++));
+          expect([resource, res.statusCode, res.body.slice(0, 300)]).toEqual([resource, 200, res.body.slice(0, 300)]);
+          refs[resource] = res.json<{ id: string }>().id;
+        }
+      }
+      for (const resource of new Set(stripeOps.map((op) => resourceOf(op.path)))) {
+        if (!has('GET', `/v1/${resource}`)) continue;
+        const res = await send(victim.test, 'GET', `/v1/${resource}?limit=100`);
+        expect([resource, res.statusCode]).toEqual([resource, 200]);
+        mine[resource] = res.json<{ data: Array<{ id: string }> }>().data.map((o) => o.id);
+      }
+    });
+
+    /** The victim's ids of a resource (at least one: the cases below would prove nothing without). */
+    const victimIds = (resource: string): string[] => {
+      const ids = mine[resource] ?? [];
+      expect([resource, ids.length > 0]).toEqual([resource, true]);
+      return ids;
+    };
+
+    /** Stripe's 404, none of the victim's data, and the answer an id that never existed gets. */
+    async function refusedV1(who: Attacker, method: Method, path: string, id: string, form?: string): Promise<void> {
+      const tag = `${who.name}: ${method} ${path} (${id})`;
+      const res = await send(who.auth, method, path.replace('{id}', id), form);
+      expectStripeNotFound(tag, res);
+      for (const marker of [...markers(), 'Victim Name', 'victim-crm'])
+        expect([tag, marker, res.body.includes(marker)]).toEqual([tag, marker, false]);
+      const ghostId = `${id.split('_')[0]}_ghost0000000000000000000`;
+      const ghost = await send(who.auth, method, path.replace('{id}', ghostId), form);
+      expect([tag, normalisedError(res, [id])]).toEqual([tag, normalisedError(ghost, [ghostId])]);
+    }
+
+    /** A list (or search) answer with none of the victim's objects or data. */
+    async function listedWithout(who: Attacker, url: string): Promise<void> {
+      const res = await send(who.auth, 'GET', url);
+      expect([who.name, url, res.statusCode, res.body.slice(0, 200)]).toEqual([who.name, url, 200, res.body.slice(0, 200)]);
+      const ids = res.json<{ data: Array<{ id: string }> }>().data.map((o) => o.id);
+      const victims = Object.values(mine).flat();
+      expect([who.name, url, ids.filter((id) => victims.includes(id))]).toEqual([who.name, url, []]);
+      for (const marker of markers()) expect([who.name, url, res.body.includes(marker)]).toEqual([who.name, url, false]);
+    }
+
+    it('classifies every /v1 operation, each of a resource the cases know', () => {
+      expect(stripeOps.length).toBeGreaterThanOrEqual(5);
+      const unknown = stripeOps
+        .filter((op) => stripeOpKind(op) === undefined || STRIPE_RESOURCES[resourceOf(op.path)] === undefined)
+        .map(opKey);
+      expect(unknown).toEqual([]);
+      // a create the cases cannot make would leave its resource's object routes untested
+      const creates = stripeOps.filter((op) => stripeOpKind(op) === 'create').map((op) => resourceOf(op.path));
+      expect(creates.filter((r) => STRIPE_RESOURCES[r]?.create === undefined)).toEqual([]);
+    });
+
+    it("an object's routes: the other account's keys and the other mode's key get Stripe's 404, as for an id that never was", async () => {
+      const ops = stripeOps.filter((op) => stripeOpKind(op) === 'object');
+      expect(ops.length).toBeGreaterThanOrEqual(3);
+      const before = await snapshotDatabase(t.db.url);
+      for (const op of ops) {
+        const resource = resourceOf(op.path);
+        const update =
+          op.method === 'POST' && op.path === `/v1/${resource}/{id}` ? STRIPE_RESOURCES[resource]?.update : undefined;
+        for (const id of victimIds(resource)) {
+          for (const who of keyAttackers) {
+            await refusedV1(who, op.method as Method, op.path, id, op.method === 'POST' ? '' : undefined);
+            if (update !== undefined) await refusedV1(who, 'POST', op.path, id, update);
+          }
+        }
+      }
+      const after = await snapshotDatabase(t.db.url);
+      for (const table of ['customers', 'payments', 'payment_intents', 'refunds', 'webhook_endpoints'])
+        expect([table, after[table]]).toEqual([table, before[table]]);
+      // events: none new (the rows themselves change as the background deliveries run)
+      expect(after['webhook_events']?.split(':')[0]).toBe(before['webhook_events']?.split(':')[0]);
+    });
+
+    it('lists and searches: no victim object, a filter naming one finds nothing, a cursor naming one is refused', async () => {
+      const lists = stripeOps.filter((op) => stripeOpKind(op) === 'list');
+      expect(lists.length).toBeGreaterThanOrEqual(1);
+      for (const op of lists) {
+        const resource = resourceOf(op.path);
+        const ids = victimIds(resource);
+        for (const who of keyAttackers) {
+          await listedWithout(who, `${op.path}?limit=100`);
+          for (const [param, ref] of Object.entries(STRIPE_RESOURCES[resource]?.listRefs ?? {})) {
+            for (const id of mine[ref] ?? []) {
+              const url = `${op.path}?${param}=${id}`;
+              const res = await send(who.auth, 'GET', url);
+              // nothing of the victim's: an empty list, or "no such object" naming the filter
+              const answer = res.statusCode === 200 ? res.json<{ data: unknown[] }>().data : stripeErrorOf(res);
+              expect([who.name, url, answer]).toEqual([
+                who.name,
+                url,
+                res.statusCode === 200 ? [] : { status: 400, type: 'invalid_request_error', code: 'resource_missing', param },
+              ]);
+            }
+          }
+          for (const param of ['starting_after', 'ending_before']) {
+            const url = `${op.path}?${param}=${ids[0]}`;
+            const res = await send(who.auth, 'GET', url);
+            expect([who.name, url, stripeErrorOf(res)]).toEqual([
+              who.name,
+              url,
+              { status: 400, type: 'invalid_request_error', code: 'resource_missing', param },
+            ]);
+          }
+        }
+      }
+      for (const op of stripeOps.filter((o) => stripeOpKind(o) === 'search')) {
+        const query = STRIPE_RESOURCES[resourceOf(op.path)]?.search ?? 'created>0';
+        // the victim finds its own, so the attackers' empty answers mean something
+        const own = await send(victim.test, 'GET', `${op.path}?query=${encodeURIComponent(query)}`);
+        expect([opKey(op), own.statusCode, own.json<{ data: unknown[] }>().data.length > 0]).toEqual([opKey(op), 200, true]);
+        for (const who of keyAttackers) await listedWithout(who, `${op.path}?query=${encodeURIComponent(query)}&limit=100`);
+      }
+    });
+
+    it("creates: another account's object named in the body is refused; what an attacker makes, the victim cannot reach", async () => {
+      const creates = stripeOps.filter((op) => stripeOpKind(op) === 'create');
+      expect(creates.length).toBeGreaterThanOrEqual(1);
+      for (const op of creates) {
+        const resource = resourceOf(op.path);
+        const spec = STRIPE_RESOURCES[resource];
+        const create = spec?.create;
+        if (create === undefined) continue; // refused by the classification test
+        for (const who of keyAttackers) {
+          for (const [param, ref] of Object.entries(spec?.createRefs ?? {})) {
+            const id = mine[ref]?.[0];
+            if (id === undefined) continue;
+            const before = await snapshotDatabase(t.db.url);
+            const res = await send(who.auth, 'POST', op.path, create({ [ref]: id }, serial++));
+            const e = stripeErrorOf(res) as { status: number; code?: string; param?: string };
+            // a live key may be refused before the object is looked up (no live processor): never a success
+            expect([who.name, op.path, param, res.statusCode < 300, e.code === 'resource_missing' ? e.param : 'refused']).toEqual(
+              [who.name, op.path, param, false, e.code === 'resource_missing' ? param : 'refused'],
+            );
+            if (who.mode === 'test') expect([who.name, op.path, e.code]).toEqual([who.name, op.path, 'resource_missing']);
+            const after = await snapshotDatabase(t.db.url);
+            expect([op.path, after['payments'], after['refunds'], after['payment_intents']]).toEqual([
+              op.path,
+              before['payments'],
+              before['refunds'],
+              before['payment_intents'],
+            ]);
+          }
+          if (Object.keys(spec?.createRefs ?? {}).length > 0) continue;
+          const res = await send(who.auth, 'POST', op.path, create({}, serial++));
+          expect([who.name, op.path, res.statusCode]).toEqual([who.name, op.path, 200]);
+          const id = res.json<{ id: string }>().id;
+          if (has('GET', `/v1/${resource}/{id}`))
+            expectStripeNotFound(`victim reads ${who.name}'s ${id}`, await send(victim.test, 'GET', `/v1/${resource}/${id}`));
+          const list = await send(victim.test, 'GET', `/v1/${resource}?limit=100`);
+          expect(list.json<{ data: Array<{ id: string }> }>().data.map((o) => o.id)).not.toContain(id);
+        }
+      }
+    });
+
+    it("the victim's /v1 objects are as they were, and its keys still reach them (so the 404s above were isolation)", async () => {
+      for (const resource of Object.keys(mine)) {
+        if (!has('GET', `/v1/${resource}/{id}`)) continue;
+        for (const id of victimIds(resource)) {
+          for (const auth of [victim.test, basicOf(victim.test)]) {
+            const res = await send(auth, 'GET', `/v1/${resource}/${id}`);
+            expect([resource, id, res.statusCode]).toEqual([resource, id, 200]);
+            expect(res.body).not.toContain('pwned');
+          }
+        }
+      }
+    });
   });
 
   it('test-mode objects and events never reach the live mode of the same account, nor the reverse', async () => {

@@ -19,7 +19,7 @@ import type { PlatformConfig, ServiceDefinition } from '@app/platform';
 import type { LightMyRequestResponse } from 'fastify';
 import { startTestApp, type TestApp } from '../support/app';
 import { consoleSession, type ConsoleService, newConsoleTenant } from '../support/console';
-import { type ErrorBody, fillPath, openApiOperations, opKey, type Operation } from './support';
+import { type ErrorBody, fillPath, isStripeOperation, openApiOperations, opKey, type Operation } from './support';
 
 const ADMIN = { authorization: 'Bearer dev-admin-key' };
 const UNKNOWN = 'bogus_param';
@@ -59,11 +59,17 @@ describe.each(SERVICES)('unknown query parameters: %s', (service, definition, en
   let t: TestApp<PlatformConfig>;
   let session: Awaited<ReturnType<typeof consoleSession>>;
   let ops: Operation[];
+  /** A payments secret key, for Stripe's /v1 (which takes no console session). */
+  let key: Record<string, string> = {};
 
   beforeAll(async () => {
     t = await startTestApp(definition, env);
     session = await consoleSession(t.app, service, await newConsoleTenant(t.app, service));
     ops = await openApiOperations(t.app);
+    if (ops.some(isStripeOperation)) {
+      const account = await t.app.inject({ method: 'POST', url: '/admin/v1/accounts', headers: ADMIN, payload: { name: 'q' } });
+      key = { authorization: `Bearer ${account.json<{ test_key: string }>().test_key}` };
+    }
   });
   afterAll(() => t?.close());
 
@@ -71,6 +77,7 @@ describe.each(SERVICES)('unknown query parameters: %s', (service, definition, en
   const credentialOf = (op: Operation): Record<string, string> => {
     if (op.security.includes('admin')) return ADMIN;
     if (op.security.length === 0) return {};
+    if (isStripeOperation(op)) return key;
     return op.method === 'GET' ? { cookie: session.cookie } : session.headers;
   };
 

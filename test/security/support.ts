@@ -17,6 +17,8 @@ export interface Operation {
   readonly params: readonly string[];
   /** Security scheme names of the operation (`admin`, `partner`, …). */
   readonly security: readonly string[];
+  /** Its OpenAPI tags (`stripe`: Stripe's /v1 of payments-api, docs/stripe.md). */
+  readonly tags: readonly string[];
 }
 
 export const opKey = (op: { method: string; path: string }): string => `${op.method.toUpperCase()} ${op.path}`;
@@ -25,7 +27,9 @@ export const opKey = (op: { method: string; path: string }): string => `${op.met
 export async function openApiOperations(app: NestFastifyApplication): Promise<Operation[]> {
   const res = await app.inject({ method: 'GET', url: '/openapi.json' });
   if (res.statusCode !== 200) throw new Error(`/openapi.json answered ${res.statusCode}`);
-  const doc = res.json<{ paths: Record<string, Record<string, { security?: Array<Record<string, unknown>> }>> }>();
+  const doc = res.json<{
+    paths: Record<string, Record<string, { security?: Array<Record<string, unknown>>; tags?: string[] }>>;
+  }>();
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
@@ -35,6 +39,7 @@ export async function openApiOperations(app: NestFastifyApplication): Promise<Op
         path,
         params: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? ''),
         security: (op.security ?? []).flatMap((s) => Object.keys(s)),
+        tags: op.tags ?? [],
       });
     }
   }
@@ -85,6 +90,28 @@ export { queryAt as sql } from '../support/database';
 
 export interface ErrorBody {
   error: { type: string; code: string; message: string; param?: string; request_id: string; [k: string]: unknown };
+}
+
+/** Whether an operation is one of Stripe's `/v1` (payments-api, tag `stripe`): errors in Stripe's body, keys only. */
+export const isStripeOperation = (op: { readonly tags: readonly string[] }): boolean => op.tags.includes('stripe');
+
+/** Stripe's error body (`{error: {type, message, code?, param?, …}}`, no request_id) on payments-api's /v1. */
+export interface StripeErrorBody {
+  error: { type: string; message: string; code?: string; param?: string; decline_code?: string; [k: string]: unknown };
+}
+
+/** Asserts Stripe's 404 "No such …" (`resource_missing`, type invalid_request_error): a failure names the case. */
+export function expectStripeNotFound(label: string, res: LightMyRequestResponse): void {
+  let got: unknown = res.body.slice(0, 300);
+  if (res.statusCode === 404) {
+    const e = res.json<Partial<StripeErrorBody>>().error;
+    got = { type: e?.type, code: e?.code, stripe: e !== undefined && !('request_id' in e) };
+  }
+  expect({ case: label, status: res.statusCode, got }).toEqual({
+    case: label,
+    status: 404,
+    got: { type: 'invalid_request_error', code: 'resource_missing', stripe: true },
+  });
 }
 
 /** Asserts the platform's 404 `resource_missing`; a failure names the case and shows the answer. */

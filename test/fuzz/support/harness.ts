@@ -35,6 +35,8 @@ export interface Operation {
   /** Security scheme name (`admin`, `partner`, ...), undefined when unauthenticated. */
   readonly security: string | undefined;
   readonly bodyTypes: readonly string[];
+  /** Its OpenAPI tags (`stripe`: Stripe's /v1 of payments-api, form-encoded bodies, Stripe's error body). */
+  readonly tags?: readonly string[];
 }
 
 /** What the fuzzer needs to know to reach business logic: valid values. */
@@ -110,6 +112,7 @@ export function operationsOf(document: {
         security?: Array<Record<string, unknown>>;
         parameters?: Array<{ in: string; name: string }>;
         requestBody?: { content: Record<string, unknown> };
+        tags?: string[];
       }
     >
   >;
@@ -126,6 +129,7 @@ export function operationsOf(document: {
         queryParams: params.filter((p) => p.in === 'query').map((p) => p.name),
         security: op.security?.[0] ? Object.keys(op.security[0])[0] : undefined,
         bodyTypes: Object.keys(op.requestBody?.content ?? {}),
+        tags: op.tags ?? [],
       });
     }
   }
@@ -164,6 +168,12 @@ export interface FuzzerOptions {
    * (vector-api's Qdrant-compatible routes, docs/qdrant.md), instead of the platform body.
    */
   readonly qdrantBody?: (opPath: string, seenPath: string) => boolean;
+  /**
+   * Whether an operation answered at the path the service saw answers its errors in Stripe's
+   * body, `{error: {type, message, code?, param?}}` with `Stripe-Should-Retry` (payments-api's
+   * /v1, docs/stripe.md), instead of the platform body.
+   */
+  readonly stripeBody?: (opPath: string, seenPath: string) => boolean;
   readonly numRuns?: number;
   /** The app's parsed log lines: on a 5xx the error logged for that request is quoted. */
   readonly logs?: ReadonlyArray<Record<string, unknown>>;
@@ -243,6 +253,7 @@ export class Fuzzer {
       if (![400, 401, 403, 404, 409, 413, 415, 429].includes(status)) problems.push(`Qdrant status ${status}`);
       return problems;
     }
+    if (this.options.stripeBody?.(op.path, seen) === true) return [...problems, ...stripeBodyProblems(res, body)];
     const e = (body as { error?: Record<string, unknown> }).error;
     if (typeof e !== 'object' || e === null) {
       problems.push('error body has no error object');
@@ -333,7 +344,11 @@ export class Fuzzer {
   }
 
   isForm(op: Operation, template: OpTemplate): boolean {
-    return template.form !== undefined || op.bodyTypes.includes('application/x-www-form-urlencoded');
+    return (
+      template.form !== undefined ||
+      op.bodyTypes.includes('application/x-www-form-urlencoded') ||
+      (isStripe(op) && op.method === 'POST')
+    );
   }
 
   hasJsonBody(op: Operation, template: OpTemplate): boolean {
@@ -365,11 +380,13 @@ export class Fuzzer {
       bodyArb = fc.oneof(
         {
           weight: 6,
-          arbitrary: formBody(template.form ?? { grant_type: ['client_credentials'] }).map((payload) => ({
-            kind: 'form',
-            payload,
-            contentType: 'application/x-www-form-urlencoded',
-          })),
+          arbitrary: formBody(template.form ?? (isStripe(op) ? STRIPE_GENERIC_FORM : { grant_type: ['client_credentials'] })).map(
+            (payload) => ({
+              kind: 'form',
+              payload,
+              contentType: 'application/x-www-form-urlencoded',
+            }),
+          ),
         },
         {
           weight: 1,
@@ -518,6 +535,33 @@ export class Fuzzer {
         headers: auth,
         ...(hasBody && jsonRoute ? { payload: validBody(), headers: json } : {}),
       });
+    }
+
+    // Stripe's bracketed parameters (payments-api's /v1): as the query string, and as a form body.
+    if (isStripe(op)) {
+      for (const form of STRIPE_HOSTILE_FORMS) {
+        await this.probe(op, 'stripe-query', { method: op.method, url: `${queryUrl}?${form}`, headers: auth });
+        if (op.method === 'POST') {
+          await this.probe(op, 'stripe-form', {
+            method: op.method,
+            url,
+            headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+            payload: form,
+          });
+        }
+      }
+      if (op.method === 'POST') {
+        for (const text of STRIPE_HOSTILE_JSON) {
+          await this.probe(op, 'stripe-json', { method: op.method, url, headers: json, payload: text });
+        }
+        // the same parameters in a form sent as raw bytes that are not UTF-8
+        await this.probe(op, 'stripe-form', {
+          method: op.method,
+          url,
+          headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: Buffer.from([0x65, 0x6d, 0x61, 0x69, 0x6c, 0x3d, 0xff, 0xfe, 0xc3, 0x28, 0x26, 0x80, 0x3d, 0x81]),
+        });
+      }
     }
 
     // Path parameters, one at a time, the others valid.
@@ -680,6 +724,109 @@ export class Fuzzer {
     }
   }
 }
+
+/** Whether an operation is one of Stripe's /v1 (tag `stripe`). */
+const isStripe = (op: Operation): boolean => op.tags?.includes('stripe') === true;
+
+/** Stripe's error types, and the statuses each may come with (docs/stripe.md). */
+const STRIPE_TYPES_BY_STATUS: Readonly<Record<number, readonly string[]>> = {
+  400: ['invalid_request_error', 'idempotency_error'],
+  401: ['invalid_request_error'],
+  402: ['card_error'],
+  403: ['invalid_request_error'],
+  404: ['invalid_request_error'],
+  409: ['idempotency_error'],
+  413: ['invalid_request_error'],
+  415: ['invalid_request_error'],
+  429: ['invalid_request_error'],
+};
+
+/** Problems with an error answer in Stripe's body. */
+function stripeBodyProblems(res: LightMyRequestResponse, body: unknown): string[] {
+  const problems: string[] = [];
+  const e = (body as { error?: Record<string, unknown> } | null)?.error;
+  if (typeof e !== 'object' || e === null) return ["Stripe's error body has no error object"];
+  if (Object.keys(body as object).some((k) => k !== 'error')) problems.push("Stripe's error body: fields besides error");
+  if (typeof e.type !== 'string') problems.push('error.type missing');
+  else if (!(STRIPE_TYPES_BY_STATUS[res.statusCode] ?? []).includes(e.type))
+    problems.push(`Stripe status ${res.statusCode} with error.type ${e.type}`);
+  if (typeof e.message !== 'string' || e.message === '') problems.push('error.message missing');
+  if (e.code !== undefined && (typeof e.code !== 'string' || !/^[a-z][a-z0-9_]*$/.test(e.code)))
+    problems.push('error.code is not snake_case');
+  if (e.param !== undefined && typeof e.param !== 'string') problems.push('error.param is not a string');
+  if ('request_id' in e) problems.push("the platform's request_id in Stripe's body");
+  const retry = res.headers['stripe-should-retry'];
+  if (retry !== (res.statusCode === 409 || res.statusCode === 429 ? 'true' : 'false'))
+    problems.push(`Stripe-Should-Retry ${String(retry)} on a ${res.statusCode}`);
+  if (res.statusCode === 429 && !res.headers['retry-after']) problems.push('429 without Retry-After');
+  return problems;
+}
+
+/** Valid-looking parameters of any /v1 write (the generic form of an operation without a template). */
+const STRIPE_GENERIC_FORM: Readonly<Record<string, readonly string[]>> = {
+  'metadata[order]': ['1', ''],
+  'expand[]': ['customer', 'data.customer'],
+  description: ['fuzz'],
+};
+
+const DEEP_BRACKETS = `a${'[b]'.repeat(2_000)}=1`;
+
+/**
+ * Hand-picked hostile Stripe parameters (form body and query string alike): bracket keys
+ * repeated, deep, sparse and huge; prototype keys at every level; a string where a hash is
+ * expected and the reverse; percent-encodings that are not UTF-8 or not percent-encodings.
+ */
+const STRIPE_HOSTILE_FORMS: readonly string[] = [
+  'metadata[a]=1&metadata[a]=2',
+  'email=a@example.com&email=b@example.com',
+  'limit=1&limit=2',
+  'expand[]=customer&'.repeat(5_000),
+  Array.from({ length: 2_000 }, (_, i) => `metadata[k${i}]=v`).join('&'),
+  'expand[0]=a&expand[99999999]=b',
+  'expand[-1]=a&expand[1e9]=b&expand[0x10]=c',
+  'expand[0]=a&expand[0]=b',
+  DEEP_BRACKETS,
+  `metadata${'[x]'.repeat(64)}=1`,
+  `expand${'[]'.repeat(64)}=1`,
+  `__proto__[${POLLUTION_KEY}]=yes`,
+  `metadata[__proto__][${POLLUTION_KEY}]=yes`,
+  `constructor[prototype][${POLLUTION_KEY}]=yes`,
+  `metadata[constructor][prototype][${POLLUTION_KEY}]=yes`,
+  '__proto__=x&constructor=y&prototype=z',
+  'metadata[__proto__]=x&metadata[constructor]=y&metadata[toString]=z&metadata[hasOwnProperty]=w',
+  'expand[__proto__]=x&expand[length]=9',
+  'created[__proto__][gte]=1&created[gte]=1&created[gte]=2',
+  'email[]=a&name[x]=b',
+  'metadata=x&metadata[a]=1',
+  'metadata[]=a&metadata[][]=b',
+  'metadata[a][b]=c',
+  'created=1&created[gte]=x&created[lt][lt]=1',
+  'limit[]=1&starting_after[x]=y',
+  'email=%',
+  'email=%zz&%zz=1',
+  '%ff%fe=1&email=%C3%28',
+  'email=%ED%A0%80&name=%F4%90%80%80',
+  'email=%00&metadata[%00]=x&metadata[a]=%00',
+  'metadata[%5B%5D]=x&metadata%5Ba%5D=y',
+  '[]=1&[a]=1&=x&&&',
+  'a]=1&a[=1&a[b=1&a]b[=1',
+  `description=${'x'.repeat(100_000)}`,
+  `metadata[${'k'.repeat(10_000)}]=v`,
+  'metadata[a]=' + encodeURIComponent('😀👩‍👩‍👧'.repeat(200)),
+];
+
+/** JSON bodies (accepted beside forms on /v1) with values of the wrong kind. */
+const STRIPE_HOSTILE_JSON: readonly string[] = [
+  '{"email":1,"name":true,"description":null}',
+  '{"metadata":[1,2],"expand":"customer"}',
+  '{"metadata":{"a":{"b":1}},"expand":[{"x":1}]}',
+  '{"metadata":{"__proto__":{"polluted":"yes"}}}',
+  '{"amount":"1e400","limit":-0,"created":{"gte":"x"}}',
+  `{"metadata":${'['.repeat(5_000)}${']'.repeat(5_000)}}`,
+  '[]',
+  '"x"',
+  'null',
+];
 
 /** The hostile values tried in place of every top-level field (a selection of HOSTILE_VALUES). */
 const PER_FIELD_VALUES: readonly unknown[] = HOSTILE_VALUES.filter(

@@ -1,5 +1,6 @@
 import type { OpenAPIObject, ResponseObject } from '@nestjs/swagger';
 import { registerErrorCodes, invalidRequest } from '../errors/error-catalog';
+import { RawHttpError } from '../errors/raw-http-error';
 import { addErrorResponses, ERROR_BODY_SCHEMA } from './error-responses';
 import type { DocumentedRoute } from './routes';
 
@@ -107,6 +108,28 @@ describe('addErrorResponses', () => {
     const clash = document({});
     clash.components = { schemas: { OtherErrorBody: { type: 'string' } } };
     expect(() => addErrorResponses(clash, route({ errorBody: body }), {})).toThrow(/OtherErrorBody/);
+  });
+
+  it('puts each code of a route with its own error body and renderer under the status the renderer answers it with', () => {
+    const body = { name: 'OtherErrorBody', schema: { type: 'object', required: ['status'] } };
+    const doc = document({
+      security: [{ key: [] }],
+      parameters: [{ in: 'header', name: 'Idempotency-Key', required: false, schema: { type: 'string' } }],
+    });
+    // a standard whose clients retry every 409: only a request in flight keeps it
+    const renderer = (e: { status: number; code: string }): RawHttpError =>
+      new RawHttpError(e.code !== 'idempotency_key_in_use' && e.status >= 409 && e.status <= 422 ? 400 : e.status, {});
+    addErrorResponses(doc, route({ ownErrorBody: true, errorBody: body, renderer, errors: ['spec_widget_jammed'] }), {
+      key: ['invalid_api_key'],
+    });
+    const r = responses(doc);
+    expect(Object.keys(r).sort()).toEqual(['400', '401', '409', '429', '500', '503']);
+    expect(codes(r['400'])).toEqual(expect.arrayContaining(['idempotency_key_reused', 'spec_widget_jammed']));
+    expect(codes(r['409'])).toEqual(['idempotency_key_in_use']);
+    // without its own body, the renderer's statuses are not the document's business
+    const plain = document({ parameters: [{ in: 'header', name: 'Idempotency-Key', schema: { type: 'string' } }] });
+    addErrorResponses(plain, route({ renderer, errors: ['spec_widget_jammed'] }), {});
+    expect(codes(responses(plain)['409'])).toEqual(['idempotency_key_in_use', 'spec_widget_jammed']);
   });
 
   it('stops the boot for a code no catalogue has, a scheme without its codes, or an error answer without codes', () => {

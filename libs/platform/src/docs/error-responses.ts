@@ -28,7 +28,7 @@ import type { DocumentedRoute } from './routes';
  * A route that renders its errors in another standard's body (RenderErrorsWith) documents
  * its 4xx itself; only its 5xx, which stay the platform's, are added. A route that renders
  * all its errors in another body and declares it (ApiErrorBody) gets every status as above,
- * with that body.
+ * with that body, each code under the status its renderer answers it with.
  */
 
 export const ERROR_BODY_SCHEMA = 'ErrorBody';
@@ -160,14 +160,24 @@ function implicitErrors(
   return refs;
 }
 
+/**
+ * The status a route answers a code with: the one its renderer gives it (a route that renders
+ * every error in another standard's body may answer a code with another status, e.g. Stripe's
+ * 400 for a reused Idempotency-Key), else the catalogue's (or the thrower's override).
+ */
+function renderedStatus(route: DocumentedRoute | undefined, code: string, status: number): number {
+  if (route?.renderer === undefined || route.errorBody === undefined) return status;
+  return route.renderer({ status, code, message: code })?.status ?? status;
+}
+
 /** The codes of each status, from the catalogue; a code nobody registered stops the boot. */
-function byStatus(refs: readonly ApiErrorRef[], where: string): Map<number, Entry[]> {
+function byStatus(refs: readonly ApiErrorRef[], where: string, route?: DocumentedRoute): Map<number, Entry[]> {
   const statuses = new Map<number, Entry[]>();
   for (const ref of refs) {
     const { code, status: override, when } = typeof ref === 'string' ? { code: ref, status: undefined, when: undefined } : ref;
     const spec = errorSpec(code);
     if (!spec) throw new Error(`OpenAPI: ${where} names error code '${code}', which no error catalogue registers`);
-    const status = override ?? spec.status;
+    const status = renderedStatus(route, code, override ?? spec.status);
     const entries = statuses.get(status) ?? [];
     let entry = entries.find((e) => e.code === code);
     if (!entry) {
@@ -214,7 +224,7 @@ export function addErrorResponses(
       }
       const bodyRef = `#/components/schemas/${errorBody?.name ?? ERROR_BODY_SCHEMA}`;
       const own = route?.ownErrorBody === true && errorBody === undefined;
-      for (const [status, entries] of byStatus(refs, where)) {
+      for (const [status, entries] of byStatus(refs, where, route)) {
         if (own && status < 500) continue;
         const key = String(status);
         const existing = operation.responses[key] as ResponseObject | undefined;

@@ -5,7 +5,7 @@ import { DiscoveryService, MetadataScanner, ModulesContainer } from '@nestjs/cor
 import type { INestApplication } from '@nestjs/common';
 import { DECORATORS } from '@nestjs/swagger';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
-import { ROUTE_ERROR_RENDERER } from '../errors/route-error-renderer';
+import { ROUTE_ERROR_RENDERER, type RouteErrorRenderer } from '../errors/route-error-renderer';
 import { type ApiErrorBodyRef, type ApiErrorRef, declaredErrorBody, declaredErrors } from './api-errors';
 
 /** What the OpenAPI document cannot say about one operation, read from its controller. */
@@ -18,6 +18,8 @@ export interface DocumentedRoute {
   readonly errors: readonly ApiErrorRef[];
   /** The route renders its errors in another standard's body (RenderErrorsWith: POST /oauth/token). */
   readonly ownErrorBody: boolean;
+  /** That renderer, when it has one: the status it answers a code with is the documented one. */
+  readonly renderer?: RouteErrorRenderer | undefined;
   /** The body it renders every error in, 5xx too, when it declares one (ApiErrorBody). */
   readonly errorBody?: ApiErrorBodyRef | undefined;
   /** The class its body is validated as (`@Body()`'s type, or `@ApiBody({ type })` for a body read by a custom pipe). */
@@ -62,12 +64,14 @@ export function documentedRoutes(app: INestApplication): Map<string, DocumentedR
       const handler = prototype[methodName];
       if (typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
       const routeConfig = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as Record<string, unknown> | undefined;
+      const renderer = routeConfig?.[ROUTE_ERROR_RENDERER];
       routes.set(`${controller.name}_${methodName}`, {
         operationId: `${controller.name}_${methodName}`,
         controller,
         methodName,
         errors: declaredErrors(controller, handler),
-        ownErrorBody: typeof routeConfig?.[ROUTE_ERROR_RENDERER] === 'function',
+        ownErrorBody: typeof renderer === 'function',
+        renderer: typeof renderer === 'function' ? (renderer as RouteErrorRenderer) : undefined,
         errorBody: declaredErrorBody(controller, handler),
         bodyType: apiBodyType(handler) ?? argType(controller, methodName, RouteParamtypes.BODY),
         queryType: argType(controller, methodName, RouteParamtypes.QUERY),

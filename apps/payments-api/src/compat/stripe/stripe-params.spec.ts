@@ -88,6 +88,32 @@ describe("Stripe's bracketed parameters", () => {
     expect(JSON.parse(JSON.stringify(decodeParams({ expand: ['customer'] }, false)))).toEqual({ expand: ['customer'] });
   });
 
+  it('refuses what PostgreSQL cannot store, NUL or a lone surrogate, in a name or a value (it was a 500)', () => {
+    const cases: Array<[Record<string, unknown>, boolean, string]> = [
+      [flat([['email', 'a\u0000b']]), true, 'email'],
+      [flat([['metadata[\u0000]', 'x']]), true, 'metadata[\u0000]'],
+      [
+        flat([
+          ['expand[]', 'x'],
+          ['expand[]', '\u0000'],
+        ]),
+        true,
+        'expand[]',
+      ],
+      [{ metadata: { a: 'x\ud800' } }, false, 'metadata[a]'],
+      [{ metadata: { '\udc00': 'x' } }, false, 'metadata[\udc00]'],
+      [{ expand: ['ok', 'no\u0000'] }, false, 'expand[1]'],
+    ];
+    for (const [params, form, param] of cases) {
+      expect(errorOf(() => decodeParams(params, form))).toMatchObject({
+        status: 400,
+        error: { code: 'parameter_invalid', param },
+      });
+    }
+    // a surrogate pair is Unicode
+    expect(decodeParams({ name: 'ok \ud83d\ude00' }, false)['name']).toBe('ok 😀');
+  });
+
   it('reads typed values as Stripe does and refuses unread parameters', () => {
     const p = StripeParams.of(
       flat([

@@ -60,6 +60,7 @@ export function decodeParams(flat: unknown, form = true): Tree {
   if (flat === undefined || flat === null || flat === '') return root;
   if (!isTree(flat)) throw invalidRequest('The request body must be form-encoded parameters or a JSON object.');
   for (const [key, raw] of Object.entries(flat)) {
+    storable(key, key);
     const segments = keySegments(key);
     if (segments === undefined) throw invalidRequest(`Invalid parameter name: ${key}`, { code: 'parameter_invalid', param: key });
     if (segments.length > MAX_PARAM_DEPTH + 1) {
@@ -78,11 +79,28 @@ export function decodeParams(flat: unknown, form = true): Tree {
   return arraysOf(root) as Tree;
 }
 
+/** A UTF-16 surrogate without its pair (a JSON body may spell one: `"\\ud800"`): not Unicode. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * A parameter name or value PostgreSQL can store: no NUL (text cannot hold U+0000) and no lone
+ * surrogate (nor can text or jsonb). Either reached the database as a 500 (`email=%00`, found
+ * by test/fuzz/payments-api.e2e-spec.ts); now a 400 naming the parameter, as on /v2.
+ */
+function storable(text: string, key: string): string {
+  if (text.includes('\u0000'))
+    throw invalidRequest(`Invalid string: ${key} must not contain the NUL character.`, { code: 'parameter_invalid', param: key });
+  if (LONE_SURROGATE.test(text))
+    throw invalidRequest(`Invalid string: ${key} must be valid Unicode.`, { code: 'parameter_invalid', param: key });
+  return text;
+}
+
 /** A JSON value as a Node, refusing forbidden keys and depth beyond the limit. */
 function toNode(value: unknown, key: string, depth: number): Node {
   if (depth > MAX_PARAM_DEPTH + 1)
     throw invalidRequest(`Parameter ${key} is nested more than ${MAX_PARAM_DEPTH} levels deep.`, { param: key });
-  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (typeof value === 'string') return storable(value, key);
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
   if (Array.isArray(value)) {
     if (value.length > MAX_ARRAY_LENGTH) throw invalidRequest(`${key}: at most ${MAX_ARRAY_LENGTH} values.`, { param: key });
     return value.map((v, i) => toNode(v, `${key}[${i}]`, depth + 1));
@@ -91,6 +109,7 @@ function toNode(value: unknown, key: string, depth: number): Node {
     const out: Tree = Object.create(null) as Tree;
     for (const [k, v] of Object.entries(value)) {
       if (FORBIDDEN.has(k)) throw unknownParam(`${key}[${k}]`);
+      storable(k, `${key}[${k}]`);
       out[k] = toNode(v, `${key}[${k}]`, depth + 1);
     }
     return out;
