@@ -192,6 +192,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/customers/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Search customers with Stripe's query language, newest first (a query that does not parse: 400 parameter_invalid naming the position) */
+    get: operations['StripeCustomersSearchController_find'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/customers/{id}': {
     parameters: {
       query?: never;
@@ -206,6 +223,217 @@ export interface paths {
     post: operations['StripeCustomersController_update'];
     /** Delete a customer */
     delete: operations['StripeCustomersController_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List events, newest first: type (exact, or prefix.*), types[], created, limit, starting_after, ending_before */
+    get: operations['StripeEventsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/events/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve an event */
+    get: operations['StripeEventsController_retrieve'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_intents': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List payment intents, newest first */
+    get: operations['StripePaymentIntentsController_list'];
+    put?: never;
+    /** Create a payment intent (confirm=true: and confirm it) */
+    post: operations['StripePaymentIntentsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_intents/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Search payment intents with Stripe's query language, newest first (a query that does not parse: 400 parameter_invalid naming the position) */
+    get: operations['StripePaymentIntentsSearchController_find'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_intents/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a payment intent */
+    get: operations['StripePaymentIntentsController_retrieve'];
+    put?: never;
+    /** Update a payment intent: description and metadata any time (metadata merges, "" removes a key); amount, currency, customer, payment_method, capture_method before a payment is under way */
+    post: operations['StripePaymentIntentsController_update'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_intents/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a payment intent (before a payment, or an authorization: released) */
+    post: operations['StripePaymentIntentsController_cancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_intents/{id}/capture': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Capture an authorized payment intent, in full or in part (amount_to_capture); the rest is released */
+    post: operations['StripePaymentIntentsController_capture'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_intents/{id}/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Confirm a payment intent: charge (or authorize, capture_method manual) its payment method */
+    post: operations['StripePaymentIntentsController_confirm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/refunds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List refunds of payment intents, newest first (payment_intent: of one) */
+    get: operations['StripeRefundsController_list'];
+    put?: never;
+    /** Refund a payment intent (or a charge) in full (default) or in part */
+    post: operations['StripeRefundsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/refunds/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a refund */
+    get: operations['StripeRefundsController_retrieve'];
+    put?: never;
+    /** Update a refund's metadata (merges; "" removes a key): refund.updated */
+    post: operations['StripeRefundsController_update'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook_endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List webhook endpoints, newest first */
+    get: operations['StripeWebhookEndpointsController_list'];
+    put?: never;
+    /** Create a webhook endpoint (its whsec_ secret in this answer only) */
+    post: operations['StripeWebhookEndpointsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook_endpoints/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a webhook endpoint (without its secret) */
+    get: operations['StripeWebhookEndpointsController_retrieve'];
+    put?: never;
+    /** Update a webhook endpoint: url (checked as at creation), enabled_events, description ("" unsets), metadata (merges; "" removes a key), disabled */
+    post: operations['StripeWebhookEndpointsController_update'];
+    /** Delete a webhook endpoint (and its delivery log) */
+    delete: operations['StripeWebhookEndpointsController_delete'];
     options?: never;
     head?: never;
     patch?: never;
@@ -2327,6 +2555,101 @@ export interface operations {
       };
     };
   };
+  StripeCustomersSearchController_find: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description Unix seconds */
+              created: number;
+              /** @description true on a deleted customer (then only id and object) */
+              deleted?: boolean;
+              description?: string | null;
+              email?: string | null;
+              id: string;
+              livemode: boolean;
+              metadata: {
+                [key: string]: string;
+              };
+              name?: string | null;
+              /** @enum {string} */
+              object: 'customer';
+            }[];
+            has_more: boolean;
+            /** @description pass as page for the next page (null: no more) */
+            next_page: string | null;
+            /** @enum {string} */
+            object: 'search_result';
+            /** @description with expand[]=total_count: the matches, counted up to 10,000 */
+            total_count?: number;
+            url: string;
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
   StripeCustomersController_retrieve: {
     parameters: {
       query?: never;
@@ -2577,6 +2900,2111 @@ export interface operations {
         };
       };
       /** @description Codes: `resource_missing` (no such customer of this account and mode). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeEventsController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              api_version: string;
+              /** @description Unix seconds */
+              created: number;
+              data: {
+                object?: Record<string, never>;
+                previous_attributes?: Record<string, never>;
+              };
+              id: string;
+              livemode: boolean;
+              /** @enum {string} */
+              object: 'event';
+              pending_webhooks: number;
+              request: {
+                id?: string | null;
+                idempotency_key?: string | null;
+              };
+              type: string;
+            }[];
+            has_more: boolean;
+            /** @enum {string} */
+            object: 'list';
+            url: string;
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `resource_missing` (starting_after or ending_before names no /v1 event of yours). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeEventsController_retrieve: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            api_version: string;
+            /** @description Unix seconds */
+            created: number;
+            data: {
+              object?: Record<string, never>;
+              previous_attributes?: Record<string, never>;
+            };
+            id: string;
+            livemode: boolean;
+            /** @enum {string} */
+            object: 'event';
+            pending_webhooks: number;
+            request: {
+              id?: string | null;
+              idempotency_key?: string | null;
+            };
+            type: string;
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such /v1 event of this account and mode (or past its retention)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripePaymentIntentsController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description minor units */
+              amount: number;
+              /** @description minor units authorized and not yet captured (requires_capture) */
+              amount_capturable?: number;
+              /** @description minor units captured */
+              amount_received?: number;
+              /** @description Unix seconds */
+              canceled_at?: number | null;
+              cancellation_reason?: string | null;
+              /** @enum {string} */
+              capture_method?: 'automatic' | 'automatic_async' | 'manual';
+              client_secret?: string;
+              /** @enum {string} */
+              confirmation_method?: 'automatic';
+              /** @description Unix seconds */
+              created: number;
+              currency: string;
+              /** @description a customer id, or the customer with expand[]=customer */
+              customer?: unknown;
+              description?: string | null;
+              /** @example pi_3MtwBwLkdIwHu7ix28a3tqPa */
+              id: string;
+              /** @description the last declined confirmation (type, code, decline_code, message) */
+              last_payment_error?: Record<string, never> | null;
+              latest_charge?: string | null;
+              livemode: boolean;
+              metadata: {
+                [key: string]: string;
+              };
+              /** @enum {string} */
+              object: 'payment_intent';
+              payment_method?: string | null;
+              payment_method_types?: 'card'[];
+              /** @enum {string} */
+              status: 'requires_payment_method' | 'requires_confirmation' | 'requires_capture' | 'succeeded' | 'canceled';
+            }[];
+            has_more: boolean;
+            /** @enum {string} */
+            object: 'list';
+            url: string;
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `resource_missing` (starting_after or ending_before names no payment intent of yours). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripePaymentIntentsController_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description minor units */
+            amount: number;
+            /** @description minor units authorized and not yet captured (requires_capture) */
+            amount_capturable?: number;
+            /** @description minor units captured */
+            amount_received?: number;
+            /** @description Unix seconds */
+            canceled_at?: number | null;
+            cancellation_reason?: string | null;
+            /** @enum {string} */
+            capture_method?: 'automatic' | 'automatic_async' | 'manual';
+            client_secret?: string;
+            /** @enum {string} */
+            confirmation_method?: 'automatic';
+            /** @description Unix seconds */
+            created: number;
+            currency: string;
+            /** @description a customer id, or the customer with expand[]=customer */
+            customer?: unknown;
+            description?: string | null;
+            /** @example pi_3MtwBwLkdIwHu7ix28a3tqPa */
+            id: string;
+            /** @description the last declined confirmation (type, code, decline_code, message) */
+            last_payment_error?: Record<string, never> | null;
+            latest_charge?: string | null;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'payment_intent';
+            payment_method?: string | null;
+            payment_method_types?: 'card'[];
+            /** @enum {string} */
+            status: 'requires_payment_method' | 'requires_confirmation' | 'requires_capture' | 'succeeded' | 'canceled';
+          };
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`, `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (an Idempotency-Key over 255 characters; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `payment_intent_unexpected_state` (the action does not apply to the intent's status (the message names it)), `resource_missing` (customer or payment_method names nothing of yours (test mode: a test payment method)). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `card_declined` (the confirmation was declined (402 card_error; also processing_error, expired_card, incorrect_cvc): the intent is back in requires_payment_method with last_payment_error, in error.payment_intent). */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripePaymentIntentsSearchController_find: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description minor units */
+              amount: number;
+              /** @description minor units authorized and not yet captured (requires_capture) */
+              amount_capturable?: number;
+              /** @description minor units captured */
+              amount_received?: number;
+              /** @description Unix seconds */
+              canceled_at?: number | null;
+              cancellation_reason?: string | null;
+              /** @enum {string} */
+              capture_method?: 'automatic' | 'automatic_async' | 'manual';
+              client_secret?: string;
+              /** @enum {string} */
+              confirmation_method?: 'automatic';
+              /** @description Unix seconds */
+              created: number;
+              currency: string;
+              /** @description a customer id, or the customer with expand[]=customer */
+              customer?: unknown;
+              description?: string | null;
+              /** @example pi_3MtwBwLkdIwHu7ix28a3tqPa */
+              id: string;
+              /** @description the last declined confirmation (type, code, decline_code, message) */
+              last_payment_error?: Record<string, never> | null;
+              latest_charge?: string | null;
+              livemode: boolean;
+              metadata: {
+                [key: string]: string;
+              };
+              /** @enum {string} */
+              object: 'payment_intent';
+              payment_method?: string | null;
+              payment_method_types?: 'card'[];
+              /** @enum {string} */
+              status: 'requires_payment_method' | 'requires_confirmation' | 'requires_capture' | 'succeeded' | 'canceled';
+            }[];
+            has_more: boolean;
+            /** @description pass as page for the next page (null: no more) */
+            next_page: string | null;
+            /** @enum {string} */
+            object: 'search_result';
+            /** @description with expand[]=total_count: the matches, counted up to 10,000 */
+            total_count?: number;
+            url: string;
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripePaymentIntentsController_retrieve: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description minor units */
+            amount: number;
+            /** @description minor units authorized and not yet captured (requires_capture) */
+            amount_capturable?: number;
+            /** @description minor units captured */
+            amount_received?: number;
+            /** @description Unix seconds */
+            canceled_at?: number | null;
+            cancellation_reason?: string | null;
+            /** @enum {string} */
+            capture_method?: 'automatic' | 'automatic_async' | 'manual';
+            client_secret?: string;
+            /** @enum {string} */
+            confirmation_method?: 'automatic';
+            /** @description Unix seconds */
+            created: number;
+            currency: string;
+            /** @description a customer id, or the customer with expand[]=customer */
+            customer?: unknown;
+            description?: string | null;
+            /** @example pi_3MtwBwLkdIwHu7ix28a3tqPa */
+            id: string;
+            /** @description the last declined confirmation (type, code, decline_code, message) */
+            last_payment_error?: Record<string, never> | null;
+            latest_charge?: string | null;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'payment_intent';
+            payment_method?: string | null;
+            payment_method_types?: 'card'[];
+            /** @enum {string} */
+            status: 'requires_payment_method' | 'requires_confirmation' | 'requires_capture' | 'succeeded' | 'canceled';
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such payment intent of this account and mode). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripePaymentIntentsController_update: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description minor units */
+            amount: number;
+            /** @description minor units authorized and not yet captured (requires_capture) */
+            amount_capturable?: number;
+            /** @description minor units captured */
+            amount_received?: number;
+            /** @description Unix seconds */
+            canceled_at?: number | null;
+            cancellation_reason?: string | null;
+            /** @enum {string} */
+            capture_method?: 'automatic' | 'automatic_async' | 'manual';
+            client_secret?: string;
+            /** @enum {string} */
+            confirmation_method?: 'automatic';
+            /** @description Unix seconds */
+            created: number;
+            currency: string;
+            /** @description a customer id, or the customer with expand[]=customer */
+            customer?: unknown;
+            description?: string | null;
+            /** @example pi_3MtwBwLkdIwHu7ix28a3tqPa */
+            id: string;
+            /** @description the last declined confirmation (type, code, decline_code, message) */
+            last_payment_error?: Record<string, never> | null;
+            latest_charge?: string | null;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'payment_intent';
+            payment_method?: string | null;
+            payment_method_types?: 'card'[];
+            /** @enum {string} */
+            status: 'requires_payment_method' | 'requires_confirmation' | 'requires_capture' | 'succeeded' | 'canceled';
+          };
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`, `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `payment_intent_unexpected_state` (the action does not apply to the intent's status (the message names it)). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such payment intent of this account and mode). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripePaymentIntentsController_cancel: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description minor units */
+            amount: number;
+            /** @description minor units authorized and not yet captured (requires_capture) */
+            amount_capturable?: number;
+            /** @description minor units captured */
+            amount_received?: number;
+            /** @description Unix seconds */
+            canceled_at?: number | null;
+            cancellation_reason?: string | null;
+            /** @enum {string} */
+            capture_method?: 'automatic' | 'automatic_async' | 'manual';
+            client_secret?: string;
+            /** @enum {string} */
+            confirmation_method?: 'automatic';
+            /** @description Unix seconds */
+            created: number;
+            currency: string;
+            /** @description a customer id, or the customer with expand[]=customer */
+            customer?: unknown;
+            description?: string | null;
+            /** @example pi_3MtwBwLkdIwHu7ix28a3tqPa */
+            id: string;
+            /** @description the last declined confirmation (type, code, decline_code, message) */
+            last_payment_error?: Record<string, never> | null;
+            latest_charge?: string | null;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'payment_intent';
+            payment_method?: string | null;
+            payment_method_types?: 'card'[];
+            /** @enum {string} */
+            status: 'requires_payment_method' | 'requires_confirmation' | 'requires_capture' | 'succeeded' | 'canceled';
+          };
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`, `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `payment_intent_unexpected_state` (the action does not apply to the intent's status (the message names it)). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such payment intent of this account and mode). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripePaymentIntentsController_capture: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description minor units */
+            amount: number;
+            /** @description minor units authorized and not yet captured (requires_capture) */
+            amount_capturable?: number;
+            /** @description minor units captured */
+            amount_received?: number;
+            /** @description Unix seconds */
+            canceled_at?: number | null;
+            cancellation_reason?: string | null;
+            /** @enum {string} */
+            capture_method?: 'automatic' | 'automatic_async' | 'manual';
+            client_secret?: string;
+            /** @enum {string} */
+            confirmation_method?: 'automatic';
+            /** @description Unix seconds */
+            created: number;
+            currency: string;
+            /** @description a customer id, or the customer with expand[]=customer */
+            customer?: unknown;
+            description?: string | null;
+            /** @example pi_3MtwBwLkdIwHu7ix28a3tqPa */
+            id: string;
+            /** @description the last declined confirmation (type, code, decline_code, message) */
+            last_payment_error?: Record<string, never> | null;
+            latest_charge?: string | null;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'payment_intent';
+            payment_method?: string | null;
+            payment_method_types?: 'card'[];
+            /** @enum {string} */
+            status: 'requires_payment_method' | 'requires_confirmation' | 'requires_capture' | 'succeeded' | 'canceled';
+          };
+        };
+      };
+      /** @description Codes: `amount_exceeds_capturable` (amount_to_capture is more than amount_capturable), `idempotency_key_reused`, `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `payment_intent_unexpected_state` (the action does not apply to the intent's status (the message names it)). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such payment intent of this account and mode). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripePaymentIntentsController_confirm: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description minor units */
+            amount: number;
+            /** @description minor units authorized and not yet captured (requires_capture) */
+            amount_capturable?: number;
+            /** @description minor units captured */
+            amount_received?: number;
+            /** @description Unix seconds */
+            canceled_at?: number | null;
+            cancellation_reason?: string | null;
+            /** @enum {string} */
+            capture_method?: 'automatic' | 'automatic_async' | 'manual';
+            client_secret?: string;
+            /** @enum {string} */
+            confirmation_method?: 'automatic';
+            /** @description Unix seconds */
+            created: number;
+            currency: string;
+            /** @description a customer id, or the customer with expand[]=customer */
+            customer?: unknown;
+            description?: string | null;
+            /** @example pi_3MtwBwLkdIwHu7ix28a3tqPa */
+            id: string;
+            /** @description the last declined confirmation (type, code, decline_code, message) */
+            last_payment_error?: Record<string, never> | null;
+            latest_charge?: string | null;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'payment_intent';
+            payment_method?: string | null;
+            payment_method_types?: 'card'[];
+            /** @enum {string} */
+            status: 'requires_payment_method' | 'requires_confirmation' | 'requires_capture' | 'succeeded' | 'canceled';
+          };
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`, `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `payment_intent_unexpected_state` (the action does not apply to the intent's status (the message names it)). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `card_declined` (the confirmation was declined (402 card_error; also processing_error, expired_card, incorrect_cvc): the intent is back in requires_payment_method with last_payment_error, in error.payment_intent). */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such payment intent of this account and mode). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeRefundsController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description minor units */
+              amount: number;
+              charge: string;
+              /** @description Unix seconds */
+              created: number;
+              currency: string;
+              /** @example re_1NispeLkdIwHu7ixQq0Rhq7T */
+              id: string;
+              metadata: {
+                [key: string]: string;
+              };
+              /** @enum {string} */
+              object: 'refund';
+              /** @description a payment intent id, or the intent with expand[]=payment_intent */
+              payment_intent: unknown;
+              /** @enum {string|null} */
+              reason?: 'duplicate' | 'fraudulent' | 'requested_by_customer' | null;
+              /** @enum {string} */
+              status: 'succeeded';
+            }[];
+            has_more: boolean;
+            /** @enum {string} */
+            object: 'list';
+            url: string;
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `resource_missing` (starting_after or ending_before names no refund of yours). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeRefundsController_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description minor units */
+            amount: number;
+            charge: string;
+            /** @description Unix seconds */
+            created: number;
+            currency: string;
+            /** @example re_1NispeLkdIwHu7ixQq0Rhq7T */
+            id: string;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'refund';
+            /** @description a payment intent id, or the intent with expand[]=payment_intent */
+            payment_intent: unknown;
+            /** @enum {string|null} */
+            reason?: 'duplicate' | 'fraudulent' | 'requested_by_customer' | null;
+            /** @enum {string} */
+            status: 'succeeded';
+          };
+        };
+      };
+      /** @description Codes: `amount_exceeds_refundable` (more than what is left to refund), `idempotency_key_reused`, `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (an Idempotency-Key over 255 characters; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `payment_not_refundable` (the payment intent did not succeed), `resource_missing` (payment_intent or charge names nothing of yours). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeRefundsController_retrieve: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description minor units */
+            amount: number;
+            charge: string;
+            /** @description Unix seconds */
+            created: number;
+            currency: string;
+            /** @example re_1NispeLkdIwHu7ixQq0Rhq7T */
+            id: string;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'refund';
+            /** @description a payment intent id, or the intent with expand[]=payment_intent */
+            payment_intent: unknown;
+            /** @enum {string|null} */
+            reason?: 'duplicate' | 'fraudulent' | 'requested_by_customer' | null;
+            /** @enum {string} */
+            status: 'succeeded';
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such refund of this account and mode (a refund of a /v2 payment is not a /v1 refund)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeRefundsController_update: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description minor units */
+            amount: number;
+            charge: string;
+            /** @description Unix seconds */
+            created: number;
+            currency: string;
+            /** @example re_1NispeLkdIwHu7ixQq0Rhq7T */
+            id: string;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'refund';
+            /** @description a payment intent id, or the intent with expand[]=payment_intent */
+            payment_intent: unknown;
+            /** @enum {string|null} */
+            reason?: 'duplicate' | 'fraudulent' | 'requested_by_customer' | null;
+            /** @enum {string} */
+            status: 'succeeded';
+          };
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`, `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such refund of this account and mode (a refund of a /v2 payment is not a /v1 refund)). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeWebhookEndpointsController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description The version its events are rendered in */
+              api_version: string;
+              application?: string | null;
+              /** @description Unix seconds */
+              created: number;
+              description?: string | null;
+              enabled_events: string[];
+              /** @example we_5xZ3kYH8o2Ww9hTq1rN4 */
+              id: string;
+              livemode: boolean;
+              metadata: {
+                [key: string]: string;
+              };
+              /** @enum {string} */
+              object: 'webhook_endpoint';
+              /** @description whsec_…, in the answer of create only */
+              secret?: string;
+              /** @enum {string} */
+              status: 'enabled' | 'disabled';
+              url: string;
+            }[];
+            has_more: boolean;
+            /** @enum {string} */
+            object: 'list';
+            url: string;
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `resource_missing` (starting_after or ending_before names no /v1 webhook endpoint of yours). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeWebhookEndpointsController_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The version its events are rendered in */
+            api_version: string;
+            application?: string | null;
+            /** @description Unix seconds */
+            created: number;
+            description?: string | null;
+            enabled_events: string[];
+            /** @example we_5xZ3kYH8o2Ww9hTq1rN4 */
+            id: string;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'webhook_endpoint';
+            /** @description whsec_…, in the answer of create only */
+            secret?: string;
+            /** @enum {string} */
+            status: 'enabled' | 'disabled';
+            url: string;
+          };
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`, `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (an Idempotency-Key over 255 characters; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `webhook_endpoint_limit_reached` (the account has WEBHOOK_MAX_ENDPOINTS_PER_OWNER endpoints (/v1 and /v2 together)), `webhook_url_invalid` (not http(s), not https in production, or a private address (the same checks as /v2)). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeWebhookEndpointsController_retrieve: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The version its events are rendered in */
+            api_version: string;
+            application?: string | null;
+            /** @description Unix seconds */
+            created: number;
+            description?: string | null;
+            enabled_events: string[];
+            /** @example we_5xZ3kYH8o2Ww9hTq1rN4 */
+            id: string;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'webhook_endpoint';
+            /** @description whsec_…, in the answer of create only */
+            secret?: string;
+            /** @enum {string} */
+            status: 'enabled' | 'disabled';
+            url: string;
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such /v1 webhook endpoint of this account and mode). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeWebhookEndpointsController_update: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Up to 255 characters, unique per logical write; a retry with the same key and body, with any credential of the same tenant and mode, replays the first response. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The version its events are rendered in */
+            api_version: string;
+            application?: string | null;
+            /** @description Unix seconds */
+            created: number;
+            description?: string | null;
+            enabled_events: string[];
+            /** @example we_5xZ3kYH8o2Ww9hTq1rN4 */
+            id: string;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            /** @enum {string} */
+            object: 'webhook_endpoint';
+            /** @description whsec_…, in the answer of create only */
+            secret?: string;
+            /** @enum {string} */
+            status: 'enabled' | 'disabled';
+            url: string;
+          };
+        };
+      };
+      /** @description Codes: `idempotency_key_reused`, `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; an Idempotency-Key over 255 characters; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")), `webhook_url_invalid` (not http(s), not https in production, or a private address (the same checks as /v2)). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such /v1 webhook endpoint of this account and mode). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded (Retry-After, RateLimit headers). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+    };
+  };
+  StripeWebhookEndpointsController_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted?: true;
+            id?: string;
+            /** @enum {string} */
+            object?: 'webhook_endpoint';
+          };
+        };
+      };
+      /** @description Codes: `parameter_duplicate` (a form key sent twice (only `name[]` keys repeat)), `parameter_invalid` (a path parameter with a malformed percent-encoding; a parameter of the wrong type or value, or a Stripe feature this API lacks, named), `parameter_missing` (a required parameter is absent (Stripe: "Missing required param")), `parameter_unknown` (a parameter this route does not take (Stripe: "Received unknown parameter")). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Missing, invalid, expired or revoked credentials (WWW-Authenticate: Bearer). Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StripeErrorBody'];
+        };
+      };
+      /** @description Codes: `resource_missing` (no such /v1 webhook endpoint of this account and mode). */
       404: {
         headers: {
           [name: string]: unknown;
