@@ -49,7 +49,7 @@ export const STRIPE_RESOURCES: Readonly<Record<string, StripeResource>> = {
         ...(refs['customers'] === undefined ? {} : { customer: refs['customers'] }),
         payment_method: 'pm_card_visa',
         confirm: 'true',
-        capture_method: n % 2 === 0 ? 'automatic' : 'manual',
+        capture_method: 'automatic',
         description: 'victim-order intent',
         'metadata[order]': `victim-order ${n}`,
       }),

@@ -146,10 +146,11 @@ export class PaymentIntentsService {
     idempotency?: IdempotentRequest,
   ): Promise<PaymentIntentView> {
     if (input.payment_method !== undefined) this.checkPaymentMethod(tenant, input.payment_method);
-    const processor = this.processor(tenant);
     const result = await this.transactions.runSql(
       async (tx, closing) => {
+        // the intent first: another tenant's id is a 404 whatever the mode can do
         const { intent } = await this.lockConfirmable(tx, tenant, id, 'confirm');
+        const processor = this.processor(tenant);
         const paymentMethod = input.payment_method ?? intent.paymentMethod;
         if (paymentMethod === null) throw missingPaymentMethod();
         const current =

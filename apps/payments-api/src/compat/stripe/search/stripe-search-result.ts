@@ -1,4 +1,4 @@
-import { invalidRequest } from '../stripe-error';
+import { invalidRequest, missingParam } from '../stripe-error';
 import type { StripeParams } from '../stripe-params';
 import {
   MAX_QUERY_LENGTH,
@@ -32,11 +32,13 @@ export interface SearchParams {
 
 /** Reads a search's parameters; a query that does not parse is a 400 naming the position. Calls p.done(). */
 export function searchParams(p: StripeParams, fields: SearchFields): SearchParams {
-  const text = p.string('query', { required: true, max: MAX_QUERY_LENGTH });
+  const text = p.string('query', { max: MAX_QUERY_LENGTH });
   const limit = p.integer('limit', { min: 1, max: 100 }) ?? 10;
   const page = p.string('page', { max: 1000 });
   const expand = p.expand();
+  // an unknown parameter is named before a missing query, as on every other route
   p.done();
+  if (text === undefined) throw missingParam('query');
   let query: SearchQuery;
   try {
     query = parseSearchQuery(text, fields);
