@@ -135,7 +135,8 @@ describe('faults: PostgreSQL connection loss (payments-api through a TCP proxy)'
     expect(rows.filter((r) => r.n !== '1')).toEqual([]);
 
     // the outbox dispatcher (its LISTEN connection was cut too) delivers every payment's event
-    const events = await query<{ id: string }>(db.url, `SELECT id FROM webhook_events`);
+    // (to the /v2 endpoint: the customer's customer.created has only a /v1 side)
+    const events = await query<{ id: string }>(db.url, `SELECT id FROM webhook_events WHERE event IS NOT NULL`);
     expect(events).toHaveLength(rows.length);
     await waitUntil(
       'every payment event delivered',

@@ -136,7 +136,7 @@ describe('faults: a three-master Redis Cluster, each service’s whole flow (bui
   async function expectDelivered(ownerId: string, since: Date): Promise<Record<string, number>> {
     const events = await query<{ id: string; event: string }>(
       db.url,
-      `SELECT id, event FROM webhook_events WHERE owner_id = $1 AND created_at >= $2 AND NOT test`,
+      `SELECT id, event FROM webhook_events WHERE owner_id = $1 AND created_at >= $2 AND NOT test AND event IS NOT NULL`,
       [ownerId, since],
     );
     const missing = (): Array<{ id: string; event: string }> => events.filter((e) => !acknowledged.has(e.id));

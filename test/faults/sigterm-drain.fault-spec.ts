@@ -143,10 +143,10 @@ describe('faults: SIGTERM during load (payments-api, built)', () => {
       if (o.kind === 'connection')
         expect({ key: keys[i], payment: byKey.get(keys[i] ?? '') }).toEqual({ key: keys[i], payment: undefined });
     });
-    // each payment has exactly its one outbox event
+    // each payment has exactly its one outbox event (the customer's customer.created has only a /v1 side)
     const events = await query<{ payment_id: string; event: string; n: string }>(
       db.url,
-      `SELECT data->>'id' AS payment_id, event, count(*) AS n FROM webhook_events GROUP BY 1, 2`,
+      `SELECT data->>'id' AS payment_id, event, count(*) AS n FROM webhook_events WHERE event IS NOT NULL GROUP BY 1, 2`,
     );
     expect(events.length).toBe(payments.length);
     for (const p of payments) {

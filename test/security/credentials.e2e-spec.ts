@@ -261,6 +261,11 @@ const BENIGN = /^(null|undefined|true|false|''|""|``|\d+|typeof\b.*)$/;
 
 const REVIEWED: ReadonlyArray<readonly [string, string, string]> = [
   [
+    'apps/payments-api/src/compat/stripe/search/stripe-search-page.ts',
+    't.q !== digest(resource, query)',
+    "a /v1 search page cursor names the query it belongs to by a public hash of the query's text (no secret)",
+  ],
+  [
     'libs/platform/src/bootstrap.ts',
     'config.ADMIN_API_KEY === DEV_ADMIN_API_KEY',
     'boot-time warning: compares with the public development default',

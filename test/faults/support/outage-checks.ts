@@ -97,7 +97,13 @@ export async function expectEveryEventDelivered(
     timeoutMs,
     200,
   );
-  const events = await query<{ id: string }>(dbUrl, `SELECT id FROM webhook_events WHERE created_at >= $1`, [since]);
+  // the events the service's own endpoints get (an event of a second dialect only, as payments-api's
+  // customer.created for /v1, has no `event` and goes to none of them)
+  const events = await query<{ id: string }>(
+    dbUrl,
+    `SELECT id FROM webhook_events WHERE created_at >= $1 AND event IS NOT NULL`,
+    [since],
+  );
   const missing = (): string[] => events.map((e) => e.id).filter((id) => !acknowledged.has(id));
   await waitUntil(`every webhook event delivered (${events.length})`, () => missing().length === 0, timeoutMs, 200).catch(
     (err: unknown) => {
