@@ -126,6 +126,12 @@ export class AuthorizationsService {
     await this.processor(tenant).release({ paymentId: payment.id, mode: tenant.mode, amount: payment.amountCapturable });
     const row = await this.payments.markCanceled(tx, tenant, payment.id, reason, this.clock.now());
     if (!row) throw unexpectedState(payment, 'cancel');
+    await this.emitCanceled(tx, closing, tenant, row);
+    return row;
+  }
+
+  /** payment.canceled, with payment_intent.canceled when the payment is an intent's (cancel and expiry). */
+  private async emitCanceled(tx: Tx, closing: Closing, tenant: Tenant, row: PaymentRow): Promise<void> {
     this.events.emit(
       closing,
       tenant,
@@ -133,7 +139,6 @@ export class AuthorizationsService {
       paymentView(row),
       await this.sides.ofPayment(tx, 'payment.canceled', row),
     );
-    return row;
   }
 
   /**
@@ -149,13 +154,7 @@ export class AuthorizationsService {
       if (tenant.mode === 'live' && this.liveProcessor) {
         await this.liveProcessor.release({ paymentId, mode: 'live', amount: row.amount });
       }
-      this.events.emit(
-        closing,
-        tenant,
-        'payment.canceled',
-        paymentView(row),
-        await this.sides.ofPayment(tx, 'payment.canceled', row),
-      );
+      await this.emitCanceled(tx, closing, tenant, row);
       return true;
     });
     if (canceled) this.logger.log({ paymentId }, `authorization ${paymentId} expired and was canceled`);

@@ -7,7 +7,7 @@ import { tenantOf } from '../../common/tenant';
 import { CustomersRepository } from '../../customers/customers.repository';
 import { type CustomerChangeSet, CustomersService } from '../../customers/customers.service';
 import { noSuchResource } from './stripe-error';
-import { createdFilter, listParams, listSchema, type StripeList, stripeList } from './stripe-list';
+import { cursorMissing, createdFilter, listParams, listSchema, type StripeList, stripeList } from './stripe-list';
 import { STRIPE_CUSTOMER_SCHEMA, type StripeCustomer, stripeCustomer, stripeDeletedCustomer } from './stripe-objects';
 import { StripeBody, type StripeParams } from './stripe-params';
 import { StripeController, StripeRoute } from './stripe-route';
@@ -67,11 +67,7 @@ export class StripeCustomersController {
   }
 
   @Get()
-  @StripeRoute('List customers, newest first', listSchema(STRIPE_CUSTOMER_SCHEMA), {
-    code: 'resource_missing',
-    status: 400,
-    when: 'starting_after or ending_before names no customer of yours',
-  })
+  @StripeRoute('List customers, newest first', listSchema(STRIPE_CUSTOMER_SCHEMA), cursorMissing('customer'))
   async list(@CurrentPrincipal() key: PaymentsKeyPrincipal, @StripeBody() p: StripeParams): Promise<StripeList<StripeCustomer>> {
     const tenant = tenantOf(key);
     const query = listParams(p);

@@ -1,3 +1,4 @@
+import type { ApiErrorRef } from '@app/platform';
 import type { ListQuery } from '../../common/list';
 import { invalidRequest } from './stripe-error';
 import type { StripeParams } from './stripe-params';
@@ -26,6 +27,11 @@ export function listSchema(item: Record<string, unknown>): Record<string, unknow
       url: { type: 'string' },
     },
   };
+}
+
+/** The 400 a `/v1` list answers when `starting_after` or `ending_before` names nothing of the caller's (OpenAPI). */
+export function cursorMissing(resource: string): ApiErrorRef {
+  return { code: 'resource_missing', status: 400, when: `starting_after or ending_before names no ${resource} of yours` };
 }
 
 /** Unix seconds, as `/v1` shows every time. */

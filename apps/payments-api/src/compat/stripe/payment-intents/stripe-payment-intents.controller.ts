@@ -7,7 +7,7 @@ import { CustomersRepository } from '../../../customers/customers.repository';
 import type { PaymentIntentView } from '../../../payment-intents/dto/payment-intent.view';
 import { PaymentIntentsService } from '../../../payment-intents/payment-intents.service';
 import { type ExpandResolver, expandObject, expandObjects } from '../stripe-expand';
-import { createdFilter, listParams, listSchema, type StripeList, stripeList } from '../stripe-list';
+import { cursorMissing, createdFilter, listParams, listSchema, type StripeList, stripeList } from '../stripe-list';
 import { stripeCustomer, stripeDeletedCustomer } from '../stripe-objects';
 import { StripeBody, type StripeParams } from '../stripe-params';
 import { StripeController, StripeRoute } from '../stripe-route';
@@ -64,11 +64,7 @@ export class StripePaymentIntentsController {
   }
 
   @Get()
-  @StripeRoute('List payment intents, newest first', listSchema(STRIPE_PAYMENT_INTENT_SCHEMA), {
-    code: 'resource_missing',
-    status: 400,
-    when: 'starting_after or ending_before names no payment intent of yours',
-  })
+  @StripeRoute('List payment intents, newest first', listSchema(STRIPE_PAYMENT_INTENT_SCHEMA), cursorMissing('payment intent'))
   async list(@CurrentPrincipal() key: PaymentsKeyPrincipal, @StripeBody() p: StripeParams): Promise<StripeList<Answer>> {
     const tenant = tenantOf(key);
     const page = listParams(p);

@@ -10,7 +10,7 @@ import type { RefundRow } from '../../../refunds/refunds.repository';
 import { presented, RefundsService } from '../../../refunds/refunds.service';
 import { invalidRequest } from '../stripe-error';
 import { type ExpandResolver, expandObject, expandObjects } from '../stripe-expand';
-import { listParams, listSchema, type StripeList, stripeList } from '../stripe-list';
+import { cursorMissing, listParams, listSchema, type StripeList, stripeList } from '../stripe-list';
 import { StripeBody, type StripeParams } from '../stripe-params';
 import { StripeController, StripeRoute } from '../stripe-route';
 import { type StripeRefundObject, stripeRefund } from './stripe-refund';
@@ -84,11 +84,11 @@ export class StripeRefundsController {
   }
 
   @Get()
-  @StripeRoute('List refunds of payment intents, newest first (payment_intent: of one)', listSchema(STRIPE_REFUND_SCHEMA), {
-    code: 'resource_missing',
-    status: 400,
-    when: 'starting_after or ending_before names no refund of yours',
-  })
+  @StripeRoute(
+    'List refunds of payment intents, newest first (payment_intent: of one)',
+    listSchema(STRIPE_REFUND_SCHEMA),
+    cursorMissing('refund'),
+  )
   async list(@CurrentPrincipal() key: PaymentsKeyPrincipal, @StripeBody() p: StripeParams): Promise<StripeList<Answer>> {
     const tenant = tenantOf(key);
     const page = listParams(p);

@@ -3,7 +3,7 @@ import { WebhookEventsService } from '@app/webhooks';
 import { Controller, Get, Param } from '@nestjs/common';
 import type { PaymentsKeyPrincipal } from '../../../accounts/payments-key.principal';
 import { invalidRequest, unsupported } from '../stripe-error';
-import { createdFilter, listParams, listSchema, type StripeList, stripeList } from '../stripe-list';
+import { cursorMissing, createdFilter, listParams, listSchema, type StripeList, stripeList } from '../stripe-list';
 import { StripeBody, type StripeParams } from '../stripe-params';
 import { StripeController, StripeRoute } from '../stripe-route';
 import { stripeEventObject } from '../stripe-webhook-dialect';
@@ -29,7 +29,7 @@ export class StripeEventsController {
   @StripeRoute(
     'List events, newest first: type (exact, or prefix.*), types[], created, limit, starting_after, ending_before',
     listSchema(STRIPE_EVENT_SCHEMA),
-    { code: 'resource_missing', status: 400, when: 'starting_after or ending_before names no /v1 event of yours' },
+    cursorMissing('/v1 event'),
   )
   async list(@CurrentPrincipal() key: PaymentsKeyPrincipal, @StripeBody() p: StripeParams): Promise<StripeList<StripeEvent>> {
     const query = listParams(p);

@@ -5,7 +5,7 @@ import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import type { PaymentsKeyPrincipal } from '../../../accounts/payments-key.principal';
 import { STRIPE_EVENT_TYPES } from '../stripe-event-types';
 import { invalidRequest, missingParam, unsupported } from '../stripe-error';
-import { listParams, listSchema, type StripeList, stripeList } from '../stripe-list';
+import { cursorMissing, listParams, listSchema, type StripeList, stripeList } from '../stripe-list';
 import { StripeBody, type StripeParams } from '../stripe-params';
 import { StripeController, StripeRoute } from '../stripe-route';
 import {
@@ -111,11 +111,11 @@ export class StripeWebhookEndpointsController {
   }
 
   @Get()
-  @StripeRoute('List webhook endpoints, newest first', listSchema(STRIPE_WEBHOOK_ENDPOINT_SCHEMA), {
-    code: 'resource_missing',
-    status: 400,
-    when: 'starting_after or ending_before names no /v1 webhook endpoint of yours',
-  })
+  @StripeRoute(
+    'List webhook endpoints, newest first',
+    listSchema(STRIPE_WEBHOOK_ENDPOINT_SCHEMA),
+    cursorMissing('/v1 webhook endpoint'),
+  )
   async list(
     @CurrentPrincipal() key: PaymentsKeyPrincipal,
     @StripeBody() p: StripeParams,
