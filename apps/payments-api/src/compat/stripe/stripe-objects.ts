@@ -1,4 +1,6 @@
-import type { CustomerRow } from '../../customers/customers.repository';
+import type { CustomerRow, CustomersRepository } from '../../customers/customers.repository';
+import type { Tenant } from '../../common/tenant';
+import type { ExpandResolver } from './stripe-expand';
 import type { Metadata } from '../../common/metadata';
 import { unix } from './stripe-list';
 
@@ -37,6 +39,14 @@ export function stripeCustomer(row: CustomerRow): StripeCustomer {
     shipping: null,
     tax_exempt: 'none',
     test_clock: null,
+  };
+}
+
+/** `expand[]=customer` (and `data.customer`): the tenant's live customers in Stripe's shape; another id stays an id. */
+export function customerResolver(customers: Pick<CustomersRepository, 'findMany'>, tenant: Tenant): ExpandResolver {
+  return async (ids) => {
+    const rows = await customers.findMany(tenant, ids);
+    return new Map(rows.map((r) => [r.id, stripeCustomer(r)]));
   };
 }
 

@@ -8,7 +8,7 @@ import type { PaymentIntentView } from '../../../payment-intents/dto/payment-int
 import { PaymentIntentsService } from '../../../payment-intents/payment-intents.service';
 import { type ExpandResolver, expandObject, expandObjects } from '../stripe-expand';
 import { cursorMissing, createdFilter, listParams, listSchema, type StripeList, stripeList } from '../stripe-list';
-import { stripeCustomer, stripeDeletedCustomer } from '../stripe-objects';
+import { customerResolver } from '../stripe-objects';
 import { StripeBody, type StripeParams } from '../stripe-params';
 import { StripeController, StripeRoute } from '../stripe-route';
 import { readCancel, readCapture, readConfirm, readCreate, readUpdate } from './stripe-payment-intent.params';
@@ -187,13 +187,8 @@ export class StripePaymentIntentsController {
     return paths.length === 0 ? Promise.resolve(view) : expandObject<Answer>(view, paths, this.resolvers(tenant));
   }
 
-  /** What an intent expands: its customer (a deleted one as Stripe shows it: {id, object, deleted}). */
+  /** What an intent expands: its customer. */
   private resolvers(tenant: Tenant): Record<string, ExpandResolver> {
-    return {
-      customer: async (ids) => {
-        const rows = await this.customers.findMany(tenant, ids);
-        return new Map(rows.map((r) => [r.id, r.deletedAt === null ? stripeCustomer(r) : stripeDeletedCustomer(r.id)]));
-      },
-    };
+    return { customer: customerResolver(this.customers, tenant) };
   }
 }

@@ -4,7 +4,7 @@ import type { PaymentsKeyPrincipal } from '../../../accounts/payments-key.princi
 import { tenantOf } from '../../../common/tenant';
 import { CustomersRepository } from '../../../customers/customers.repository';
 import { expandObjects } from '../stripe-expand';
-import { stripeCustomer } from '../stripe-objects';
+import { customerResolver } from '../stripe-objects';
 import { StripeBody, type StripeParams } from '../stripe-params';
 import { StripeController, StripeRoute } from '../stripe-route';
 import { paymentIntentView, type PaymentIntentView } from '../../../payment-intents/dto/payment-intent.view';
@@ -49,12 +49,7 @@ export class StripePaymentIntentsSearchController {
     const data = await expandObjects(
       page.map((r) => paymentIntentView(r.intent, r.latest)),
       s.expand,
-      {
-        customer: async (ids) => {
-          const found = await this.customers.findMany(tenant, ids);
-          return new Map(found.map((c) => [c.id, stripeCustomer(c)]));
-        },
-      },
+      { customer: customerResolver(this.customers, tenant) },
       { list: true },
     );
     return {
