@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { currentRequestId } from '../http/request-context';
+import { logCorrelation } from '../telemetry/log-correlation';
 
 /**
  * Paths pino removes from every log line: credentials in headers, and secrets or tokens
@@ -81,6 +82,7 @@ export function createRootLogger(options: LoggerOptions, destination?: Destinati
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: { err: serializeError },
     hooks: { streamWrite: scrubSecrets },
+    mixin: logCorrelation,
     timestamp: pino.stdTimeFunctions.isoTime,
     ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
   };

@@ -8,6 +8,7 @@ import { RedisService } from './redis.service';
 import { queueKeyPrefix } from './redis-topology';
 import { ThrottledWarning } from '../logging/throttled-warning';
 import { withTimeout } from '../timeout';
+import { bullTelemetry } from '../telemetry/bullmq-telemetry';
 
 /** Job states reported by the `queue_jobs` gauge. */
 const GAUGED_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized', 'waiting-children'] as const;
@@ -78,9 +79,11 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
   queue<Jobs extends JobMap>(definition: QueueDefinition<Jobs>): TypedQueue<Jobs> {
     const existing = this.queues.get(definition.name);
     if (existing) return new TypedQueue<Jobs>(existing);
+    const telemetry = bullTelemetry();
     const queue = new Queue(definition.name, {
       connection: this.redis.bullConnection(),
       prefix: this.prefix(definition.name),
+      ...(telemetry === undefined ? {} : { telemetry }),
       ...(definition.defaultJobOptions ? { defaultJobOptions: definition.defaultJobOptions } : {}),
     });
     queue.on('error', (err: Error) => this.logThrottled(`queue ${definition.name}`, err));
@@ -98,9 +101,11 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
     options: Partial<WorkerOptions> = {},
   ): Worker | undefined {
     if (!this.config.runsWorkers) return undefined;
+    const telemetry = bullTelemetry();
     const worker = new Worker(definition.name, (job, token) => dispatchJob(handlers, job, token), {
       connection: this.redis.bullConnection(),
       prefix: this.prefix(definition.name),
+      ...(telemetry === undefined ? {} : { telemetry }),
       ...options,
     });
     worker.on('error', (err: Error) => this.logThrottled(`worker ${definition.name}`, err));
