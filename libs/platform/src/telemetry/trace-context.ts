@@ -54,7 +54,7 @@ export function withTraceCarrier<T>(carrier: unknown, fn: () => T): T {
 
 /**
  * Names the HTTP server span of the current request after its route template
- * (`POST /v2/payments`) and sets `http.route`: instrumentation-http reads the route from
+ * (`POST /v1/things/:id`) and sets `http.route`: instrumentation-http reads the route from
  * the request's RPC metadata when the response finishes. Called by the platform's onRequest hook.
  */
 export function setHttpRoute(route: string | undefined): void {
