@@ -121,6 +121,11 @@ describe('tracing (built services, OTLP/HTTP to an in-process receiver)', () => 
     const consume = attemptChain[1];
     expect(consume?.kind).toBe(SPAN_KIND.CONSUMER);
     expect(consume?.name).toBe('process webhook-deliveries-payments_account');
+    expect(consume?.attributes).toMatchObject({
+      'messaging.system': 'bullmq',
+      'messaging.destination.name': 'webhook-deliveries-payments_account',
+      'messaging.operation.type': 'process',
+    });
     // …whose producer is the dispatcher's enqueue, in the context the outbox row carried
     expect(attemptChain.some((s) => s.kind === SPAN_KIND.PRODUCER && s.name.startsWith('addBulk webhook-deliveries'))).toBe(true);
     expect(attemptChain.at(-1)).toBe(server);
