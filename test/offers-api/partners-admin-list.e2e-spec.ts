@@ -22,7 +22,12 @@ describe('GET /admin/v1/partners', () => {
     app: () => t.app,
     path: '/admin/v1/partners',
     create: async (name) => {
-      const res = await t.app.inject({ method: 'POST', url: '/admin/v1/partners', headers: ADMIN, payload: { name, tier: 'growth' } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/partners',
+        headers: ADMIN,
+        payload: { name, tier: 'growth' },
+      });
       ctx.expectStatus(res, 201);
       return res.json<{ id: string }>().id;
     },

@@ -65,7 +65,11 @@ export function tenantListCases(c: TenantListCase): void {
     const pages: boolean[] = [];
     let after: string | undefined;
     for (let n = 0; n < 5; n++) {
-      const page = await list({ limit: '2', name_prefix: `${tag} tenant`, ...(after === undefined ? {} : { starting_after: after }) });
+      const page = await list({
+        limit: '2',
+        name_prefix: `${tag} tenant`,
+        ...(after === undefined ? {} : { starting_after: after }),
+      });
       expect(page.status).toBe(200);
       expect(page.body.object).toBe('list');
       seen.push(...page.body.data);
@@ -75,7 +79,9 @@ export function tenantListCases(c: TenantListCase): void {
     }
     expect(pages).toEqual([true, true, false]);
     expect(seen.map((t) => t.id).sort()).toEqual([...ids].sort());
-    const newestFirst = [...seen].sort((a, b) => b.created_at.localeCompare(a.created_at) || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0));
+    const newestFirst = [...seen].sort(
+      (a, b) => b.created_at.localeCompare(a.created_at) || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0),
+    );
     expect(seen.map((t) => t.id)).toEqual(newestFirst.map((t) => t.id));
     for (const t of seen) expect(t.name.startsWith(`${tag.toUpperCase()} Tenant `)).toBe(true);
     // limit defaults to 10: all five on one page
@@ -111,7 +117,11 @@ export function tenantListCases(c: TenantListCase): void {
       expect([limit, res.status, res.body.error.code, res.body.error.param]).toEqual([limit, 400, 'parameter_invalid', 'limit']);
     }
     const unknown = await list<ErrorBody>({ starting_after: 'nope_123' });
-    expect([unknown.status, unknown.body.error.code, unknown.body.error.param]).toEqual([400, 'resource_missing', 'starting_after']);
+    expect([unknown.status, unknown.body.error.code, unknown.body.error.param]).toEqual([
+      400,
+      'resource_missing',
+      'starting_after',
+    ]);
     expect(unknown.body.error.message).toContain("'nope_123'");
     for (const prefix of ['', 'x'.repeat(201), 'a\u202eb']) {
       const res = await list<ErrorBody>({ name_prefix: prefix });
