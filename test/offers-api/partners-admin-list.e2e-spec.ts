@@ -3,7 +3,7 @@
  * partners, newest first, searchable by name prefix, with the counts of each partner's
  * agreement and working clients; refused to a partner's own token.
  */
-import { listTenants, tenantListCases, uniqueTag } from '../support/tenant-list';
+import { byId, listTenants, tenantListCases, uniqueTag } from '../support/tenant-list';
 import { ADMIN, OffersContext, type OffersApp, startOffers } from './fixtures';
 
 describe('GET /admin/v1/partners', () => {
@@ -54,22 +54,24 @@ describe('GET /admin/v1/partners', () => {
 
     const res = await listTenants(t.app, '/admin/v1/partners', { name_prefix: tag });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual([
-      {
-        id: idle.id,
-        name: `${tag} idle`,
-        tier: 'starter',
-        created_at: expect.any(String) as unknown,
-        counts: { offers_in_agreement: 0, active_clients: 1 },
-      },
-      {
-        id: busy.id,
-        name: `${tag} busy`,
-        tier: 'enterprise',
-        created_at: expect.any(String) as unknown,
-        counts: { offers_in_agreement: 2, active_clients: 2 },
-      },
-    ]);
+    expect(byId(res.body.data)).toEqual(
+      byId([
+        {
+          id: idle.id,
+          name: `${tag} idle`,
+          tier: 'starter',
+          created_at: expect.any(String) as unknown,
+          counts: { offers_in_agreement: 0, active_clients: 1 },
+        },
+        {
+          id: busy.id,
+          name: `${tag} busy`,
+          tier: 'enterprise',
+          created_at: expect.any(String) as unknown,
+          counts: { offers_in_agreement: 2, active_clients: 2 },
+        },
+      ]),
+    );
   });
 
   it("refuses a partner's access token with 401 invalid_api_key", async () => {

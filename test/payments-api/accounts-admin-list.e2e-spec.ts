@@ -3,7 +3,7 @@
  * accounts, newest first, searchable by name prefix, with each account's working API keys by
  * mode; refused to an account's own key.
  */
-import { listTenants, tenantListCases, uniqueTag } from '../support/tenant-list';
+import { byId, listTenants, tenantListCases, uniqueTag } from '../support/tenant-list';
 import { ADMIN, newAccount, type PaymentsApp, startPayments } from './payments-context';
 
 describe('GET /admin/v1/accounts', () => {
@@ -45,20 +45,22 @@ describe('GET /admin/v1/accounts', () => {
 
     const res = await listTenants(t.app, '/admin/v1/accounts', { name_prefix: tag });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual([
-      {
-        id: idle.id,
-        name: `${tag} idle`,
-        created_at: expect.any(String) as unknown,
-        counts: { test_api_keys: 1, live_api_keys: 1 },
-      },
-      {
-        id: busy.id,
-        name: `${tag} busy`,
-        created_at: expect.any(String) as unknown,
-        counts: { test_api_keys: 2, live_api_keys: 2 },
-      },
-    ]);
+    expect(byId(res.body.data)).toEqual(
+      byId([
+        {
+          id: idle.id,
+          name: `${tag} idle`,
+          created_at: expect.any(String) as unknown,
+          counts: { test_api_keys: 1, live_api_keys: 1 },
+        },
+        {
+          id: busy.id,
+          name: `${tag} busy`,
+          created_at: expect.any(String) as unknown,
+          counts: { test_api_keys: 2, live_api_keys: 2 },
+        },
+      ]),
+    );
   });
 
   it("refuses an account's own secret key with 401 invalid_api_key", async () => {

@@ -46,6 +46,10 @@ export async function listTenants<T = TenantPage>(
   return { status: res.statusCode, body: res.json<T>() };
 }
 
+/** Tenants by id (for comparing a page's content where its order is checked elsewhere). */
+export const byId = <T extends { id: string }>(items: readonly T[]): T[] =>
+  [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
 /** A name prefix no other test's tenant starts with (the test databases are shared within a run). */
 export const uniqueTag = (): string => `t${randomBytes(4).toString('hex')}`;
 

@@ -1,4 +1,4 @@
-import { listTenants, tenantListCases, uniqueTag } from '../support/tenant-list';
+import { byId, listTenants, tenantListCases, uniqueTag } from '../support/tenant-list';
 import { client, type Call, type ErrorRes, newProject, newToken, type Res, startVectorApp, type VectorTestApp } from './support';
 
 interface TokenView {
@@ -90,20 +90,22 @@ describe('vector-api projects: the tenant of tables and tokens', () => {
 
       const list = await listTenants(t.app, '/admin/v1/projects', { name_prefix: tag });
       expect(list.status).toBe(200);
-      expect(list.body.data).toEqual([
-        {
-          id: idle.id,
-          name: `${tag} idle`,
-          created_at: expect.stringMatching(ISO) as unknown,
-          counts: { tables: 0, active_tokens: 1, stored_floats: 0 },
-        },
-        {
-          id: busy.id,
-          name: `${tag} busy`,
-          created_at: expect.stringMatching(ISO) as unknown,
-          counts: { tables: 2, active_tokens: 2, stored_floats: 12 },
-        },
-      ]);
+      expect(byId(list.body.data)).toEqual(
+        byId([
+          {
+            id: idle.id,
+            name: `${tag} idle`,
+            created_at: expect.stringMatching(ISO) as unknown,
+            counts: { tables: 0, active_tokens: 1, stored_floats: 0 },
+          },
+          {
+            id: busy.id,
+            name: `${tag} busy`,
+            created_at: expect.stringMatching(ISO) as unknown,
+            counts: { tables: 2, active_tokens: 2, stored_floats: 12 },
+          },
+        ]),
+      );
     });
 
     it("refuses a project's token with 401 invalid_api_key", async () => {
