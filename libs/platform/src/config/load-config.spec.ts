@@ -94,5 +94,10 @@ describe('loadConfig', () => {
     expect(loadConfig(AppConfig, base).logColor).toBe('auto');
     expect(loadConfig(AppConfig, { ...base, NO_COLOR: '1' }).logColor).toBe('never');
     expect(loadConfig(AppConfig, { ...base, FORCE_COLOR: '1' }).logColor).toBe('always');
+    expect(loadConfig(AppConfig, { ...base, LOG_FORMAT: 'pretty', NO_COLOR: '1' }).logOptions).toEqual({
+      level: 'info',
+      format: 'pretty',
+      color: 'never',
+    });
   });
 });

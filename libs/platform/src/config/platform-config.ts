@@ -268,6 +268,11 @@ export abstract class PlatformConfig {
     return colorMode({ NO_COLOR: this.NO_COLOR, FORCE_COLOR: this.FORCE_COLOR });
   }
 
+  /** LOG_LEVEL, LOG_FORMAT and the colour, as the root logger takes them. */
+  get logOptions(): { level: string; format: 'json' | 'pretty'; color: ColorMode } {
+    return { level: this.LOG_LEVEL, format: this.LOG_FORMAT, color: this.logColor };
+  }
+
   /**
    * Which proxies to trust for X-Forwarded-For (the client address used by per-IP limits
    * and logs): `false` (default: the socket's peer), a hop count, or a comma-separated list
