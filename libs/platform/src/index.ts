@@ -24,6 +24,7 @@ export * from './http/credential-kinds';
 export * from './http/credentials';
 export * from './http/display-name';
 export * from './http/json-body';
+export * from './http/name-prefix';
 export * from './http/page-limit';
 export * from './http/route-policies';
 export * from './http/timestamp';
