@@ -93,7 +93,7 @@ export async function createServiceApp<C extends PlatformConfig>(
   rootLogger?: PinoLogger,
 ): Promise<NestFastifyApplication> {
   if (definition.errors) registerErrorCodes(definition.errors);
-  const pino = rootLogger ?? createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const pino = rootLogger ?? createRootLogger({ service: definition.name, ...config.logOptions });
   const adapter = new FastifyAdapter({
     loggerInstance: pino,
     genReqId: () => newRequestId(),
@@ -173,7 +173,7 @@ export async function runService<C extends PlatformConfig>(definition: ServiceDe
     }
     throw err;
   }
-  const pino = createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const pino = createRootLogger({ service: definition.name, ...config.logOptions });
   if (config.ADMIN_API_KEY === DEV_ADMIN_API_KEY) {
     pino.warn(`ADMIN_API_KEY is the development default '${DEV_ADMIN_API_KEY}': never use it outside development`);
   }

@@ -35,6 +35,7 @@ export * from './ids';
 export * from './http/request-context';
 export * from './http/validation';
 export * from './logging/logger';
+export * from './logging/pretty-lines';
 export * from './logging/throttled-warning';
 export * from './metrics/metrics.service';
 export * from './platform.module';
