@@ -55,6 +55,19 @@ describe('deploy/prometheus/alerts.yml', () => {
     }
   });
 
+  it("links from docs/operations.md's runbooks to headings that exist", () => {
+    const text = readFileSync(join(root, 'docs/operations.md'), 'utf8');
+    const anchors = new Set(
+      text
+        .split('\n')
+        .filter((l) => /^#{2,4} /.test(l))
+        .map((l) => anchorOf(l.replace(/^#+ /, ''))),
+    );
+    const links = [...text.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]);
+    expect(links.length).toBeGreaterThan(5);
+    expect(links.filter((l) => !anchors.has(l))).toEqual([]);
+  });
+
   it('has a firing and a silent promtool case for every rule, and none for an unknown rule', () => {
     const names = new Set(rules.map((r) => r.alert));
     expect(cases.filter((c) => !names.has(c.alertname))).toEqual([]);
