@@ -17,13 +17,20 @@
  *    sign-in link for each demo tenant (scripts/dev-seed). A failure there is one log line.
  * 5. Ctrl-C / SIGTERM: every service drains and exits, then the private Redis and the
  *    embedded database are stopped.
+ *
+ * Logs (docs/operations.md, "Logs"): in development, unless LOG_FORMAT is set, the services
+ * write JSON to this launcher, which prints them in the pretty format (scripts/dev-output.ts):
+ * one line per request or event, and while starting and seeding only warnings, errors and
+ * each service's startup line. Otherwise the services write their own format to the terminal.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { migrate } from '../libs/platform/src/database/migrator';
 import { DEV_ADMIN_API_KEY } from '../libs/platform/src/config/platform-config';
 import { ensureDatabase, ensureRedis, type LocalService, startEmbeddedPostgres } from './local-infra';
 import { type DemoService, seedDemo } from './dev-seed';
+import { emphasis, ServiceOutput, startColor, startLogFormat } from './dev-output';
 
 interface ServiceSpec {
   readonly name: DemoService;
@@ -38,9 +45,19 @@ const SERVICES: readonly ServiceSpec[] = [
 ];
 
 const root = resolve(__dirname, '..', '..');
+const logFormat = startLogFormat(process.env);
+const color = startColor(process.env, process.stdout.isTTY);
+const em = emphasis(color);
 const log = (line: string): void => {
-  process.stdout.write(`[start] ${line}\n`);
+  process.stdout.write(`${em.dim('[start]')} ${line}\n`);
 };
+/** A line that must stand out (the console links). */
+const logStrong = (line: string): void => {
+  process.stdout.write(`${em.bold(`[start] ${line}`)}\n`);
+};
+/** The services' lines in the pretty format (undefined: they write their own format to the terminal). */
+const serviceOutput =
+  logFormat === 'pretty' ? new ServiceOutput(color, (text) => void process.stdout.write(`${text}\n`)) : undefined;
 
 async function waitForLive(port: number, child: ChildProcess, timeoutMs = 30_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -114,7 +131,7 @@ function formatProgress(loading: Record<string, number>): string {
 }
 
 let fail: (err: unknown) => Promise<never> = (err) => {
-  process.stderr.write(`[start] ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`${em.red(`[start] ${err instanceof Error ? err.message : String(err)}`)}\n`);
   process.exit(1);
 };
 
@@ -153,7 +170,7 @@ async function main(): Promise<void> {
     process.exit(code);
   };
   fail = async (err) => {
-    process.stderr.write(`[start] ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`${em.red(`[start] ${err instanceof Error ? err.message : String(err)}`)}\n`);
     return stopAll(1);
   };
   process.on('SIGINT', () => void stopAll(0));
@@ -181,16 +198,34 @@ async function main(): Promise<void> {
     redisEnv.REDIS_URL = redis.url;
   }
 
-  const result = await migrate(databaseUrl, { dir: join(root, 'prisma', 'migrations'), log });
-  log(`database migrated (${result.applied.length} applied, ${result.alreadyApplied.length} already applied)`);
+  // one line for all migrations (a fresh database applies every one of them)
+  const result = await migrate(databaseUrl, { dir: join(root, 'prisma', 'migrations'), log: () => undefined });
+  const newest = result.applied.at(-1);
+  log(
+    `database migrated (${result.applied.length} applied${newest === undefined ? '' : `, newest ${newest}`}, ${result.alreadyApplied.length} already applied)`,
+  );
 
   const adminKey = process.env.ADMIN_API_KEY ?? DEV_ADMIN_API_KEY;
-  const env = { ...process.env, DATABASE_URL: databaseUrl, ...redisEnv, ADMIN_API_KEY: adminKey };
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    ...redisEnv,
+    ADMIN_API_KEY: adminKey,
+    // pretty: the services write JSON here and this launcher formats it (scripts/dev-output.ts)
+    ...(serviceOutput === undefined ? {} : { LOG_FORMAT: 'json' }),
+  };
   const lines: string[] = [];
   const running: Partial<Record<DemoService, string>> = {};
   for (const service of services) {
     const port = Number(process.env[service.portVar] ?? service.defaultPort);
-    const child = fork(join(root, 'dist', 'apps', service.name, 'src', 'main.js'), [], { env, cwd: root });
+    const child = fork(join(root, 'dist', 'apps', service.name, 'src', 'main.js'), [], {
+      env,
+      cwd: root,
+      ...(serviceOutput === undefined ? {} : { stdio: ['inherit', 'pipe', 'inherit', 'ipc'] }),
+    });
+    if (serviceOutput !== undefined && child.stdout !== null) {
+      createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => serviceOutput.line(line));
+    }
     children.set(service.name, child);
     child.once('exit', (code, signal) => {
       if (!stopping) {
@@ -213,7 +248,7 @@ async function main(): Promise<void> {
   }
   const banner = [
     '',
-    'Platform is up:',
+    em.bold('Platform is up:'),
     ...lines,
     `  admin key     ${adminKey}${adminKey === DEV_ADMIN_API_KEY ? '   (development default; set ADMIN_API_KEY to change it)' : ''}`,
     `  role          ${process.env.ROLE ?? 'all'}`,
@@ -228,6 +263,15 @@ async function main(): Promise<void> {
     if (process.env.DEV_SEED === 'false') log('demo data: off (DEV_SEED=false)');
     else await demoData(databaseUrl, adminKey, running);
   }
+  if (serviceOutput !== undefined) {
+    // the last demo requests' lines may still be in the pipes: let them arrive while quiet
+    await new Promise((r) => setTimeout(r, 300));
+    serviceOutput.quiet = false;
+    const held = serviceOutput.takeHeld();
+    log(
+      `logs: one line per request or event from here on${held > 0 ? ` (${held} info lines of starting and demo data not shown)` : ''}; LOG_FORMAT=json prints JSON`,
+    );
+  }
 }
 
 /** Demo tenants and their console sign-in links; never fatal (the platform is already up). */
@@ -238,7 +282,7 @@ async function demoData(databaseUrl: string, adminKey: string, running: Partial<
       const service = o.service.replace(/-api$/, '').padEnd(8);
       if (o.action === 'seeded') log(`demo data: ${o.name} seeded (${o.summary ?? ''})`);
       if (o.action === 'failed') log(`demo data: ${o.name} failed: ${o.problem ?? 'unknown'}`);
-      if (o.link) log(`console: ${service} ${o.link.url}   (${o.name}; opens once, until ${o.link.expires_at})`);
+      if (o.link) logStrong(`console: ${service} ${o.link.url}   (${o.name}; opens once, until ${o.link.expires_at})`);
       else if (o.action !== 'failed') log(`console: ${service} no link: ${o.problem ?? 'unknown'}`);
     }
     log('demo data: DEV_SEED=false turns this off; each npm start prints fresh links');

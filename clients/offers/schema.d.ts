@@ -113,7 +113,8 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /** List partners, newest first, with the counts of their agreement and clients; search by name prefix */
+    get: operations['PartnersAdminController_list'];
     put?: never;
     /** Create a partner */
     post: operations['PartnersAdminController_create'];
@@ -1214,6 +1215,18 @@ export interface components {
       /** @enum {string} */
       type?: 'ipo' | 'placing' | 'retail_offer';
     };
+    PartnerCountsDto: {
+      /**
+       * @description OAuth clients that work (not disabled or deleted)
+       * @example 2
+       */
+      active_clients: number;
+      /**
+       * @description Offers in the partner's distribution agreement, whatever their status (the offers it may list and indicate on)
+       * @example 12
+       */
+      offers_in_agreement: number;
+    };
     PartnerCreateDto: {
       /** @example Acme Wealth */
       name: string;
@@ -1224,6 +1237,28 @@ export interface components {
       tier: 'starter' | 'growth' | 'enterprise';
     };
     PartnerDto: {
+      /**
+       * Format: date-time
+       * @example 2026-11-21T05:00:00.000Z
+       */
+      created_at: string;
+      /** @example ptn_3kTMd9Yc2VvR7x1QeL0sZbNa */
+      id: string;
+      name: string;
+      /** @enum {string} */
+      tier: 'starter' | 'growth' | 'enterprise';
+    };
+    PartnerListDto: {
+      /** @description Newest first (created_at, then id, descending) */
+      data: components['schemas']['PartnerListItemDto'][];
+      /** @description More partners follow: pass the last id as `starting_after` */
+      has_more: boolean;
+      /** @enum {string} */
+      object: 'list';
+    };
+    PartnerListItemDto: {
+      /** @description Counted when the page is read */
+      counts: components['schemas']['PartnerCountsDto'];
       /**
        * Format: date-time
        * @example 2026-11-21T05:00:00.000Z
@@ -2132,6 +2167,82 @@ export interface operations {
       /** @description Codes: `unsupported_media_type`. */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  PartnersAdminController_list: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description A partner id: the partners after it in this order (the next page) */
+        starting_after?: string;
+        /** @description Only those whose name starts with this text, ignoring case (`%`, `_` and `\` are plain characters, not wildcards) */
+        name_prefix?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PartnerListDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema), `parameter_unknown`, `resource_missing` (starting_after names no partner). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
           [name: string]: unknown;
         };
         content: {

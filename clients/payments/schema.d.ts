@@ -11,7 +11,8 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /** List accounts, newest first, with their working API keys by mode; search by name prefix */
+    get: operations['PaymentAccountsAdminController_list'];
     put?: never;
     /** Create an account; its test and live keys are shown once */
     post: operations['PaymentAccountsAdminController_create'];
@@ -1232,6 +1233,18 @@ export interface components {
       /** @example search-backend */
       name: string;
     };
+    PaymentAccountCountsDto: {
+      /**
+       * @description Live-mode API keys that still work, the same way
+       * @example 2
+       */
+      live_api_keys: number;
+      /**
+       * @description Test-mode API keys (secret and restricted) that still work: not revoked, not past their expiry
+       * @example 1
+       */
+      test_api_keys: number;
+    };
     PaymentAccountCreatedDto: {
       /** Format: date-time */
       created_at: string;
@@ -1248,6 +1261,27 @@ export interface components {
        * @example sk_test_...
        */
       test_key: string;
+    };
+    PaymentAccountDto: {
+      /** @description Counted when the page is read */
+      counts: components['schemas']['PaymentAccountCountsDto'];
+      /**
+       * Format: date-time
+       * @example 2026-11-21T05:00:00.000Z
+       */
+      created_at: string;
+      /** @example acct_7bWq2mZx9Lc4Vd1NpT8kRs3Y */
+      id: string;
+      /** @example Demo Shop */
+      name: string;
+    };
+    PaymentAccountListDto: {
+      /** @description Newest first (created_at, then id, descending) */
+      data: components['schemas']['PaymentAccountDto'][];
+      /** @description More accounts follow: pass the last id as `starting_after` */
+      has_more: boolean;
+      /** @enum {string} */
+      object: 'list';
     };
     PaymentCancelDto: {
       /** @enum {string} */
@@ -1722,6 +1756,82 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  PaymentAccountsAdminController_list: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description An account id: the accounts after it in this order (the next page) */
+        starting_after?: string;
+        /** @description Only those whose name starts with this text, ignoring case (`%`, `_` and `\` are plain characters, not wildcards) */
+        name_prefix?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentAccountListDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema), `parameter_unknown`, `resource_missing` (starting_after names no account). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */
+      401: {
+        headers: {
+          /** @description The Bearer challenge (RFC 6750) */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many wrong admin keys from this address (ADMIN_AUTH_FAILURES_PER_MINUTE; Retry-After). Codes: `rate_limit_exceeded`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `internal_error`. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Codes: `service_unavailable`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   PaymentAccountsAdminController_create: {
     parameters: {
       query?: never;

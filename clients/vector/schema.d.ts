@@ -79,7 +79,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every project, oldest first */
+    /**
+     * List projects, newest first, with their tables, tokens and stored floats; search by name prefix
+     * @description Until issue 36 this answered `{data}` with every project, oldest first; it is now a cursor list.
+     */
     get: operations['ProjectsAdminController_list'];
     put?: never;
     /** Create a project: tables and tokens of one tenant */
@@ -1018,6 +1021,23 @@ export interface components {
       /** @example search-backend */
       name: string;
     };
+    ProjectCountsDto: {
+      /**
+       * @description The project's tokens that work (not revoked)
+       * @example 2
+       */
+      active_tokens: number;
+      /**
+       * @description Rows × dimension over the project's tables, the figure `VECTOR_MAX_FLOATS_PER_PROJECT` limits
+       * @example 1536000
+       */
+      stored_floats: number;
+      /**
+       * @description The project's tables
+       * @example 3
+       */
+      tables: number;
+    };
     ProjectDto: {
       /** Format: date-time */
       created_at: string;
@@ -1026,7 +1046,21 @@ export interface components {
       name: string;
     };
     ProjectListDto: {
-      data: components['schemas']['ProjectDto'][];
+      /** @description Newest first (created_at, then id, descending) */
+      data: components['schemas']['ProjectListItemDto'][];
+      /** @description More projects follow: pass the last id as `starting_after` */
+      has_more: boolean;
+      /** @enum {string} */
+      object: 'list';
+    };
+    ProjectListItemDto: {
+      /** @description Counted when the page is read */
+      counts: components['schemas']['ProjectCountsDto'];
+      /** Format: date-time */
+      created_at: string;
+      /** @example proj_4hXk2mQw8Zx1Lc7Vb4nTp9Yd */
+      id: string;
+      name: string;
     };
     /** @description Every error of the Qdrant-compatible routes (tag qdrant), as Qdrant's REST API answers: the message starts with the platform's code when the platform raised it (`rate_limit_exceeded: …`), see docs/qdrant.md. */
     QdrantErrorBody: {
@@ -1571,7 +1605,13 @@ export interface operations {
   };
   ProjectsAdminController_list: {
     parameters: {
-      query?: never;
+      query?: {
+        limit?: number;
+        /** @description A project id: the projects after it in this order (the next page) */
+        starting_after?: string;
+        /** @description Only those whose name starts with this text, ignoring case (`%`, `_` and `\` are plain characters, not wildcards) */
+        name_prefix?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -1584,6 +1624,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ProjectListDto'];
+        };
+      };
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema), `parameter_unknown`, `resource_missing` (starting_after names no project). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
       /** @description Missing or wrong ADMIN_API_KEY. Codes: `authentication_required`, `invalid_api_key`. */

@@ -151,6 +151,9 @@ defineFuzzSuite<OffersFixtures>({
         scope: ['read', ''],
       },
     }),
+    'GET /admin/v1/partners': (fx) => ({
+      query: { limit: ['1', '100'], starting_after: [fx.partnerId, fx.doomedPartnerId], name_prefix: ['Partner', 'p%_\\'] },
+    }),
     'POST /admin/v1/partners': () => ({ body: () => ({ name: `Partner ${serial++}`, tier: 'growth' }) }),
     'GET /admin/v1/partners/{id}': (fx) => ({ params: { id: [fx.partnerId] } }),
     // Each success hashes a new secret with scrypt: fewer runs, query cases on an unknown partner.

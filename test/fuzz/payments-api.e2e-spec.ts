@@ -116,6 +116,9 @@ defineFuzzSuite<PaymentsFixtures>({
   templates: {
     'GET /admin/v1/info': () => ({}),
     ...consoleTemplates<PaymentsFixtures>('account_id', (fx) => fx.accountId),
+    'GET /admin/v1/accounts': (fx) => ({
+      query: { limit: ['1', '100'], starting_after: [fx.accountId], name_prefix: ['Shop', 's%_\\'] },
+    }),
     'POST /admin/v1/accounts': () => ({ body: () => ({ name: `Shop ${serial++}` }) }),
     'POST /v2/customers': () => ({
       body: () => ({ email: `c${serial++}@example.com`, name: 'Jenny Rosen', description: 'fuzz', metadata: { order: '1' } }),

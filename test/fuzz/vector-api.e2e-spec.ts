@@ -216,7 +216,9 @@ defineFuzzSuite<VectorFixtures>({
       params: { table: [fx.table] },
       body: () => ({ filter: { $or: [{ genre: 'jazz' }, { tags: { $nin: ['x'] } }], year: { $exists: true } } }),
     }),
-    'GET /admin/v1/projects': () => ({}),
+    'GET /admin/v1/projects': (fx) => ({
+      query: { limit: ['1', '100'], starting_after: [fx.projectId], name_prefix: ['fz-p', 'f%_\\'] },
+    }),
     'POST /admin/v1/projects': () => ({ body: () => ({ name: `fz-p${serial++}` }) }),
     'GET /admin/v1/projects/{id}': (fx) => ({ params: { id: [fx.projectId] } }),
     'POST /admin/v1/projects/{id}/tokens': (fx) => ({

@@ -99,5 +99,37 @@ describe('service boot and shutdown (built output)', () => {
       expect(result.stdout).toContain('offers-api shutting down');
       expect(result.stdout).toContain('"msg":"offers-api stopped"');
     });
+
+    it('LOG_FORMAT=pretty: short lines of its own formatter on stdout, no JSON, one line per request', async () => {
+      const port = await freePort(0);
+      let requestId = '';
+      const result = await run(
+        'offers-api',
+        {
+          DATABASE_URL: db.url,
+          REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+          OFFERS_PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_FORMAT: 'pretty',
+        },
+        async (kill) => {
+          await waitForLive(port);
+          const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
+          expect(res.status).toBe(200);
+          requestId = res.headers.get('request-id') ?? '';
+          kill('SIGTERM');
+        },
+      );
+      expect(result.code).toBe(0);
+      const lines = result.stdout.split('\n').filter((l) => l !== '');
+      expect(lines.filter((l) => l.startsWith('{'))).toEqual([]);
+      expect(result.stdout).not.toContain('\u001b['); // a pipe is no terminal
+      expect(lines.filter((l) => /Mapped \{|dependencies initialized|Server listening at/.test(l))).toEqual([]);
+      expect(lines.filter((l) => / offers-api +listening on http:\/\/127\.0\.0\.1:\d+$/.test(l))).toHaveLength(1);
+      const mine = lines.filter((l) => l.includes(requestId.slice(0, 12)));
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatch(/^\d\d:\d\d:\d\d offers-api +GET \/health\/ready 200 \d+\.\d ms {2}req_[0-9a-f]{8}$/);
+      expect(result.stdout).toMatch(/offers-api +stopped$/m);
+    });
   });
 });

@@ -38,10 +38,18 @@ describe.each(services)('$name operations endpoints', (definition) => {
     expect(res.body).toContain('process_cpu_user_seconds_total');
     expect(res.body).toMatch(
       new RegExp(
+        `http_server_request_duration_seconds_count\\{service="${definition.name}",http_request_method="GET",http_route="/health/live",http_response_status_code="200"\\} \\d+`,
+      ),
+    );
+    // the deprecated alias, one more release: the same observations under the old names
+    expect(res.body).toMatch(
+      new RegExp(
         `http_request_duration_seconds_count\\{service="${definition.name}",method="GET",route="/health/live",status_code="200"\\} \\d+`,
       ),
     );
+    expect(res.body).toContain('# HELP http_request_duration_seconds DEPRECATED');
     // unknown URLs are one label value, not one per URL
+    expect(res.body).toContain('http_route="unmatched",http_response_status_code="404"');
     expect(res.body).toContain('route="unmatched",status_code="404"');
     expect(res.body).not.toContain('/definitely/not/here');
     // every BullMQ queue of the process, by state (what a stuck-queue alert watches)

@@ -43,6 +43,8 @@ async function launch(
       VECTOR_PORT: String(ports.vector),
       PAYMENTS_PORT: String(ports.payments),
       LOG_LEVEL: 'warn',
+      // the assertions read plain text, whatever the CI's terminal settings
+      FORCE_COLOR: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -141,5 +143,62 @@ describe('npm start: demo data and console links', () => {
     });
     expect(((await projects.json()) as { data: Array<{ name: string }> }).data.map((p) => p.name)).toEqual(['default']);
     expect(startLines(l.output()).filter((line) => line.includes('console:'))).toEqual([]);
+  }, 90_000);
+  it('in development, prints short lines: under 40 before the console links, no JSON, a startup line per service, one line per request', async () => {
+    const l = await launch(db, prefixes.at(-1) ?? '', dataDir, { NODE_ENV: 'development', LOG_LEVEL: 'info' });
+    running.push(l);
+    await waitUntil('the logs line after the demo data', () => l.output().includes('[start] logs: one line per request'), 90_000);
+    const lines = l.output().split('\n');
+    const firstLink = lines.findIndex((line) => line.startsWith('[start] console: '));
+    process.stdout.write(`npm start: ${firstLink} lines before the first console link, ${lines.length} in all\n`);
+    expect(firstLink).toBeGreaterThan(0);
+    expect(firstLink).toBeLessThan(40);
+    expect(lines.filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
+    expect(lines.filter((line) => /Mapped \{|dependencies initialized|incoming request/.test(line))).toEqual([]);
+    for (const [name, port] of Object.entries({
+      'offers-api': l.ports.offers,
+      'vector-api': l.ports.vector,
+      'payments-api': l.ports.payments,
+    })) {
+      expect(
+        lines.filter((line) => new RegExp(`^\\d\\d:\\d\\d:\\d\\d ${name} +listening on http://\\S+:${port}$`).test(line)),
+      ).toHaveLength(1);
+    }
+    expect(l.output()).not.toContain('\u001b[');
+
+    // a request after start: exactly one line, found by its request id
+    const res = await fetch(`http://127.0.0.1:${l.ports.payments}/v2/payments?limit=1`);
+    expect(res.status).toBe(401);
+    const requestId = res.headers.get('request-id') ?? '';
+    const short = requestId.slice(0, 'req_'.length + 8);
+    expect(short).toMatch(/^req_[0-9a-f]{8}$/);
+    await waitUntil('the request line', () => l.output().includes(short), 10_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const mine = l
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(short));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatch(/^\d\d:\d\d:\d\d payments-api +GET \/v2\/payments\?limit=1 401 \d+\.\d ms {2}req_[0-9a-f]{8}$/);
+  }, 150_000);
+
+  it('LOG_FORMAT=json: the services write JSON lines, every one of them', async () => {
+    const l = await launch(
+      db,
+      prefixes.at(-1) ?? '',
+      dataDir,
+      { NODE_ENV: 'development', DEV_SEED: 'false', LOG_LEVEL: 'info', LOG_FORMAT: 'json' },
+      ['vector-api'],
+    );
+    running.push(l);
+    await waitUntil('the demo data line', () => l.output().includes('[start] demo data: off (DEV_SEED=false)'), 60_000);
+    const json = l
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { service: string; msg: string });
+    expect(json.length).toBeGreaterThan(10); // Nest's route lines stay in JSON
+    expect(json.filter((line) => line.msg.startsWith('vector-api listening on '))).toHaveLength(1);
+    expect(l.output()).not.toContain('[start] logs: one line per request');
   }, 90_000);
 });

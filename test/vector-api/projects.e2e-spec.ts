@@ -1,3 +1,4 @@
+import { byId, listTenants, tenantListCases, uniqueTag } from '../support/tenant-list';
 import { client, type Call, type ErrorRes, newProject, newToken, type Res, startVectorApp, type VectorTestApp } from './support';
 
 interface TokenView {
@@ -40,8 +41,12 @@ describe('vector-api projects: the tenant of tables and tokens', () => {
         name: 'gamma',
         created_at: expect.stringMatching(ISO) as unknown,
       });
-      const list = await admin<{ data: Array<{ id: string; name: string }> }>('GET', '/admin/v1/projects');
+      const list = await admin<{ object: string; data: Array<{ id: string; name: string }>; has_more: boolean }>(
+        'GET',
+        '/admin/v1/projects?limit=100',
+      );
       expect(list.status).toBe(200);
+      expect([list.body.object, list.body.has_more, list.body.data[0]?.id]).toEqual(['list', false, res.body.id]);
       expect(list.body.data.map((p) => p.name)).toEqual(expect.arrayContaining(['default', 'alpha', 'beta', 'gamma']));
       expect(list.body.data.find((p) => p.name === 'default')?.id).toBe('proj_default');
       expect((await admin('GET', `/admin/v1/projects/${res.body.id}`)).body).toEqual(res.body);
@@ -68,6 +73,44 @@ describe('vector-api projects: the tenant of tables and tokens', () => {
       expect(extra.body.error.code).toBe('parameter_unknown');
       expect((await a.call('POST', '/admin/v1/projects', { name: 'x' })).status).toBe(401);
       expect((await client(t.app, 'wrong')('GET', '/admin/v1/projects')).status).toBe(401);
+    });
+
+    it("counts a project's tables, working tokens and stored floats in the list", async () => {
+      const tag = uniqueTag();
+      const busy = await newProject(t.app, `${tag} busy`);
+      const idle = await newProject(t.app, `${tag} idle`);
+      const call = client(t.app, busy.token);
+      expect((await call('POST', '/v1/tables', { name: 'one', dimension: 3 })).status).toBe(201);
+      expect((await call('POST', '/v1/tables', { name: 'two', dimension: 2 })).status).toBe(201);
+      const rows = [1, 2, 3, 4].map((i) => ({ id: `r${i}`, embedding: [i, 1, 0] }));
+      expect((await call('POST', '/v1/tables/one/insert', { rows })).status).toBe(201);
+      const doomed = await admin<TokenView>('POST', `/admin/v1/projects/${busy.id}/tokens`, { name: 'doomed' });
+      expect((await call('DELETE', `/v1/tokens/${doomed.body.id}`)).status).toBe(200);
+      await admin('POST', `/admin/v1/projects/${busy.id}/tokens`, { name: 'second' });
+
+      const list = await listTenants(t.app, '/admin/v1/projects', { name_prefix: tag });
+      expect(list.status).toBe(200);
+      expect(byId(list.body.data)).toEqual(
+        byId([
+          {
+            id: idle.id,
+            name: `${tag} idle`,
+            created_at: expect.stringMatching(ISO) as unknown,
+            counts: { tables: 0, active_tokens: 1, stored_floats: 0 },
+          },
+          {
+            id: busy.id,
+            name: `${tag} busy`,
+            created_at: expect.stringMatching(ISO) as unknown,
+            counts: { tables: 2, active_tokens: 2, stored_floats: 12 },
+          },
+        ]),
+      );
+    });
+
+    it("refuses a project's token with 401 invalid_api_key", async () => {
+      const res = await listTenants<ErrorRes>(t.app, '/admin/v1/projects', {}, { authorization: `Bearer ${a.token}` });
+      expect([res.status, res.body.error.code]).toEqual([401, 'invalid_api_key']);
     });
 
     it('POST /admin/v1/tokens still works: its tokens belong to the default project', async () => {
@@ -237,6 +280,18 @@ describe('vector-api projects: the tenant of tables and tokens', () => {
       expect(bad.body.error).toMatchObject({ code: 'parameter_missing', param: 'name' });
       expect((await client(t.app, 'vt_nope')('GET', '/v1/tokens')).status).toBe(401);
       expect((await admin('GET', '/v1/tokens')).status).toBe(401);
+    });
+  });
+
+  describe('GET /admin/v1/projects: the shared tenant-list checks', () => {
+    tenantListCases({
+      app: () => t.app,
+      path: '/admin/v1/projects',
+      create: async (name) => {
+        const res = await admin<{ id: string }>('POST', '/admin/v1/projects', { name });
+        expect(res.status).toBe(201);
+        return res.body.id;
+      },
     });
   });
 });

@@ -76,7 +76,7 @@ export const OFFERS_PLATFORM_ERROR_NOTES = {
     fix: 'Retry after `Retry-After` seconds.',
   },
   resource_missing: {
-    when: "An offer outside the partner's distribution agreement is missing like one that does not exist; so is another partner's OAuth client, or a deleted one, on `/api/v1/clients/{id}` routes (`param: id`); `GET /api/v1/terms` before any terms are published (no `param`).",
+    when: "An offer outside the partner's distribution agreement is missing like one that does not exist; so is another partner's OAuth client, or a deleted one, on `/api/v1/clients/{id}` routes (`param: id`); `GET /api/v1/terms` before any terms are published (no `param`). 400, not 404, when a list's `starting_after` names nothing (`GET /api/v1/allocations`: no allocation of the partner's; `GET /admin/v1/partners`: no partner); `param: starting_after`.",
     fix: 'Ask the operator to add the offer to your agreement, or to publish terms (`POST /admin/v1/terms`).',
   },
   resource_already_exists: {

@@ -61,7 +61,7 @@ export type PaymentsErrorCode = keyof typeof PAYMENTS_ERRORS;
 export const PAYMENTS_PLATFORM_ERROR_NOTES = {
   resource_missing: {
     status: 400,
-    when: "400, not 404, when an id in the body or query names nothing of the account's: `customer_id` of `POST /v2/payments`, `payment_id` of `POST /v2/refunds`, a list's `starting_after` or `ending_before`; `param` names it. An id in the path that names nothing is 404.",
+    when: "400, not 404, when an id in the body or query names nothing of the account's: `customer_id` of `POST /v2/payments`, `payment_id` of `POST /v2/refunds`, a list's `starting_after` or `ending_before` (for `GET /admin/v1/accounts`: an id of any account); `param` names it. An id in the path that names nothing is 404.",
     fix: "Send an id of this account's objects.",
   },
   parameter_invalid: {

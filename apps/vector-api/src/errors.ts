@@ -72,6 +72,11 @@ export const VECTOR_PLATFORM_ERROR_NOTES = {
     fix: 'Correct the rows `ids` lists (or the field `param` names) and send the whole batch again.',
     fields: ['ids'],
   },
+  resource_missing: {
+    status: 400,
+    when: "400, not 404, when `GET /admin/v1/projects`' `starting_after` names no project (`param: starting_after`). An id in the path that names nothing is 404.",
+    fix: 'Pass the id of the last project of the previous page, as the list returned it.',
+  },
   resource_already_exists: {
     when: '`POST /v1/tables` with a `name` already taken (`param: name`); `POST /v1/tables/{table}/insert` with ids already in the table (`param: rows`; `ids` lists them, at most 100; nothing is inserted).',
     fix: 'Choose another table name; insert only new ids (delete the old rows first to replace them).',

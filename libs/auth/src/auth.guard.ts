@@ -1,7 +1,7 @@
 import { type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BeforeBodyGuard, bearerToken, CredentialKinds, isDomainError } from '@app/platform';
+import { BeforeBodyGuard, bearerToken, CredentialKinds, isDomainError, noteRateLimit } from '@app/platform';
 import { authenticationRequired } from './authenticator';
 import { AuthenticatorRegistry } from './authenticator-registry';
 import { ConsoleSessions } from './console/console-sessions';
@@ -144,7 +144,10 @@ export class AuthGuard extends BeforeBodyGuard {
     const decision = await this.rateLimiter.hit(principal, key);
     if (decision) {
       void reply.headers(decision.headers);
-      if (!decision.allowed) throw RateLimiter.exceeded(decision);
+      if (!decision.allowed) {
+        noteRateLimit('principal');
+        throw RateLimiter.exceeded(decision);
+      }
     }
     authenticator.authorize?.(principal, {
       method: request.method,

@@ -11,11 +11,11 @@ import { type ErrorCatalog, registerErrorCodes } from './errors/error-catalog';
 import { forRoute, renderError, sendError } from './errors/exception-filter';
 import { clientErrorHandler, connectHandler } from './http/client-errors';
 import { parseJsonBody } from './http/json-body';
-import { newRequestId, runWithRequestId } from './http/request-context';
+import { newRequestId, notedRateLimit, runWithRequestId } from './http/request-context';
 import { installRoutePolicies, wantsRawJsonBody } from './http/route-policies';
 import { PlatformValidationPipe } from './http/validation';
 import { createRootLogger, PinoNestLogger } from './logging/logger';
-import { MetricsService } from './metrics/metrics.service';
+import { MetricsService, UNMATCHED_ROUTE } from './metrics/metrics.service';
 import { setHttpRoute } from './telemetry/trace-context';
 import { shutdownTracing, tracingOn } from './telemetry/tracing';
 
@@ -45,7 +45,7 @@ function installHooks(fastify: FastifyInstance, config: PlatformConfig, metrics:
   // Every response carries Request-Id; log lines written while handling it carry it too.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('Request-Id', request.id);
-    runWithRequestId(request.id, done);
+    runWithRequestId(request.id, done, request.raw);
   });
   // Node's own 400 for a missing Host (requireHostHeader) has an empty body: it is answered here.
   fastify.addHook('onRequest', (request, _reply, done) => {
@@ -75,8 +75,10 @@ function installHooks(fastify: FastifyInstance, config: PlatformConfig, metrics:
     });
   }
   fastify.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    // every 429 is a limit's refusal; the code that refused named it (noteRateLimit)
+    if (reply.statusCode === 429) metrics.rateLimited(notedRateLimit(request.raw) ?? 'other');
     done();
   });
 }
@@ -100,7 +102,7 @@ export async function createServiceApp<C extends PlatformConfig>(
   rootLogger?: PinoLogger,
 ): Promise<NestFastifyApplication> {
   if (definition.errors) registerErrorCodes(definition.errors);
-  const pino = rootLogger ?? createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const pino = rootLogger ?? createRootLogger({ service: definition.name, ...config.logOptions });
   const adapter = new FastifyAdapter({
     loggerInstance: pino,
     genReqId: () => newRequestId(),
@@ -180,7 +182,7 @@ export async function runService<C extends PlatformConfig>(definition: ServiceDe
     }
     throw err;
   }
-  const pino = createRootLogger({ service: definition.name, level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const pino = createRootLogger({ service: definition.name, ...config.logOptions });
   if (config.ADMIN_API_KEY === DEV_ADMIN_API_KEY) {
     pino.warn(`ADMIN_API_KEY is the development default '${DEV_ADMIN_API_KEY}': never use it outside development`);
   }

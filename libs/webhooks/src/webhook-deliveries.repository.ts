@@ -84,6 +84,8 @@ export interface DeliveryWork {
   readonly deliveryId: string;
   readonly status: WebhookDeliveryStatus;
   readonly roundAttempts: number;
+  /** Attempts recorded so far, over every round: 0 before the first (webhook_delivery_lag_seconds). */
+  readonly attemptCount: number;
   readonly endpoint: WebhookEndpointRecord;
   /** The event as the endpoint gets it: its own kind and data, or its dialect's type and data. */
   readonly event: {
@@ -129,6 +131,7 @@ interface WorkRow {
   id: string;
   status: WebhookDeliveryStatus;
   round_attempts: number;
+  attempt_count: number;
   endpoint_id: string;
   owner_type: string;
   owner_id: string;
@@ -226,7 +229,7 @@ export class WebhookDeliveriesRepository {
     if (deliveryIds.length === 0) return out;
     const ids = [...deliveryIds];
     const rows = await this.prisma.$queryRaw<WorkRow[]>`
-      SELECT d."id", d."status"::text AS "status", d."round_attempts",
+      SELECT d."id", d."status"::text AS "status", d."round_attempts", d."attempt_count",
               e."id" AS "endpoint_id", e."owner_type", e."owner_id", e."dialect", e."metadata", e."url", e."events", e."description",
               e."rate_limit_per_second", e."secret", e."previous_secret", e."previous_secret_expires_at",
               e."disabled_at", e."disabled_reason", e."failing_since", e."created_at" AS "endpoint_created_at",
@@ -245,6 +248,7 @@ export class WebhookDeliveriesRepository {
         deliveryId: r.id,
         status: r.status,
         roundAttempts: r.round_attempts,
+        attemptCount: r.attempt_count,
         endpoint: {
           id: r.endpoint_id,
           ownerType: r.owner_type,

@@ -15,6 +15,8 @@ export class WebhooksMetrics {
   readonly attemptDuration: Histogram<'result'>;
   /** Deliveries parked without an attempt because their endpoint or owner had no free slot, or held back by the endpoint's rate limit. */
   readonly deferrals: Counter<'limit'>;
+  /** From the event's commit (webhook_events.created_at) to the start of its delivery's first attempt. */
+  readonly deliveryLag: Histogram;
   private inFlightSource: () => number = () => 0;
   private lagSource: () => Promise<number> = () => Promise.resolve(0);
   private depthSource: () => Promise<Record<string, number>> = () => Promise.resolve({});
@@ -38,6 +40,12 @@ export class WebhooksMetrics {
       name: 'webhook_deliveries_deferred_total',
       help: "Deliveries put back without an attempt, by limit: endpoint or owner (no free slot in this worker), rate (the endpoint's rate_limit_per_second)",
       labelNames: ['limit'],
+      registers,
+    });
+    this.deliveryLag = new Histogram({
+      name: 'webhook_delivery_lag_seconds',
+      help: "Time from a webhook event's commit to the start of its delivery's first attempt, per delivery",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
       registers,
     });
     const inFlight = (): number => this.inFlightSource();

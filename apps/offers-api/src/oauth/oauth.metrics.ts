@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { MetricsService } from '@app/platform';
+import { MetricsService, noteRateLimit } from '@app/platform';
 import { Counter } from 'prom-client';
 
 /** Why a token request was refused with 429 before its secret was verified. */
@@ -56,7 +56,9 @@ export class OAuthMetrics {
     this.verifications.inc({ outcome });
   }
 
+  /** Also names the limit of the 429 (rate_limit_refusals_total{limit="token_endpoint"}). */
   refused(reason: TokenRefusal): void {
+    noteRateLimit('token_endpoint');
     this.refusals.inc({ reason });
   }
 
@@ -64,7 +66,9 @@ export class OAuthMetrics {
     this.hashes.inc();
   }
 
+  /** `address_busy` is a 429 (rate_limit_refusals_total{limit="secret_hashing"}); the others are 503. */
   hashRefused(reason: HashRefusal): void {
+    if (reason === 'address_busy') noteRateLimit('secret_hashing');
     this.hashRefusals.inc({ reason });
   }
 }

@@ -1,7 +1,14 @@
-import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, ApiErrors } from '@app/platform';
-import { ClientCreatedDto, ClientDto, PartnerCreateDto, PartnerDto } from './dto/partner.dto';
+import {
+  ClientCreatedDto,
+  ClientDto,
+  PartnerCreateDto,
+  PartnerDto,
+  PartnerListDto,
+  PartnerListQueryDto,
+} from './dto/partner.dto';
 import { PartnersService } from './partners.service';
 
 /** Partners and their OAuth clients. */
@@ -16,6 +23,16 @@ export class PartnersAdminController {
   @ApiCreatedResponse({ type: PartnerDto })
   create(@Body() body: PartnerCreateDto): Promise<PartnerDto> {
     return this.partners.createPartner(body.name, body.tier);
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: 'List partners, newest first, with the counts of their agreement and clients; search by name prefix',
+  })
+  @ApiOkResponse({ type: PartnerListDto })
+  @ApiErrors({ code: 'resource_missing', status: 400, when: 'starting_after names no partner' })
+  list(@Query() query: PartnerListQueryDto): Promise<PartnerListDto> {
+    return this.partners.listPartners(query);
   }
 
   @Get(':id')

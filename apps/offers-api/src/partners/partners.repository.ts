@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type Db, type Tx } from '@app/platform';
+import { likePrefixPattern, Prisma, PrismaService, type Db, type Tx } from '@app/platform';
 import type { Tier } from './partner-tier';
 
 export interface PartnerRecord {
@@ -7,6 +7,20 @@ export interface PartnerRecord {
   name: string;
   tier: Tier;
   createdAt: Date;
+}
+
+/** A partner with the counts the operator's list shows. */
+export interface PartnerListRecord extends PartnerRecord {
+  offersInAgreement: number;
+  activeClients: number;
+}
+
+/** A page of the operator's partner list: newest first, after a cursor, names starting with a prefix. */
+export interface PartnerPageRequest {
+  /** Rows to read (the page's limit + 1, to learn whether more follow). */
+  readonly take: number;
+  readonly after?: { readonly createdAt: Date; readonly id: string };
+  readonly namePrefix?: string;
 }
 
 export interface ClientRecord {
@@ -40,6 +54,33 @@ export class PartnersRepository {
 
   findPartner(id: string): Promise<PartnerRecord | null> {
     return this.prisma.partner.findUnique({ where: { id } });
+  }
+
+  /**
+   * The operator's list, in one statement: the page (newest first, read backwards along
+   * partners_created_at_id_idx, or by partners_name_lower_idx for a prefix), then each
+   * partner's counts, which are evaluated for the page's rows only (the inner LIMIT comes
+   * first) and each read one index range: offer_agreements' primary key, oauth_clients'
+   * partner_id index.
+   */
+  adminPage(request: PartnerPageRequest): Promise<PartnerListRecord[]> {
+    const conditions: Prisma.Sql[] = [];
+    if (request.namePrefix !== undefined) {
+      conditions.push(Prisma.sql`lower(p.name) LIKE lower(${likePrefixPattern(request.namePrefix)})`);
+    }
+    if (request.after !== undefined) {
+      conditions.push(Prisma.sql`(p.created_at, p.id) < (${request.after.createdAt}::timestamptz, ${request.after.id})`);
+    }
+    const where = conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}`;
+    return this.prisma.$queryRaw<PartnerListRecord[]>`
+      SELECT page.id, page.name, page.tier, page."createdAt",
+             (SELECT count(*)::int FROM offer_agreements a WHERE a.partner_id = page.id) AS "offersInAgreement",
+             (SELECT count(*)::int FROM oauth_clients c WHERE c.partner_id = page.id AND c.active) AS "activeClients"
+        FROM (SELECT p.id, p.name, p.tier::text AS tier, p.created_at AS "createdAt"
+                FROM partners p ${where}
+               ORDER BY p.created_at DESC, p.id DESC
+               LIMIT ${request.take}::int) page
+       ORDER BY page."createdAt" DESC, page.id DESC`;
   }
 
   /**

@@ -1,7 +1,7 @@
-import { Body, Controller, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '@app/platform';
-import { NameDto, PaymentAccountCreatedDto } from './dto/payment-account.dto';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminOnly, ApiErrors } from '@app/platform';
+import { NameDto, PaymentAccountCreatedDto, PaymentAccountListDto, PaymentAccountListQueryDto } from './dto/payment-account.dto';
 import { PaymentAccountsService } from './payment-accounts.service';
 
 /** Accounts with a test and a live key. */
@@ -16,5 +16,13 @@ export class PaymentAccountsAdminController {
   @ApiCreatedResponse({ type: PaymentAccountCreatedDto })
   create(@Body() body: NameDto): Promise<PaymentAccountCreatedDto> {
     return this.accounts.create(body.name);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List accounts, newest first, with their working API keys by mode; search by name prefix' })
+  @ApiOkResponse({ type: PaymentAccountListDto })
+  @ApiErrors({ code: 'resource_missing', status: 400, when: 'starting_after names no account' })
+  list(@Query() query: PaymentAccountListQueryDto): Promise<PaymentAccountListDto> {
+    return this.accounts.list(query);
   }
 }

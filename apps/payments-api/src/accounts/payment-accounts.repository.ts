@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Prisma, PrismaService, type Tx } from '@app/platform';
+import { likePrefixPattern, Prisma, PrismaService, type Tx } from '@app/platform';
 import { type Cursor, keyset, type PageRequest } from '../common/list';
 import type { ApiKeyKind, PaymentsMode, Permissions } from './payments-key.principal';
 
@@ -7,6 +7,20 @@ export interface PaymentAccountRecord {
   id: string;
   name: string;
   createdAt: Date;
+}
+
+/** An account with the counts the operator's list shows. */
+export interface PaymentAccountListRecord extends PaymentAccountRecord {
+  testApiKeys: number;
+  liveApiKeys: number;
+}
+
+/** A page of the operator's account list: newest first, after a cursor, names starting with a prefix. */
+export interface AccountPageRequest {
+  /** Rows to read (the page's limit + 1, to learn whether more follow). */
+  readonly take: number;
+  readonly after?: Cursor;
+  readonly namePrefix?: string;
 }
 
 export interface NewPaymentKey {
@@ -75,6 +89,41 @@ export class PaymentAccountsRepository {
   /** The account's id and name, or null. */
   findAccount(id: string): Promise<{ id: string; name: string } | null> {
     return this.prisma.paymentAccount.findUnique({ where: { id }, select: { id: true, name: true } });
+  }
+
+  /** The account's position in the operator's list, or null. */
+  accountCursor(id: string): Promise<Cursor | null> {
+    return this.prisma.paymentAccount.findUnique({ where: { id }, select: { id: true, createdAt: true } });
+  }
+
+  /**
+   * The operator's list, in one statement: the page (newest first, read backwards along
+   * payment_accounts_created_at_id_idx, or by payment_accounts_name_lower_idx for a prefix),
+   * then each account's working keys by mode, evaluated for the page's rows only (the inner
+   * LIMIT comes first), each one range of payment_api_keys' (account_id, created_at, id) index.
+   */
+  adminPage(request: AccountPageRequest, now: Date): Promise<PaymentAccountListRecord[]> {
+    const conditions: Prisma.Sql[] = [];
+    if (request.namePrefix !== undefined) {
+      conditions.push(Prisma.sql`lower(a.name) LIKE lower(${likePrefixPattern(request.namePrefix)})`);
+    }
+    if (request.after !== undefined) {
+      conditions.push(Prisma.sql`(a.created_at, a.id) < (${request.after.createdAt}::timestamptz, ${request.after.id})`);
+    }
+    const where = conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}`;
+    return this.prisma.$queryRaw<PaymentAccountListRecord[]>`
+      SELECT page.id, page.name, page."createdAt", keys."testApiKeys", keys."liveApiKeys"
+        FROM (SELECT a.id, a.name, a.created_at AS "createdAt"
+                FROM payment_accounts a ${where}
+               ORDER BY a.created_at DESC, a.id DESC
+               LIMIT ${request.take}::int) page
+       CROSS JOIN LATERAL (
+             SELECT (count(*) FILTER (WHERE k.mode = 'test'))::int AS "testApiKeys",
+                    (count(*) FILTER (WHERE k.mode = 'live'))::int AS "liveApiKeys"
+               FROM payment_api_keys k
+              WHERE k.account_id = page.id AND k.revoked_at IS NULL
+                AND (k.expires_at IS NULL OR k.expires_at > ${now}::timestamptz)) keys
+       ORDER BY page."createdAt" DESC, page.id DESC`;
   }
 
   /** The key presented (by hash), unless revoked; expiry is the caller's to check (against its clock). */

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { apiKeyHash, newOpaqueSecret } from '@app/auth';
-import { newId, TransactionRunner } from '@app/platform';
-import type { PaymentAccountCreatedDto } from './dto/payment-account.dto';
+import { Clock, newId, TransactionRunner } from '@app/platform';
+import { type ListQuery, resolvePage } from '../common/list';
+import {
+  type PaymentAccountCreatedDto,
+  type PaymentAccountListDto,
+  type PaymentAccountListQueryDto,
+  toPaymentAccountDto,
+} from './dto/payment-account.dto';
 import { PaymentAccountsRepository } from './payment-accounts.repository';
 
 /** Payment accounts for the admin API. Keys are returned once, then only their hashes exist. */
@@ -10,7 +16,30 @@ export class PaymentAccountsService {
   constructor(
     private readonly repository: PaymentAccountsRepository,
     private readonly transactions: TransactionRunner,
+    private readonly clock: Clock,
   ) {}
+
+  /**
+   * The operator's list: newest first, `starting_after` any account's id (an unknown one is a
+   * 400 resource_missing naming it, as every list of this service answers), each account with
+   * its working keys by mode (docs/decisions.md 389–398).
+   */
+  async list(query: PaymentAccountListQueryDto): Promise<PaymentAccountListDto> {
+    const cursorQuery: ListQuery = {
+      limit: query.limit,
+      ...(query.starting_after === undefined ? {} : { starting_after: query.starting_after }),
+    };
+    const page = await resolvePage(cursorQuery, 'account', (id) => this.repository.accountCursor(id));
+    const rows = await this.repository.adminPage(
+      {
+        take: page.limit + 1,
+        ...(page.after === undefined ? {} : { after: page.after }),
+        ...(query.name_prefix === undefined ? {} : { namePrefix: query.name_prefix }),
+      },
+      this.clock.now(),
+    );
+    return { object: 'list', data: rows.slice(0, page.limit).map(toPaymentAccountDto), has_more: rows.length > page.limit };
+  }
 
   /** A new account with one test and one live key. */
   async create(name: string): Promise<PaymentAccountCreatedDto> {

@@ -1,8 +1,8 @@
-import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, ApiErrors } from '@app/platform';
 import { NameDto, VectorTokenCreatedDto } from '../tokens/dto/vector-token.dto';
-import { CreateProjectDto, ProjectDto, ProjectListDto } from './dto/project.dto';
+import { CreateProjectDto, ProjectDto, ProjectListDto, ProjectListQueryDto } from './dto/project.dto';
 import { ProjectsService } from './projects.service';
 
 /** Projects (the vector tenant) and their first tokens, for the operator. */
@@ -20,10 +20,14 @@ export class ProjectsAdminController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Every project, oldest first' })
+  @ApiOperation({
+    summary: 'List projects, newest first, with their tables, tokens and stored floats; search by name prefix',
+    description: 'Until issue 36 this answered `{data}` with every project, oldest first; it is now a cursor list.',
+  })
   @ApiOkResponse({ type: ProjectListDto })
-  async list(): Promise<ProjectListDto> {
-    return { data: await this.projects.list() };
+  @ApiErrors({ code: 'resource_missing', status: 400, when: 'starting_after names no project' })
+  list(@Query() query: ProjectListQueryDto): Promise<ProjectListDto> {
+    return this.projects.list(query);
   }
 
   @Get(':id')

@@ -1,10 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type Tx } from '@app/platform';
+import { likePrefixPattern, Prisma, PrismaService, type Tx } from '@app/platform';
 
 export interface ProjectRecord {
   readonly id: string;
   readonly name: string;
   readonly createdAt: Date;
+}
+
+/** A project with the counts the operator's list shows. */
+export interface ProjectListRecord extends ProjectRecord {
+  readonly tables: number;
+  readonly activeTokens: number;
+  /** int8: a bigint as $queryRaw reads it. */
+  readonly storedFloats: bigint;
+}
+
+/** A page of the operator's project list: newest first, after a cursor, names starting with a prefix. */
+export interface ProjectPageRequest {
+  /** Rows to read (the page's limit + 1, to learn whether more follow). */
+  readonly take: number;
+  readonly after?: { readonly createdAt: Date; readonly id: string };
+  readonly namePrefix?: string;
 }
 
 /** The id of the project that existing data and `POST /admin/v1/tokens` belong to (migration 20261125170000). */
@@ -21,8 +37,30 @@ export class ProjectsRepository {
     return tx.vectorProject.create({ data: { id, name }, select: RECORD });
   }
 
-  list(): Promise<ProjectRecord[]> {
-    return this.prisma.vectorProject.findMany({ select: RECORD, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  /**
+   * The operator's list, in one statement: the page (newest first, read backwards along
+   * vector_projects_created_at_id_idx, or by vector_projects_name_lower_idx for a prefix),
+   * then each project's counts, evaluated for the page's rows only (the inner LIMIT comes
+   * first), each one index range: vector_tables' (project_id, name), vector_tokens' project_id.
+   */
+  adminPage(request: ProjectPageRequest): Promise<ProjectListRecord[]> {
+    const conditions: Prisma.Sql[] = [];
+    if (request.namePrefix !== undefined) {
+      conditions.push(Prisma.sql`lower(p.name) LIKE lower(${likePrefixPattern(request.namePrefix)})`);
+    }
+    if (request.after !== undefined) {
+      conditions.push(Prisma.sql`(p.created_at, p.id) < (${request.after.createdAt}::timestamptz, ${request.after.id})`);
+    }
+    const where = conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}`;
+    return this.prisma.$queryRaw<ProjectListRecord[]>`
+      SELECT page.id, page.name, page."createdAt", page."storedFloats",
+             (SELECT count(*)::int FROM vector_tables t WHERE t.project_id = page.id) AS tables,
+             (SELECT count(*)::int FROM vector_tokens k WHERE k.project_id = page.id AND k.revoked_at IS NULL) AS "activeTokens"
+        FROM (SELECT p.id, p.name, p.created_at AS "createdAt", p.stored_floats AS "storedFloats"
+                FROM vector_projects p ${where}
+               ORDER BY p.created_at DESC, p.id DESC
+               LIMIT ${request.take}::int) page
+       ORDER BY page."createdAt" DESC, page.id DESC`;
   }
 
   find(id: string): Promise<ProjectRecord | null> {

@@ -1,22 +1,93 @@
 import { MetricsService } from '@app/platform';
 import { Injectable } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 import { Gauge } from 'prom-client';
+import { VectorConfig } from '../config';
+import { type IndexState } from '../engine/types';
 import { LiveTables } from './live-tables';
 
+/** The states `vector_tables{state}` reports: a held table's index state, or `loading` (listed, its load after start not done). */
+export const TABLE_STATES = ['ready', 'building', 'exact', 'loading'] as const satisfies ReadonlyArray<IndexState | 'loading'>;
+
+/** What the gauges read at one scrape: one pass over the held tables, O(tables), no I/O. */
+export interface TablesSummary {
+  readonly byState: Record<(typeof TABLE_STATES)[number], number>;
+  /** Rows not yet in their table's index (hnsw's pending rows; every row of an ivf table while it trains). */
+  readonly backlogRows: number;
+  /** Oldest age in seconds of the last snapshot (or load) of a table with changes not in a snapshot; 0 when none. */
+  readonly oldestSnapshotAgeSeconds: number;
+}
+
+export function summarize(live: LiveTables, snapshots: boolean, nowMs = performance.now()): TablesSummary {
+  const byState = { ready: 0, building: 0, exact: 0, loading: 0 };
+  let backlogRows = 0;
+  let oldest = 0;
+  for (const t of live.all()) {
+    const status = t.collection.status();
+    byState[status.state]++;
+    if (status.state === 'building') backlogRows += status.details.pending ?? status.details.rows ?? 0;
+    if (snapshots && t.collection.changes > 0) oldest = Math.max(oldest, nowMs - (t.snapshot?.at ?? t.since));
+  }
+  const progress = live.progress();
+  byState.loading = Math.max(0, progress.tables_total - progress.tables_loaded);
+  return { byState, backlogRows, oldestSnapshotAgeSeconds: oldest / 1000 };
+}
+
 /**
- * `vector_tables_held`: the tables this instance holds in memory, read at scrape time. With
- * `VECTOR_PARTITION` only its partition's (docs/scaling.md); every instance of one group
- * shows the same number once synced.
+ * The vector tables of this instance, aggregated (table names are tenant-chosen: never a
+ * label; per-table detail is in `GET .../tables` and the console), read at scrape time from
+ * memory. With `VECTOR_PARTITION` only its partition's tables (docs/scaling.md).
+ * - `vector_tables_held`: tables held in memory;
+ * - `vector_tables{state}`: held tables by index state, and `loading` ones;
+ * - `vector_index_build_backlog_rows`: rows on their way into an index, summed;
+ * - `vector_snapshot_oldest_age_seconds`: how long the oldest unsnapshotted change has gone
+ *   without a snapshot of its table (a restart replays the change log since then; the log
+ *   keeps an hour). 0 with `VECTOR_SNAPSHOTS=false`.
  */
 @Injectable()
 export class TablesMetrics {
-  constructor(metrics: MetricsService, live: LiveTables) {
+  constructor(metrics: MetricsService, live: LiveTables, config: VectorConfig) {
+    const registers = [metrics.registry];
+    // one summary per scrape, shared by the gauges collected in that scrape
+    let cached: { at: number; summary: TablesSummary } | undefined;
+    const summary = (): TablesSummary => {
+      const now = performance.now();
+      if (cached === undefined || now - cached.at > 100)
+        cached = { at: now, summary: summarize(live, config.VECTOR_SNAPSHOTS, now) };
+      return cached.summary;
+    };
     new Gauge({
       name: 'vector_tables_held',
       help: 'Tables this instance holds in memory (with VECTOR_PARTITION: only its partition)',
-      registers: [metrics.registry],
+      registers,
       collect() {
         this.set(live.all().length);
+      },
+    });
+    new Gauge({
+      name: 'vector_tables',
+      help: 'Tables of this instance by index state (ready, building, exact = small table answered exactly, loading = not loaded yet after start)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const { byState } = summary();
+        for (const state of TABLE_STATES) this.set({ state }, byState[state]);
+      },
+    });
+    new Gauge({
+      name: 'vector_index_build_backlog_rows',
+      help: 'Rows not yet in their table index (queries scan them exactly), summed over the tables of this instance',
+      registers,
+      collect() {
+        this.set(summary().backlogRows);
+      },
+    });
+    new Gauge({
+      name: 'vector_snapshot_oldest_age_seconds',
+      help: 'Age of the oldest table snapshot (or load) among tables with changes not yet in a snapshot; 0 when none',
+      registers,
+      collect() {
+        this.set(summary().oldestSnapshotAgeSeconds);
       },
     });
   }

@@ -10,7 +10,7 @@ import {
   RateLimiter,
   type RateLimitPolicy,
 } from '@app/auth';
-import { AnyQuery, ApiErrors, clientAddressKey, PlatformConfig, SERVICE_NAME } from '@app/platform';
+import { AnyQuery, ApiErrors, clientAddressKey, noteRateLimit, PlatformConfig, SERVICE_NAME } from '@app/platform';
 import { CONSOLE_TENANTS, type ConsoleTenants } from '../console-tenants';
 import { type ConsoleAsset, CONSOLE_SECURITY_HEADERS, loadConsoleAssets } from './console-assets';
 import { ConsoleSessionDto, ConsoleSignedOutDto, ConsoleSignInDto } from './console.dto';
@@ -94,6 +94,7 @@ export class ConsoleController implements OnModuleInit {
     const decision = await this.limiter.hitKey(key, policy);
     if (decision === undefined) return false;
     if (decision.allowed) return true;
+    noteRateLimit('sign_in');
     throw new ConsoleError(
       'rate_limit_exceeded',
       `Too many failed console sign-ins from this address (CONSOLE_SIGN_IN_FAILURES_PER_MINUTE is ${limit}). Retry after ${decision.retryAfterSeconds} seconds.`,

@@ -6,6 +6,7 @@ import { DomainError } from '../errors/domain-error';
 import { clientAddressKey } from '../http/client-address';
 import { CredentialKinds } from '../http/credential-kinds';
 import { bearerToken, constantTimeEqual } from '../http/credentials';
+import { noteRateLimit } from '../http/request-context';
 import { BeforeBodyGuard } from '../http/route-policies';
 import { FixedWindowCounter } from '../rate-limit/fixed-window-counter';
 
@@ -45,6 +46,7 @@ export class AdminGuard extends BeforeBodyGuard {
       const key = `ratelimit:admin-auth:${this.config.QUEUE_PREFIX}:${clientAddressKey(request.ip)}`;
       const window = valid ? await this.failures.peek(key, WINDOW_SECONDS) : await this.failures.hit(key, WINDOW_SECONDS);
       if (window && (valid ? window.count >= limit : window.count > limit)) {
+        noteRateLimit('admin_auth');
         throw new DomainError(
           'rate_limit_exceeded',
           `Too many failed admin authentications from this address. Retry after ${window.resetSeconds} seconds.`,

@@ -84,4 +84,20 @@ describe('loadConfig', () => {
     expect(loadConfig(AppConfig, { ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
     expect(problemsOf(() => loadConfig(AppConfig, { ...base, TRUST_PROXY: 'yes please' }))).toEqual(['TRUST_PROXY']);
   });
+
+  it('LOG_FORMAT: json by default in every environment, pretty when asked; colour from NO_COLOR/FORCE_COLOR', () => {
+    const production = { ...base, NODE_ENV: 'production', ADMIN_API_KEY: 'k'.repeat(40) };
+    expect(loadConfig(AppConfig, production).LOG_FORMAT).toBe('json');
+    expect(loadConfig(AppConfig, { ...base, NODE_ENV: 'development' }).LOG_FORMAT).toBe('json');
+    expect(loadConfig(AppConfig, { ...production, LOG_FORMAT: 'pretty' }).LOG_FORMAT).toBe('pretty');
+    expect(problemsOf(() => loadConfig(AppConfig, { ...base, LOG_FORMAT: 'colour' }))).toEqual(['LOG_FORMAT']);
+    expect(loadConfig(AppConfig, base).logColor).toBe('auto');
+    expect(loadConfig(AppConfig, { ...base, NO_COLOR: '1' }).logColor).toBe('never');
+    expect(loadConfig(AppConfig, { ...base, FORCE_COLOR: '1' }).logColor).toBe('always');
+    expect(loadConfig(AppConfig, { ...base, LOG_FORMAT: 'pretty', NO_COLOR: '1' }).logOptions).toEqual({
+      level: 'info',
+      format: 'pretty',
+      color: 'never',
+    });
+  });
 });

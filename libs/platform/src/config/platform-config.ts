@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Expose, Type } from 'class-transformer';
 import { getMetadataStorage, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
+import { type ColorMode, colorMode } from '../logging/pretty-lines';
 import { parseHostPorts, type RedisTopology } from '../queue/redis-topology';
 
 export const DEV_ADMIN_API_KEY = 'dev-admin-key';
@@ -241,9 +242,36 @@ export abstract class PlatformConfig {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
 
+  /**
+   * `json` (default, every environment): one JSON object per line. `pretty`: one short line
+   * per request or event for a person at a terminal (libs/platform/src/logging/pretty-lines.ts,
+   * no dev dependency). `npm start` chooses `pretty` in development unless LOG_FORMAT is set.
+   */
   @Expose()
   @IsIn(['json', 'pretty'])
   LOG_FORMAT: 'json' | 'pretty' = 'json';
+
+  /** The no-color.org convention: set (non-empty), LOG_FORMAT=pretty writes no ANSI colour. */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  NO_COLOR?: string;
+
+  /** Anything but `0`/`false`: LOG_FORMAT=pretty writes colour even when stdout is not a terminal. */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  FORCE_COLOR?: string;
+
+  /** Colour of the pretty format, from NO_COLOR and FORCE_COLOR (`auto`: when stdout is a terminal). */
+  get logColor(): ColorMode {
+    return colorMode({ NO_COLOR: this.NO_COLOR, FORCE_COLOR: this.FORCE_COLOR });
+  }
+
+  /** LOG_LEVEL, LOG_FORMAT and the colour, as the root logger takes them. */
+  get logOptions(): { level: string; format: 'json' | 'pretty'; color: ColorMode } {
+    return { level: this.LOG_LEVEL, format: this.LOG_FORMAT, color: this.logColor };
+  }
 
   /**
    * Which proxies to trust for X-Forwarded-For (the client address used by per-IP limits

@@ -4,6 +4,7 @@ import { Clock } from '../clock';
 import { PlatformConfig } from '../config/platform-config';
 import type { Prisma } from '../database/generated/client';
 import { DomainError } from '../errors/domain-error';
+import { MetricsService } from '../metrics/metrics.service';
 import type { ResponseSealer, StoredResponse } from './idempotency-context';
 import { IdempotencyRepository } from './idempotency.repository';
 
@@ -76,6 +77,7 @@ export class IdempotencyService {
     private readonly repository: IdempotencyRepository,
     private readonly config: PlatformConfig,
     private readonly clock: Clock,
+    private readonly metrics: MetricsService,
   ) {}
 
   async claim(
@@ -105,6 +107,7 @@ export class IdempotencyService {
       if (!existing) continue; // released or purged between the two statements: try again
       const expired = existing.expiresAt < now;
       if (!expired && existing.fingerprint !== fingerprint) {
+        this.metrics.idempotencyConflict('body_mismatch');
         throw new DomainError(
           'idempotency_key_reused',
           'Keys for idempotent requests can only be used with the same parameters they were first used with.',
@@ -123,6 +126,7 @@ export class IdempotencyService {
         continue;
       }
       const waitMs = (existing.lockedUntil?.getTime() ?? now.getTime()) - now.getTime();
+      this.metrics.idempotencyConflict('in_flight');
       throw new DomainError(
         'idempotency_key_in_use',
         'A request with this Idempotency-Key is still being processed. Retry later.',
@@ -132,6 +136,7 @@ export class IdempotencyService {
         },
       );
     }
+    this.metrics.idempotencyConflict('in_flight');
     throw new DomainError(
       'idempotency_key_in_use',
       'A request with this Idempotency-Key is being processed concurrently. Retry later.',

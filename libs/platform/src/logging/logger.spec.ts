@@ -73,3 +73,49 @@ describe('structured logging', () => {
     expect(lines[1]).toMatchObject({ orderId: 'ord_1', context: 'Billing', level: 40 });
   });
 });
+
+describe('LOG_FORMAT', () => {
+  function text(): { out: string[]; stream: Writable } {
+    const out: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        out.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    return { out, stream };
+  }
+
+  it('pretty: short lines, secrets scrubbed and redacted before the formatter sees them', () => {
+    const { out, stream } = text();
+    const logger = createRootLogger({ service: 'test', level: 'info', format: 'pretty', color: 'never' }, stream);
+    logger.warn(
+      { secret: 'whsec_hidden', statusCode: 500 },
+      'receiver refused sk_test_AbCdEfGhIjKlMnOp with Bearer abcdefghijkl',
+    );
+    logger.error({ err: new Error('failed for vt_AbCdEfGhIjKlMnOpQrStUvWx') }, 'boom');
+    const all = out.join('');
+    for (const leaked of ['whsec_hidden', 'AbCdEfGhIjKlMnOp', 'abcdefghijkl', 'vt_AbCd']) expect(all).not.toContain(leaked);
+    expect(all).not.toMatch(/^\{/m);
+    const lines = all.split('\n');
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d test {10}WARN {2}receiver refused \[redacted\] with Bearer \[redacted\] {2}500$/);
+    expect(lines[1]).toMatch(/ERROR boom$/);
+    expect(lines[2]).toBe('    Error: failed for [redacted]');
+    expect(lines[3]).toMatch(/^ {4}at /);
+  });
+
+  it('pretty: colour only when asked (a capture stream is no terminal)', () => {
+    const plain = text();
+    createRootLogger({ service: 'test', level: 'info', format: 'pretty' }, plain.stream).error('x');
+    const forced = text();
+    createRootLogger({ service: 'test', level: 'info', format: 'pretty', color: 'always' }, forced.stream).error('x');
+    expect(plain.out.join('')).not.toContain('\u001b[');
+    expect(forced.out.join('')).toContain('\u001b[31m');
+  });
+
+  it('json: one JSON object per line', () => {
+    const { out, stream } = text();
+    createRootLogger({ service: 'test', level: 'info', format: 'json' }, stream).info({ statusCode: 200 }, 'hello');
+    expect(JSON.parse(out.join(''))).toMatchObject({ level: 30, service: 'test', statusCode: 200, msg: 'hello' });
+  });
+});

@@ -1,7 +1,9 @@
 import type { LoggerService } from '@nestjs/common';
+import { isatty } from 'node:tty';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { currentRequestId } from '../http/request-context';
 import { logCorrelation } from '../telemetry/log-correlation';
+import { type ColorMode, prettyDestination, wantsColor } from './pretty-lines';
 
 /**
  * Paths pino removes from every log line: credentials in headers, and secrets or tokens
@@ -71,11 +73,17 @@ export interface LoggerOptions {
   readonly service: string;
   readonly level: string;
   readonly format: 'json' | 'pretty';
+  /** Pretty format only: ANSI colour `always`, `never`, or `auto` (default: when stdout is a terminal). */
+  readonly color?: ColorMode;
 }
 
-/** The service's pino logger; `destination` defaults to stdout (tests pass a capture stream). */
+/**
+ * The service's pino logger; `destination` defaults to stdout (tests pass a capture stream).
+ * `format: 'pretty'` writes our own short lines (./pretty-lines.ts) to that destination; the
+ * secret scrubbing of `hooks.streamWrite` runs before, on the JSON line pino serialized.
+ */
 export function createRootLogger(options: LoggerOptions, destination?: DestinationStream): Logger {
-  const pretty = options.format === 'pretty' && destination === undefined;
+  const target = options.format === 'pretty' ? prettyTarget(options, destination) : destination;
   const settings = {
     level: options.level,
     base: { service: options.service },
@@ -84,9 +92,13 @@ export function createRootLogger(options: LoggerOptions, destination?: Destinati
     hooks: { streamWrite: scrubSecrets },
     mixin: logCorrelation,
     timestamp: pino.stdTimeFunctions.isoTime,
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
   };
-  return destination === undefined ? pino(settings) : pino(settings, destination);
+  return target === undefined ? pino(settings) : pino(settings, target);
+}
+
+function prettyTarget(options: LoggerOptions, destination: DestinationStream | undefined): DestinationStream {
+  const sink = destination ?? pino.destination({ dest: 1, sync: true });
+  return prettyDestination(sink, wantsColor(options.color ?? 'auto', destination === undefined && isatty(1)));
 }
 
 /** Nest's logger interface over pino; adds the current request id to every line. */

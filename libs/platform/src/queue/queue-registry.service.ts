@@ -1,6 +1,16 @@
+import { performance } from 'node:perf_hooks';
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
-import { Queue, Worker, type WorkerOptions } from 'bullmq';
-import { Gauge } from 'prom-client';
+import {
+  DelayedError,
+  type Job,
+  Queue,
+  RateLimitError,
+  WaitingChildrenError,
+  WaitingError,
+  Worker,
+  type WorkerOptions,
+} from 'bullmq';
+import { Gauge, Histogram } from 'prom-client';
 import { PlatformConfig } from '../config/platform-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { dispatchJob, type JobHandlers, type JobMap, type QueueDefinition, TypedQueue } from './queue-definition';
@@ -12,6 +22,25 @@ import { bullTelemetry } from '../telemetry/bullmq-telemetry';
 
 /** Job states reported by the `queue_jobs` gauge. */
 const GAUGED_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized', 'waiting-children'] as const;
+
+/**
+ * How a processed job ended (`queue_job_duration_seconds{outcome}`): `completed`, `failed`
+ * (it threw; BullMQ retries it or keeps it failed), `deferred` (the processor moved it back
+ * to delayed or waiting on purpose: DelayedError and its kin, not a failure).
+ */
+export type JobOutcome = 'completed' | 'failed' | 'deferred';
+
+function outcomeOf(err: unknown): JobOutcome {
+  const deferred =
+    err instanceof DelayedError ||
+    err instanceof WaitingError ||
+    err instanceof WaitingChildrenError ||
+    err instanceof RateLimitError;
+  return deferred ? 'deferred' : 'failed';
+}
+
+/** Seconds; jobs run from a millisecond (a purge batch) to minutes (a large sweep). */
+const JOB_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /** How long shutdown waits for a worker or queue to close before forcing it (e.g. Redis unreachable). */
 const CLOSE_GRACE_MS = 5_000;
@@ -51,6 +80,7 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
   private readonly queues = new Map<string, Queue>();
   private readonly workers: Worker[] = [];
   private readonly warnings = new ThrottledWarning(this.logger);
+  private readonly jobDuration: Histogram<'queue' | 'job_name' | 'outcome'>;
 
   constructor(
     private readonly config: PlatformConfig,
@@ -63,6 +93,7 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
       help: 'BullMQ jobs by queue and state, read at scrape time (absent while Redis does not answer)',
       labelNames: ['queue', 'state'],
       registers: [metrics.registry],
+      // one getJobCounts (one Redis round trip) per queue of the process, at most 1 s
       async collect() {
         this.reset();
         await Promise.all(
@@ -72,6 +103,13 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
           }),
         );
       },
+    });
+    this.jobDuration = new Histogram({
+      name: 'queue_job_duration_seconds',
+      help: 'Time the worker spent processing a job, by queue, job name and outcome (completed, failed, deferred)',
+      labelNames: ['queue', 'job_name', 'outcome'],
+      buckets: JOB_BUCKETS,
+      registers: [metrics.registry],
     });
   }
 
@@ -102,7 +140,23 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
   ): Worker | undefined {
     if (!this.config.runsWorkers) return undefined;
     const telemetry = bullTelemetry();
-    const worker = new Worker(definition.name, (job, token) => dispatchJob(handlers, job, token), {
+    const known = new Set(Object.keys(handlers));
+    const timed = async (job: Job, token: string | undefined): Promise<Result> => {
+      const started = performance.now();
+      // a name no handler serves is one label value, not the name the producer chose
+      const labels = { queue: definition.name, job_name: known.has(job.name) ? job.name : 'unknown' };
+      const observe = (outcome: JobOutcome): void =>
+        this.jobDuration.observe({ ...labels, outcome }, (performance.now() - started) / 1000);
+      try {
+        const result = await dispatchJob(handlers, job, token);
+        observe('completed');
+        return result;
+      } catch (err) {
+        observe(outcomeOf(err));
+        throw err;
+      }
+    };
+    const worker = new Worker(definition.name, timed, {
       connection: this.redis.bullConnection(),
       prefix: this.prefix(definition.name),
       ...(telemetry === undefined ? {} : { telemetry }),

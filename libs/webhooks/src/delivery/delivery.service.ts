@@ -226,6 +226,9 @@ export class DeliveryService implements OnApplicationShutdown {
   async exchange(work: DeliveryWork): Promise<Exchange> {
     const now = this.clock.now();
     const { endpoint } = work;
+    // commit to first attempt; later attempts (retries, a recovery) are not lag
+    if (work.attemptCount === 0)
+      this.metrics.deliveryLag.observe(Math.max(0, now.getTime() - work.event.createdAt.getTime()) / 1000);
     const secrets: [string, ...string[]] = [endpoint.secret];
     if (endpoint.previousSecret !== null && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now) {
       secrets.push(endpoint.previousSecret);

@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsString, Length } from 'class-validator';
-import { IsDisplayName } from '@app/platform';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsDisplayName, NamePrefix, PageLimit } from '@app/platform';
+import type { PaymentAccountListRecord } from '../payment-accounts.repository';
 
 /** The body of POST /admin/v1/accounts. */
 export class NameDto {
@@ -17,4 +18,58 @@ export class PaymentAccountCreatedDto {
   @ApiProperty({ example: 'sk_test_...', description: 'Shown once; stored only as SHA-256.' }) test_key!: string;
   @ApiProperty({ example: 'sk_live_...', description: 'Shown once; stored only as SHA-256.' }) live_key!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+/** GET /admin/v1/accounts: newest first, cursor paging, an optional name prefix. */
+export class PaymentAccountListQueryDto {
+  @PageLimit(10)
+  limit: number = 10;
+
+  @ApiPropertyOptional({
+    description: 'An account id: the accounts after it in this order (the next page)',
+    example: 'acct_7bWq2mZx9Lc4Vd1NpT8kRs3Y',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  starting_after?: string;
+
+  @NamePrefix('demo')
+  name_prefix?: string;
+}
+
+export class PaymentAccountCountsDto {
+  @ApiProperty({
+    type: 'integer',
+    example: 1,
+    description: 'Test-mode API keys (secret and restricted) that still work: not revoked, not past their expiry',
+  })
+  test_api_keys!: number;
+
+  @ApiProperty({ type: 'integer', example: 2, description: 'Live-mode API keys that still work, the same way' })
+  live_api_keys!: number;
+}
+
+export class PaymentAccountDto {
+  @ApiProperty({ example: 'acct_7bWq2mZx9Lc4Vd1NpT8kRs3Y' }) id!: string;
+  @ApiProperty({ example: 'Demo Shop' }) name!: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T05:00:00.000Z' }) created_at!: string;
+  @ApiProperty({ type: PaymentAccountCountsDto, description: 'Counted when the page is read' })
+  counts!: PaymentAccountCountsDto;
+}
+
+export class PaymentAccountListDto {
+  @ApiProperty({ enum: ['list'] }) object!: 'list';
+  @ApiProperty({ type: [PaymentAccountDto], description: 'Newest first (created_at, then id, descending)' })
+  data!: PaymentAccountDto[];
+  @ApiProperty({ description: 'More accounts follow: pass the last id as `starting_after`' }) has_more!: boolean;
+}
+
+export function toPaymentAccountDto(a: PaymentAccountListRecord): PaymentAccountDto {
+  return {
+    id: a.id,
+    name: a.name,
+    created_at: a.createdAt.toISOString(),
+    counts: { test_api_keys: a.testApiKeys, live_api_keys: a.liveApiKeys },
+  };
 }
