@@ -21,6 +21,7 @@ const common = {
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {
     '^@app/(platform|auth|webhooks|console)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@app/platform/telemetry$': '<rootDir>/libs/platform/src/telemetry/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.data/'],

@@ -12,9 +12,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, parent, ...rest) {
-  const alias = /^@app\/([a-z-]+)$/.exec(request);
-  if (alias && existsSync(join(root, 'libs', alias[1], 'src', 'index.ts')))
-    request = join(root, 'libs', alias[1], 'src', 'index.ts');
+  // @app/<lib> and @app/<lib>/<folder> (the platform's telemetry entry, loaded first by main.ts)
+  const alias = /^@app\/([a-z-]+)(?:\/([a-z-]+))?$/.exec(request);
+  const aliased = alias && join(root, 'libs', alias[1], 'src', alias[2] ?? '', 'index.ts');
+  if (aliased && existsSync(aliased)) request = aliased;
   else if (request.startsWith('.') && request.endsWith('.js') && parent?.filename) {
     const ts = resolve(dirname(parent.filename), `${request.slice(0, -3)}.ts`);
     if (existsSync(ts)) request = ts;

@@ -82,6 +82,16 @@ export const conventionBlocks = [
     ]),
   },
   {
+    // main.ts loads the platform's telemetry entry before anything else (tracing must start
+    // before the modules it instruments load): that one folder of a lib, there only
+    files: ['apps/*-api/src/main.ts'],
+    rules: importBoundaries([
+      { regex: '^(\\.\\./)+(libs|apps)/', message: 'A lib through its index (@app/<lib>); another app never.' },
+      OTHER_LIB_OR_APP,
+      { regex: '^@app/(?!platform/telemetry$)[a-z-]+/', message: THROUGH_INDEX.message },
+    ]),
+  },
+  {
     // the console's front end is bundled for the browser: no server code
     files: CONSOLE_FRONT_END,
     rules: importBoundaries([
@@ -115,7 +125,9 @@ export const conventionBlocks = [
   },
   {
     files: APP_AND_LIB,
-    ignores: ['libs/platform/src/config/load-config.ts'],
+    // telemetry/tracing.ts: whether OpenTelemetry's SDK starts (its own OTEL_* variables, which
+    // it reads itself) is decided in main.ts before any module, the config's included, loads
+    ignores: ['libs/platform/src/config/load-config.ts', 'libs/platform/src/telemetry/tracing.ts'],
     rules: {
       'conventions/env-in-config': [
         'error',

@@ -67,6 +67,7 @@ async function main(): Promise<void> {
           id,
           { ownerType: BENCH_OWNER_TYPE, ownerId: e.ownerId, event: BENCH_EVENT, data: { n: e.n, pad: 'x'.repeat(200) } },
           new Date(),
+          undefined,
         );
         await client.query(row.text, row.values);
         ids.push(id);
@@ -113,12 +114,16 @@ async function main(): Promise<void> {
                   const ids: string[] = [];
                   for (const e of events) {
                     ids.push(
-                      emitter.emit(closing, {
-                        ownerType: BENCH_OWNER_TYPE,
-                        ownerId: e.ownerId,
-                        event: BENCH_EVENT,
-                        data: { n: e.n, pad: 'x'.repeat(200) },
-                      }),
+                      emitter.emit(
+                        closing,
+                        {
+                          ownerType: BENCH_OWNER_TYPE,
+                          ownerId: e.ownerId,
+                          event: BENCH_EVENT,
+                          data: { n: e.n, pad: 'x'.repeat(200) },
+                        },
+                        undefined,
+                      ),
                     );
                   }
                   return Promise.resolve(ids);

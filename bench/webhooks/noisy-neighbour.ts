@@ -119,7 +119,9 @@ async function main(): Promise<void> {
   await endpoints.create(tenantB, { url: `${fastUrl}/b` });
   for (let i = 0; i < NEIGHBOUR_ENDPOINTS; i++) await endpoints.create(neighbour, { url: `${slowUrl}/n/${i}` });
   const emit = (owner: typeof tenantB, data: Record<string, unknown>): Promise<string> =>
-    runTransaction(prisma, (_tx, closing) => Promise.resolve(emitter.emit(closing, { ...owner, event: BENCH_EVENT, data })));
+    runTransaction(prisma, (_tx, closing) =>
+      Promise.resolve(emitter.emit(closing, { ...owner, event: BENCH_EVENT, data }, undefined)),
+    );
 
   const worker = await startWorker(env);
   const phases: Array<{ name: string; latencies: number[]; lost: number; cpuMs: number; seconds: number }> = [];

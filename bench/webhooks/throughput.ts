@@ -207,12 +207,11 @@ async function main(): Promise<void> {
               (_tx, closing) => {
                 for (let n = from; n < Math.min(from + LOAD_TX_EVENTS, BACKLOG); n++) {
                   const ownerId = owners[n % owners.length] ?? 'partner_0';
-                  emitter.emit(closing, {
-                    ownerType: BENCH_OWNER_TYPE,
-                    ownerId,
-                    event: BENCH_EVENT,
-                    data: { n, pad: 'x'.repeat(200) },
-                  });
+                  emitter.emit(
+                    closing,
+                    { ownerType: BENCH_OWNER_TYPE, ownerId, event: BENCH_EVENT, data: { n, pad: 'x'.repeat(200) } },
+                    undefined,
+                  );
                 }
                 return Promise.resolve();
               },

@@ -486,7 +486,9 @@ describe('libs/webhooks delivery (real PostgreSQL, Redis and HTTP receiver)', ()
     const endpoint = await createEndpoint();
     await expect(
       runTransaction(prisma, async (tx, closing) => {
-        t.app.get(WebhookEmitter).emit(closing, { ownerType: 'partner', ownerId: owner, event: 'offer.opened', data: {} });
+        t.app
+          .get(WebhookEmitter)
+          .emit(closing, { ownerType: 'partner', ownerId: owner, event: 'offer.opened', data: {} }, undefined);
         await closing.flush(tx); // the outbox row is written (and notified) in the transaction, then rolled back
         throw new Error('the change failed');
       }),

@@ -1,8 +1,19 @@
-import 'reflect-metadata';
-import { runService } from '@app/platform';
-import { offersService } from './service';
+import { startTracing } from '@app/platform/telemetry';
 
-runService(offersService).catch((err: unknown) => {
+/**
+ * Tracing starts first (only if OTEL_EXPORTER_OTLP_ENDPOINT is set: docs/operations.md,
+ * "Tracing"), so that its instrumentations patch http, pg and ioredis before the service's
+ * modules load them; the service is loaded after it.
+ */
+async function main(): Promise<void> {
+  await startTracing('offers-api');
+  await import('reflect-metadata');
+  const { runService } = await import('@app/platform');
+  const { offersService } = await import('./service');
+  await runService(offersService);
+}
+
+main().catch((err: unknown) => {
   process.stderr.write(`offers-api failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

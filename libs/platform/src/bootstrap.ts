@@ -16,6 +16,8 @@ import { installRoutePolicies, wantsRawJsonBody } from './http/route-policies';
 import { PlatformValidationPipe } from './http/validation';
 import { createRootLogger, PinoNestLogger } from './logging/logger';
 import { MetricsService, UNMATCHED_ROUTE } from './metrics/metrics.service';
+import { setHttpRoute } from './telemetry/trace-context';
+import { shutdownTracing, tracingOn } from './telemetry/tracing';
 
 export interface ServiceDefinition<C extends PlatformConfig> {
   /** The service's name, as in logs, metrics and /admin/v1/info. */
@@ -33,6 +35,13 @@ export interface ServiceDefinition<C extends PlatformConfig> {
 const OPS_PATHS = /^\/(health\/(live|ready)|metrics)(\?|$)/;
 
 function installHooks(fastify: FastifyInstance, config: PlatformConfig, metrics: MetricsService): void {
+  // While tracing is on, the request's server span is named after its route template.
+  if (tracingOn()) {
+    fastify.addHook('onRequest', (request, _reply, done) => {
+      setHttpRoute(request.routeOptions.url);
+      done();
+    });
+  }
   // Every response carries Request-Id; log lines written while handling it carry it too.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('Request-Id', request.id);
@@ -193,6 +202,8 @@ export async function runService<C extends PlatformConfig>(definition: ServiceDe
     force.unref();
     app
       .close()
+      // the spans of the last requests and jobs are flushed once everything has stopped
+      .then(() => shutdownTracing().catch((err: unknown) => pino.warn({ err }, 'tracing did not flush its last spans')))
       .then(() => {
         pino.info(`${definition.name} stopped`);
         process.exit(0);

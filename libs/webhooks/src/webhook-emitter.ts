@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, type Closing, newId } from '@app/platform';
+import { Clock, type Closing, newId, type TraceCarrier } from '@app/platform';
 import { WebhookOutboxRepository } from './webhook-outbox.repository';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from './webhooks.tokens';
 import type { WebhookEventInput } from './webhooks.types';
@@ -12,7 +12,7 @@ import type { WebhookEventInput } from './webhooks.types';
  *
  *     await transactions.run(async (tx, closing) => {
  *       const row = await repo.create(tx, ...);
- *       webhooks.emit(closing, { ownerType, ownerId, event: 'thing.created', data: view(row) });
+ *       webhooks.emit(closing, { ownerType, ownerId, event: 'thing.created', data: view(row) }, currentTraceCarrier());
  *     });
  */
 @Injectable()
@@ -23,8 +23,12 @@ export class WebhookEmitter {
     private readonly clock: Clock,
   ) {}
 
-  /** Returns the event id (`evt_…`, the envelope's `id` and the `webhook-id` header). */
-  emit(closing: Closing, input: WebhookEventInput): string {
+  /**
+   * Returns the event id (`evt_…`, the envelope's `id` and the `webhook-id` header).
+   * `trace`: the trace context the event's dispatch and deliveries continue — the caller's
+   * `currentTraceCarrier()`, captured where the change is made (undefined: none).
+   */
+  emit(closing: Closing, input: WebhookEventInput, trace: TraceCarrier | undefined): string {
     if (input.ownerType !== this.options.ownerType) {
       throw new Error(`WebhookEmitter of ${this.options.ownerType} cannot emit for owner type ${input.ownerType}`);
     }
@@ -35,7 +39,7 @@ export class WebhookEmitter {
       throw new Error(`Unknown dialect event type ${input.dialect.event}; add it to WebhooksModule.forRoot({ dialect })`);
     }
     const id = newId('evt');
-    closing.write(this.outbox.eventRow(id, input, this.clock.now()));
+    closing.write(this.outbox.eventRow(id, input, this.clock.now(), trace));
     return id;
   }
 }

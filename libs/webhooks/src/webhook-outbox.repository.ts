@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { newId, Prisma, PrismaService, type Tx } from '@app/platform';
+import { newId, Prisma, PrismaService, type TraceCarrier, type Tx } from '@app/platform';
 import type { DeliveryJobData } from './webhooks.tokens';
 import type { WebhookEventInput, WebhookOwnerType } from './webhooks.types';
+
+/** A pending delivery of a fanned-out event: its event and the job that attempts it. */
+export interface FannedOutDelivery {
+  readonly eventId: string;
+  readonly job: DeliveryJobData;
+}
 
 /** Channel of the outbox notification (`pg_notify` in the emitting transaction). */
 export const OUTBOX_CHANNEL = 'webhook_outbox';
@@ -16,20 +22,24 @@ export class WebhookOutboxRepository {
 
   /**
    * The event's row, for the emitting transaction's Closing (written with its last
-   * statement): the INSERT and, at commit, its notification to the dispatchers.
+   * statement): the INSERT and, at commit, its notification to the dispatchers. `trace`:
+   * the trace context its dispatch and deliveries continue, as the caller captured it.
    */
-  eventRow(id: string, input: WebhookEventInput, at: Date): Prisma.Sql {
+  eventRow(id: string, input: WebhookEventInput, at: Date, trace: TraceCarrier | undefined): Prisma.Sql {
     return Prisma.sql`
-      INSERT INTO webhook_events (id, owner_type, owner_id, event, data, dialect_event, dialect_data, created_at)
+      INSERT INTO webhook_events (id, owner_type, owner_id, event, data, dialect_event, dialect_data, created_at, trace_context)
       VALUES (${id}, ${input.ownerType}, ${input.ownerId}, ${input.event},
               ${input.data === null ? null : JSON.stringify(input.data)}::jsonb, ${input.dialect?.event ?? null},
-              ${input.dialect === undefined ? null : JSON.stringify(input.dialect.data)}::jsonb, ${at})
+              ${input.dialect === undefined ? null : JSON.stringify(input.dialect.data)}::jsonb, ${at},
+              ${trace === undefined ? null : JSON.stringify(trace)}::jsonb)
       RETURNING pg_notify(${OUTBOX_CHANNEL}, owner_type)`;
   }
 
-  async undispatchedEvents(ownerType: WebhookOwnerType, limit: number): Promise<Array<{ id: string }>> {
-    return this.prisma.$queryRaw<Array<{ id: string }>>`
-      SELECT "id" FROM "webhook_events" WHERE "owner_type" = ${ownerType} AND "dispatched_at" IS NULL
+  /** The oldest events not yet dispatched, with the trace context each was written in (null: none). */
+  async undispatchedEvents(ownerType: WebhookOwnerType, limit: number): Promise<Array<{ id: string; traceContext: unknown }>> {
+    return this.prisma.$queryRaw<Array<{ id: string; traceContext: unknown }>>`
+      SELECT "id", "trace_context" AS "traceContext" FROM "webhook_events"
+       WHERE "owner_type" = ${ownerType} AND "dispatched_at" IS NULL
        ORDER BY "created_at", "id" LIMIT ${limit}::int`;
   }
 
@@ -44,7 +54,7 @@ export class WebhookOutboxRepository {
    * the pending deliveries returned), each atomic by itself, so they run on the pool: run
    * again after a crash between them, the insert finds what exists and returns it too.
    */
-  async fanOut(eventIds: readonly string[]): Promise<DeliveryJobData[]> {
+  async fanOut(eventIds: readonly string[]): Promise<FannedOutDelivery[]> {
     if (eventIds.length === 0) return [];
     const ids = [...eventIds];
     // every endpoint of the batch's owners with its event; subscriptions are matched here
@@ -72,7 +82,7 @@ export class WebhookOutboxRepository {
     // The insert's RETURNING gives the new pending deliveries; the second SELECT (which,
     // in the same statement, does not see the new rows) those created by an earlier pass.
     const input = JSON.stringify(rows);
-    const pending = await this.prisma.$queryRaw<Array<{ id: string; endpoint_id: string; owner_id: string }>>`
+    const pending = await this.prisma.$queryRaw<Array<{ id: string; endpoint_id: string; owner_id: string; event_id: string }>>`
       WITH input AS (
          SELECT * FROM json_to_recordset(${input}::json) AS t(id text, event_id text, endpoint_id text, pending boolean)
        ), created AS (
@@ -84,12 +94,15 @@ export class WebhookOutboxRepository {
          ON CONFLICT ("event_id", "endpoint_id") DO NOTHING
          RETURNING "id", "endpoint_id", "event_id", "status"
        )
-       SELECT c."id", c."endpoint_id", v."owner_id" FROM created c JOIN "webhook_events" v ON v."id" = c."event_id"
+       SELECT c."id", c."endpoint_id", v."owner_id", v."id" AS "event_id" FROM created c JOIN "webhook_events" v ON v."id" = c."event_id"
        WHERE c."status" = 'pending' AND v."id" = ANY(${ids}::text[])
        UNION ALL
-       SELECT d."id", d."endpoint_id", v."owner_id" FROM "webhook_deliveries" d JOIN "webhook_events" v ON v."id" = d."event_id"
+       SELECT d."id", d."endpoint_id", v."owner_id", v."id" AS "event_id" FROM "webhook_deliveries" d JOIN "webhook_events" v ON v."id" = d."event_id"
        WHERE d."event_id" = ANY(${ids}::text[]) AND d."status" = 'pending'`;
-    return pending.map((d) => ({ deliveryId: d.id, endpointId: d.endpoint_id, ownerId: d.owner_id }));
+    return pending.map((d) => ({
+      eventId: d.event_id,
+      job: { deliveryId: d.id, endpointId: d.endpoint_id, ownerId: d.owner_id },
+    }));
   }
 
   async markDispatched(eventIds: readonly string[], at: Date): Promise<void> {

@@ -108,5 +108,5 @@ export async function emitEvent(
 ): Promise<string> {
   const prisma = app.get(PrismaService);
   const emitter = app.get(WebhookEmitter);
-  return runTransaction(prisma, (_tx, closing) => Promise.resolve(emitter.emit(closing, { ...owner, event, data })));
+  return runTransaction(prisma, (_tx, closing) => Promise.resolve(emitter.emit(closing, { ...owner, event, data }, undefined)));
 }

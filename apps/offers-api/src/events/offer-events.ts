@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Closing } from '@app/platform';
+import { type Closing, currentTraceCarrier } from '@app/platform';
 import { eventKind, WebhookEmitter } from '@app/webhooks';
 import { AllocationEventData, allocationEventData } from '../allocations/dto/allocation.dto';
 import {
@@ -125,7 +125,8 @@ export type OfferEventData<K extends OfferEventType> = InstanceType<(typeof OFFE
 
 /**
  * Offers' events: each an outbox row written with the last statement of the change's
- * transaction (its Closing), so it exists if and only if the change committed. Every
+ * transaction (its Closing), so it exists if and only if the change committed, with the
+ * trace context of the code that made the change (a request, a lifecycle job). Every
  * event is for one partner: its webhook endpoints receive it.
  */
 @Injectable()
@@ -133,6 +134,10 @@ export class OfferEvents {
   constructor(private readonly emitter: WebhookEmitter) {}
 
   emit<K extends OfferEventType>(closing: Closing, partnerId: string, event: K, data: OfferEventData<K>): string {
-    return this.emitter.emit(closing, { ownerType: 'partner', ownerId: partnerId, event, data: { ...data } });
+    return this.emitter.emit(
+      closing,
+      { ownerType: 'partner', ownerId: partnerId, event, data: { ...data } },
+      currentTraceCarrier(),
+    );
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Closing } from '@app/platform';
+import { type Closing, currentTraceCarrier } from '@app/platform';
 import { eventKind, WebhookEmitter } from '@app/webhooks';
 import { PaymentView, paymentView } from '../payments/dto/payment.view';
 import type { PaymentRow } from '../payments/payments.repository';
@@ -133,7 +133,8 @@ export type PaymentEventData<K extends PaymentEventType> = InstanceType<(typeof 
 
 /**
  * Payments' events: each an outbox row written with the last statement of the change's
- * transaction (its Closing). One row per event, seen by both APIs: its `/v2` kind and data,
+ * transaction (its Closing), with the trace context of the code that made the change (its
+ * delivery continues that trace). One row per event, seen by both APIs: its `/v2` kind and data,
  * and, where `/v1` has it, its Stripe type and `/v1` object (`stripe`).
  */
 @Injectable()
@@ -147,22 +148,25 @@ export class PaymentEvents {
     data: PaymentEventData<K>,
     stripe?: StripeEventInput,
   ): string {
-    return this.emitter.emit(closing, {
-      ...owner(tenant),
-      event,
-      data: { ...data },
-      ...(stripe === undefined ? {} : { dialect: { event: stripe.type, data: stripeEventData(stripe) } }),
-    });
+    return this.emitter.emit(
+      closing,
+      {
+        ...owner(tenant),
+        event,
+        data: { ...data },
+        ...(stripe === undefined ? {} : { dialect: { event: stripe.type, data: stripeEventData(stripe) } }),
+      },
+      currentTraceCarrier(),
+    );
   }
 
   /** An event `/v1` has and `/v2` has not (customer.*, payment_intent.created, refund.updated, …). */
   emitStripe(closing: Closing, tenant: Tenant, stripe: StripeEventInput): string {
-    return this.emitter.emit(closing, {
-      ...owner(tenant),
-      event: null,
-      data: null,
-      dialect: { event: stripe.type, data: stripeEventData(stripe) },
-    });
+    return this.emitter.emit(
+      closing,
+      { ...owner(tenant), event: null, data: null, dialect: { event: stripe.type, data: stripeEventData(stripe) } },
+      currentTraceCarrier(),
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { isatty } from 'node:tty';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { currentRequestId } from '../http/request-context';
+import { logCorrelation } from '../telemetry/log-correlation';
 import { type ColorMode, prettyDestination, wantsColor } from './pretty-lines';
 
 /**
@@ -89,6 +90,7 @@ export function createRootLogger(options: LoggerOptions, destination?: Destinati
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: { err: serializeError },
     hooks: { streamWrite: scrubSecrets },
+    mixin: logCorrelation,
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   return target === undefined ? pino(settings) : pino(settings, target);

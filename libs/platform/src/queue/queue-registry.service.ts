@@ -18,6 +18,7 @@ import { RedisService } from './redis.service';
 import { queueKeyPrefix } from './redis-topology';
 import { ThrottledWarning } from '../logging/throttled-warning';
 import { withTimeout } from '../timeout';
+import { bullTelemetry } from '../telemetry/bullmq-telemetry';
 
 /** Job states reported by the `queue_jobs` gauge. */
 const GAUGED_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized', 'waiting-children'] as const;
@@ -116,9 +117,11 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
   queue<Jobs extends JobMap>(definition: QueueDefinition<Jobs>): TypedQueue<Jobs> {
     const existing = this.queues.get(definition.name);
     if (existing) return new TypedQueue<Jobs>(existing);
+    const telemetry = bullTelemetry();
     const queue = new Queue(definition.name, {
       connection: this.redis.bullConnection(),
       prefix: this.prefix(definition.name),
+      ...(telemetry === undefined ? {} : { telemetry }),
       ...(definition.defaultJobOptions ? { defaultJobOptions: definition.defaultJobOptions } : {}),
     });
     queue.on('error', (err: Error) => this.logThrottled(`queue ${definition.name}`, err));
@@ -136,6 +139,7 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
     options: Partial<WorkerOptions> = {},
   ): Worker | undefined {
     if (!this.config.runsWorkers) return undefined;
+    const telemetry = bullTelemetry();
     const known = new Set(Object.keys(handlers));
     const timed = async (job: Job, token: string | undefined): Promise<Result> => {
       const started = performance.now();
@@ -155,6 +159,7 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
     const worker = new Worker(definition.name, timed, {
       connection: this.redis.bullConnection(),
       prefix: this.prefix(definition.name),
+      ...(telemetry === undefined ? {} : { telemetry }),
       ...options,
     });
     worker.on('error', (err: Error) => this.logThrottled(`worker ${definition.name}`, err));

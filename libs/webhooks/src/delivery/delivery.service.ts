@@ -1,5 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock } from '@app/platform';
+import { Clock, inSpan, redactQuery, SpanKind, SpanStatusCode } from '@app/platform';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_FULL,
+} from '@opentelemetry/semantic-conventions';
 import { signedHeaders } from '../security/signature';
 import { WebhooksConfig } from '../webhooks.config';
 import { WebhooksMetrics } from '../webhooks.metrics';
@@ -106,6 +114,31 @@ export function decideOutcome(
   return { status: 'pending', nextAttemptAt: new Date(at.getTime() + delay), endpoint: { kind: 'failing', since } };
 }
 
+/**
+ * The attributes of an attempt's span (CLIENT `webhook attempt`): OpenTelemetry's HTTP
+ * client attributes (the URL with its query values redacted) and the event's type; the
+ * delivery and event ids are attributes of the span only, never metric labels.
+ */
+function attemptAttributes(work: DeliveryWork): Record<string, string | number> {
+  const attributes: Record<string, string | number> = {
+    [ATTR_HTTP_REQUEST_METHOD]: 'POST',
+    'webhook.event.type': work.event.event,
+    'webhook.event.id': work.event.id,
+    'webhook.delivery.id': work.deliveryId,
+    'webhook.attempt': work.roundAttempts + 1,
+  };
+  try {
+    const url = new URL(work.endpoint.url);
+    const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+    attributes[ATTR_URL_FULL] = `${url.origin}${url.pathname}${url.search === '' ? '' : `?${redactQuery(url.search)}`}`;
+    attributes[ATTR_SERVER_ADDRESS] = url.hostname;
+    attributes[ATTR_SERVER_PORT] = port;
+  } catch {
+    // an invalid URL fails the attempt itself
+  }
+  return attributes;
+}
+
 /** The HTTP exchange of one attempt, before it is recorded. */
 export interface Exchange {
   readonly work: DeliveryWork;
@@ -201,13 +234,25 @@ export class DeliveryService implements OnApplicationShutdown {
       secrets.push(endpoint.previousSecret);
     }
     const { body, headers } = attemptRequest(work, secrets, Math.floor(now.getTime() / 1000), this.options.dialect);
-    const result = await this.sender.send({
-      url: endpoint.url,
-      headers,
-      body,
-      timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
-      allowPrivateUrls: this.config.allowPrivateUrls,
-    });
+    const result = await inSpan(
+      'webhook attempt',
+      { kind: SpanKind.CLIENT, attributes: attemptAttributes(work) },
+      async (span) => {
+        const sent = await this.sender.send({
+          url: endpoint.url,
+          headers,
+          body,
+          timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
+          allowPrivateUrls: this.config.allowPrivateUrls,
+        });
+        if (sent.statusCode !== null) span?.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, sent.statusCode);
+        if (sent.error !== null) {
+          span?.setAttribute(ATTR_ERROR_TYPE, sent.statusCode === null ? 'no_response' : String(sent.statusCode));
+          span?.setStatus({ code: SpanStatusCode.ERROR, message: sent.error });
+        }
+        return sent;
+      },
+    );
     this.metrics.observeAttempt(result.statusCode, result.durationMs / 1000);
     return { work, result, at: this.clock.now() };
   }

@@ -1,11 +1,19 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, PlatformConfig, RedisService, ThrottledWarning, TransactionRunner } from '@app/platform';
+import {
+  Clock,
+  PlatformConfig,
+  RedisService,
+  ThrottledWarning,
+  tracingOn,
+  TransactionRunner,
+  withTraceCarrier,
+} from '@app/platform';
 import { Client } from 'pg';
 import { WebhooksConfig } from '../webhooks.config';
 import { WebhooksMetrics } from '../webhooks.metrics';
 import { WebhookDeliveriesRepository } from '../webhook-deliveries.repository';
-import { OUTBOX_CHANNEL, WebhookOutboxRepository } from '../webhook-outbox.repository';
-import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
+import { type FannedOutDelivery, OUTBOX_CHANNEL, WebhookOutboxRepository } from '../webhook-outbox.repository';
+import { type DeliveryJobData, type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../webhooks.tokens';
 import { DeliveryQueue } from './delivery-queue';
 
 /** Events per dispatch pass: three statements and one addBulk each, whatever the backlog (memory stays bounded). */
@@ -115,11 +123,34 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
       if (events.length === 0) return total;
       const ids = events.map((e) => e.id);
       const deliveries = await this.outbox.fanOut(ids);
-      await this.queue.enqueue(deliveries);
+      await this.enqueueInTraces(events, deliveries);
       await this.outbox.markDispatched(ids, this.clock.now());
       total += ids.length;
       if (events.length < BATCH) return total;
     }
+  }
+
+  /**
+   * Enqueues the deliveries. While tracing is on, each event's deliveries are enqueued in
+   * the trace context its row carries, so their jobs (and attempts) continue the trace of
+   * the transaction that wrote the event; the rest go together, as always with tracing off.
+   */
+  private async enqueueInTraces(
+    events: ReadonlyArray<{ id: string; traceContext: unknown }>,
+    deliveries: readonly FannedOutDelivery[],
+  ): Promise<void> {
+    const traced = new Map(tracingOn() ? events.filter((e) => e.traceContext !== null).map((e) => [e.id, e.traceContext]) : []);
+    if (traced.size === 0) return this.queue.enqueue(deliveries.map((d) => d.job));
+    const untraced: DeliveryJobData[] = [];
+    const byEvent = new Map<string, DeliveryJobData[]>();
+    for (const d of deliveries) {
+      if (!traced.has(d.eventId)) untraced.push(d.job);
+      else byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d.job]);
+    }
+    await Promise.all([
+      this.queue.enqueue(untraced),
+      ...[...byEvent].map(([eventId, jobs]) => withTraceCarrier(traced.get(eventId), () => this.queue.enqueue(jobs))),
+    ]);
   }
 
   /** Re-enqueues pending deliveries long past their due time (their job was lost). */

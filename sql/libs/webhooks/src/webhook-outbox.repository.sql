@@ -3,14 +3,16 @@
 -- /* ${…} */: SQL spliced in from a fragment (Prisma.sql, Prisma.join, Prisma.raw) or text.
 
 -- WebhookOutboxRepository.eventRow
-INSERT INTO webhook_events (id, owner_type, owner_id, event, data, dialect_event, dialect_data, created_at)
+INSERT INTO webhook_events (id, owner_type, owner_id, event, data, dialect_event, dialect_data, created_at, trace_context)
 VALUES ($1, $2, $3, $4,
         $5::jsonb, $6,
-        $7::jsonb, $8)
-RETURNING pg_notify($9, owner_type)
+        $7::jsonb, $8,
+        $9::jsonb)
+RETURNING pg_notify($10, owner_type)
 
 -- WebhookOutboxRepository.undispatchedEvents
-SELECT "id" FROM "webhook_events" WHERE "owner_type" = $1 AND "dispatched_at" IS NULL
+SELECT "id", "trace_context" AS "traceContext" FROM "webhook_events"
+ WHERE "owner_type" = $1 AND "dispatched_at" IS NULL
  ORDER BY "created_at", "id" LIMIT $2::int
 
 -- WebhookOutboxRepository.fanOut
@@ -32,10 +34,10 @@ WITH input AS (
    ON CONFLICT ("event_id", "endpoint_id") DO NOTHING
    RETURNING "id", "endpoint_id", "event_id", "status"
  )
- SELECT c."id", c."endpoint_id", v."owner_id" FROM created c JOIN "webhook_events" v ON v."id" = c."event_id"
+ SELECT c."id", c."endpoint_id", v."owner_id", v."id" AS "event_id" FROM created c JOIN "webhook_events" v ON v."id" = c."event_id"
  WHERE c."status" = 'pending' AND v."id" = ANY($3::text[])
  UNION ALL
- SELECT d."id", d."endpoint_id", v."owner_id" FROM "webhook_deliveries" d JOIN "webhook_events" v ON v."id" = d."event_id"
+ SELECT d."id", d."endpoint_id", v."owner_id", v."id" AS "event_id" FROM "webhook_deliveries" d JOIN "webhook_events" v ON v."id" = d."event_id"
  WHERE d."event_id" = ANY($4::text[]) AND d."status" = 'pending'
 
 -- WebhookOutboxRepository.markDispatched
