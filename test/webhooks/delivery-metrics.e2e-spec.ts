@@ -62,7 +62,8 @@ describe('delivery and job metrics (real PostgreSQL, Redis and HTTP receiver)', 
     const job = { queue: 'webhook-deliveries-partner', job_name: 'deliver' };
     expect(sample(text, 'queue_job_duration_seconds_count', { ...job, outcome: 'deferred' })).toBe(1);
     expect(sample(text, 'queue_job_duration_seconds_count', { ...job, outcome: 'completed' })).toBe(1);
-    expect(sample(text, 'queue_job_duration_seconds_count', { ...job, outcome: 'failed' })).toBeUndefined();
+    // exported at 0 from the worker's start, so increase() sees a first failure
+    expect(sample(text, 'queue_job_duration_seconds_count', { ...job, outcome: 'failed' })).toBe(0);
     console.log(
       `webhook delivery lag observed: ${lag.toFixed(3)} s (first attempt reached the receiver after ${firstAttemptLagS.toFixed(3)} s)`,
     );
@@ -90,6 +91,11 @@ describe('delivery and job metrics (real PostgreSQL, Redis and HTTP receiver)', 
       },
     });
     expect(worker).toBeDefined();
+    // before any job: every handler name × outcome at 0 (increase() sees the first failure)
+    const idle = await scrape();
+    for (const job_name of ['ok', 'boom', 'park'])
+      for (const outcome of ['completed', 'failed', 'deferred'])
+        expect(sample(idle, 'queue_job_duration_seconds_count', { queue: 'metrics-probe', job_name, outcome })).toBe(0);
     const queue = registry.queue(definition);
     await queue.add('ok', { n: 1 });
     await queue.add('ok', { n: 2 });
