@@ -16,7 +16,11 @@ export class WebhooksMetrics {
   readonly attemptDuration: Histogram<'result'>;
   /** Deliveries parked without an attempt because their endpoint or owner had no free slot, or held back by the endpoint's rate limit. */
   readonly deferrals: Counter<'limit'>;
-  /** From the event's commit (webhook_events.created_at) to the start of its delivery's first attempt. */
+  /**
+   * From the event's commit (webhook_events.created_at) to the start of its delivery's first
+   * attempt; for a delivery first attempted after a recovery or redelivery (created failed
+   * for a disabled endpoint), from its requeue.
+   */
   readonly deliveryLag: Histogram;
   private inFlightSource: () => number = () => 0;
   private lagSource: () => Promise<number> = () => Promise.resolve(0);
