@@ -113,6 +113,7 @@ describe('vector-api: tables aggregated in /metrics, never by name', () => {
     const empty = await scrape();
     expect(sample(empty, 'vector_tables', { state: 'ready' })).toBe(0);
     expect(sample(empty, 'vector_snapshot_oldest_age_seconds')).toBe(0);
+    expect(sample(empty, 'vector_index_build_oldest_seconds')).toBe(0);
 
     expect((await call('POST', '/v1/tables', { name: 'metrics_secret_name_a', dimension: 4, index: 'hnsw' })).status).toBe(201);
     expect((await call('POST', '/v1/tables', { name: 'metrics_secret_name_b', dimension: 4, index: 'flat' })).status).toBe(201);
@@ -135,8 +136,11 @@ describe('vector-api: tables aggregated in /metrics, never by name', () => {
     expect(byState).toEqual(expected);
     expect(sample(text, 'vector_tables_held')).toBe(2);
     expect(sample(text, 'vector_index_build_backlog_rows')).toBe(0);
-    // the flat table changed and has no snapshot yet: its age runs from its registration
-    expect(sample(text, 'vector_snapshot_oldest_age_seconds')).toBeGreaterThan(0);
+    expect(sample(text, 'vector_index_build_oldest_seconds')).toBe(0); // no build runs
+    // the flat table changed and has no snapshot yet: its age runs from that change (seconds, not more)
+    const age = sample(text, 'vector_snapshot_oldest_age_seconds') ?? -1;
+    expect(age).toBeGreaterThan(0);
+    expect(age).toBeLessThan(30);
     expect(text).not.toContain('metrics_secret_name');
   });
 });

@@ -62,10 +62,63 @@ describe('delivery and job metrics (real PostgreSQL, Redis and HTTP receiver)', 
     const job = { queue: 'webhook-deliveries-partner', job_name: 'deliver' };
     expect(sample(text, 'queue_job_duration_seconds_count', { ...job, outcome: 'deferred' })).toBe(1);
     expect(sample(text, 'queue_job_duration_seconds_count', { ...job, outcome: 'completed' })).toBe(1);
-    expect(sample(text, 'queue_job_duration_seconds_count', { ...job, outcome: 'failed' })).toBeUndefined();
+    // exported at 0 from the worker's start, so increase() sees a first failure
+    expect(sample(text, 'queue_job_duration_seconds_count', { ...job, outcome: 'failed' })).toBe(0);
     console.log(
       `webhook delivery lag observed: ${lag.toFixed(3)} s (first attempt reached the receiver after ${firstAttemptLagS.toFixed(3)} s)`,
     );
+  });
+
+  it('counts the lag of a delivery recovered after its endpoint was disabled from the recovery, not from the event', async () => {
+    const owner = 'partner_lag_recovered';
+    const headers = { 'x-test-owner': owner };
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/test/webhook-endpoints',
+      headers,
+      payload: { url: receiver.url },
+    });
+    expect(created.statusCode).toBe(201);
+    const endpointId = created.json<{ id: string }>().id;
+    const prisma = t.app.get(PrismaService);
+    await prisma.webhookEndpoint.update({ where: { id: endpointId }, data: { disabledAt: new Date(), disabledReason: 'probe' } });
+    await emitEvent(t.app, { ownerType: 'partner', ownerId: owner }, 'offer.opened', { offer_id: 'offer_recovered' });
+    // made for the disabled endpoint as failed, never attempted; its event committed two hours ago
+    const missed = await eventually(
+      async () => (await prisma.webhookDelivery.findFirst({ where: { endpointId, status: 'failed' } })) ?? undefined,
+      10_000,
+    );
+    expect(missed.attemptCount).toBe(0);
+    await prisma.webhookEvent.update({ where: { id: missed.eventId }, data: { createdAt: new Date(Date.now() - 7_200_000) } });
+    const before = await scrape();
+    const countBefore = sample(before, 'webhook_delivery_lag_seconds_count') ?? 0;
+    const sumBefore = sample(before, 'webhook_delivery_lag_seconds_sum') ?? 0;
+
+    receiver.handler = () => ({ status: 200, body: 'ok' });
+    expect(
+      (await t.app.inject({ method: 'POST', url: `/test/webhook-endpoints/${endpointId}/enable`, headers })).statusCode,
+    ).toBe(200);
+    const recoveredAt = Date.now();
+    const recovered = await t.app.inject({
+      method: 'POST',
+      url: `/test/webhook-endpoints/${endpointId}/recover`,
+      headers,
+      payload: { since: '2020-01-01T00:00:00Z' },
+    });
+    expect(recovered.statusCode).toBe(202);
+    await eventually(async () => {
+      const d = await prisma.webhookDelivery.findUnique({ where: { id: missed.id } });
+      return d?.status === 'succeeded' ? d : undefined;
+    }, 10_000);
+    const sentAfterS = (Date.now() - recoveredAt) / 1000;
+
+    const text = await scrape();
+    expect(sample(text, 'webhook_delivery_lag_seconds_count')).toBe(countBefore + 1);
+    const lag = (sample(text, 'webhook_delivery_lag_seconds_sum') ?? 0) - sumBefore;
+    // from the recovery (seconds at most), not the event's two hours
+    expect(lag).toBeGreaterThanOrEqual(0);
+    expect(lag).toBeLessThanOrEqual(sentAfterS + 1);
+    console.log(`recovered delivery lag observed: ${lag.toFixed(3)} s (event committed 7200 s before)`);
   });
 
   it('labels queue_job_duration_seconds by queue, handler name and outcome; an unknown name is one value', async () => {
@@ -90,6 +143,11 @@ describe('delivery and job metrics (real PostgreSQL, Redis and HTTP receiver)', 
       },
     });
     expect(worker).toBeDefined();
+    // before any job: every handler name × outcome at 0 (increase() sees the first failure)
+    const idle = await scrape();
+    for (const job_name of ['ok', 'boom', 'park'])
+      for (const outcome of ['completed', 'failed', 'deferred'])
+        expect(sample(idle, 'queue_job_duration_seconds_count', { queue: 'metrics-probe', job_name, outcome })).toBe(0);
     const queue = registry.queue(definition);
     await queue.add('ok', { n: 1 });
     await queue.add('ok', { n: 2 });

@@ -86,6 +86,12 @@ export interface DeliveryWork {
   readonly roundAttempts: number;
   /** Attempts recorded so far, over every round: 0 before the first (webhook_delivery_lag_seconds). */
   readonly attemptCount: number;
+  /**
+   * When the next attempt is due. Before the first attempt: the event's commit for a
+   * delivery pending since its creation, the requeue time for one recovered or redelivered
+   * (webhook_delivery_lag_seconds counts from the later of the two).
+   */
+  readonly nextAttemptAt: Date | null;
   readonly endpoint: WebhookEndpointRecord;
   /** The event as the endpoint gets it: its own kind and data, or its dialect's type and data. */
   readonly event: {
@@ -132,6 +138,7 @@ interface WorkRow {
   status: WebhookDeliveryStatus;
   round_attempts: number;
   attempt_count: number;
+  next_attempt_at: Date | null;
   endpoint_id: string;
   owner_type: string;
   owner_id: string;
@@ -229,7 +236,7 @@ export class WebhookDeliveriesRepository {
     if (deliveryIds.length === 0) return out;
     const ids = [...deliveryIds];
     const rows = await this.prisma.$queryRaw<WorkRow[]>`
-      SELECT d."id", d."status"::text AS "status", d."round_attempts", d."attempt_count",
+      SELECT d."id", d."status"::text AS "status", d."round_attempts", d."attempt_count", d."next_attempt_at",
               e."id" AS "endpoint_id", e."owner_type", e."owner_id", e."dialect", e."metadata", e."url", e."events", e."description",
               e."rate_limit_per_second", e."secret", e."previous_secret", e."previous_secret_expires_at",
               e."disabled_at", e."disabled_reason", e."failing_since", e."created_at" AS "endpoint_created_at",
@@ -249,6 +256,7 @@ export class WebhookDeliveriesRepository {
         status: r.status,
         roundAttempts: r.round_attempts,
         attemptCount: r.attempt_count,
+        nextAttemptAt: r.next_attempt_at === null ? null : new Date(r.next_attempt_at),
         endpoint: {
           id: r.endpoint_id,
           ownerType: r.owner_type,

@@ -3,6 +3,7 @@ import { MetricsService } from '@app/platform';
 import { Counter, Gauge, Histogram } from 'prom-client';
 
 export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'aborted' | 'endpoint_disabled';
+const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ['succeeded', 'retry_scheduled', 'failed', 'aborted', 'endpoint_disabled'];
 
 /**
  * Webhook metrics in the service's registry: outcomes of attempts, attempt latency, and
@@ -15,7 +16,11 @@ export class WebhooksMetrics {
   readonly attemptDuration: Histogram<'result'>;
   /** Deliveries parked without an attempt because their endpoint or owner had no free slot, or held back by the endpoint's rate limit. */
   readonly deferrals: Counter<'limit'>;
-  /** From the event's commit (webhook_events.created_at) to the start of its delivery's first attempt. */
+  /**
+   * From the event's commit (webhook_events.created_at) to the start of its delivery's first
+   * attempt; for a delivery first attempted after a recovery or redelivery (created failed
+   * for a disabled endpoint), from its requeue.
+   */
   readonly deliveryLag: Histogram;
   private inFlightSource: () => number = () => 0;
   private lagSource: () => Promise<number> = () => Promise.resolve(0);
@@ -29,6 +34,8 @@ export class WebhooksMetrics {
       labelNames: ['outcome'],
       registers,
     });
+    // Every outcome exists at 0 from the first scrape, so increase() sees the first one.
+    for (const outcome of DELIVERY_OUTCOMES) this.outcomes.inc({ outcome }, 0);
     this.attemptDuration = new Histogram({
       name: 'webhook_attempt_duration_seconds',
       help: 'Duration of webhook POST attempts, by result (2xx, non_2xx, error)',
@@ -57,22 +64,35 @@ export class WebhooksMetrics {
         this.set(inFlight());
       },
     });
-    const lag = (): Promise<number> => this.lagSource().catch(() => -1);
+    // Absent (reset, nothing set) while their source does not answer: no -1, no stale value.
+    const lag = (): Promise<number | undefined> => this.lagSource().catch(() => undefined);
     const depth = (): Promise<Record<string, number>> => this.depthSource().catch(() => ({}));
-    new Gauge({
+    // prom-client always exports an unlabelled gauge (reset() sets it to 0): this one drops
+    // its sample when the last collect had no answer.
+    let lagAbsent = false;
+    const AbsentWhenUnknown = class extends Gauge {
+      override async get(): ReturnType<Gauge['get']> {
+        const metric = await super.get();
+        return lagAbsent ? { ...metric, values: [] } : metric;
+      }
+    };
+    new AbsentWhenUnknown({
       name: 'webhook_outbox_lag_seconds',
-      help: 'Age of the oldest committed webhook event not yet dispatched to the queue (0 when none)',
+      help: 'Age of the oldest committed webhook event not yet dispatched to the queue (0 when none; absent while the database does not answer)',
       registers,
       async collect() {
-        this.set(await lag());
+        const seconds = await lag();
+        lagAbsent = seconds === undefined;
+        this.set(seconds ?? 0);
       },
     });
     new Gauge({
       name: 'webhook_queue_depth',
-      help: 'Webhook delivery jobs in the queue by state',
+      help: 'Webhook delivery jobs in the queue by state (absent while Redis does not answer)',
       labelNames: ['state'],
       registers,
       async collect() {
+        this.reset();
         const counts = await depth();
         for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
       },

@@ -4,6 +4,7 @@ import { Counter } from 'prom-client';
 
 /** Why a token request was refused with 429 before its secret was verified. */
 export type TokenRefusal = 'failure_budget' | 'address_busy' | 'queue_full' | 'timeout';
+const TOKEN_REFUSALS: readonly TokenRefusal[] = ['failure_budget', 'address_busy', 'queue_full', 'timeout'];
 /** Why a new client secret was refused its hash (429 or 503) by the gate. */
 export type HashRefusal = Exclude<TokenRefusal, 'failure_budget'>;
 
@@ -39,6 +40,8 @@ export class OAuthMetrics {
       labelNames: ['reason'],
       registers: [metrics.registry],
     });
+    // Every reason exists at 0 from the first scrape, so rate() sees the first refusal.
+    for (const reason of TOKEN_REFUSALS) this.refusals.inc({ reason }, 0);
     this.hashes = new Counter({
       name: 'oauth_secret_hashes_total',
       help: 'New client secrets hashed (scrypt) by the client routes, through the verification gate',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { copyFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -176,6 +177,8 @@ interface Build {
   /** Labels removed from the sealed graph while this build ran (deleted or written again). */
   readonly removed: Set<number>;
   added: number;
+  /** performance.now() when it was scheduled (waiting for a build slot counts). */
+  readonly startedAt: number;
   worker?: Worker;
 }
 
@@ -351,7 +354,7 @@ export class HnswIndex implements VectorIndex {
       vectors.set(this.store.vector(labels[i]), i * dim);
       seqs[i] = this.store.seq(labels[i]);
     }
-    const build: Build = { labels, seqs, removed: new Set(), added: 0 };
+    const build: Build = { labels, seqs, removed: new Set(), added: 0, startedAt: performance.now() };
     this.build = build;
     void this.runBuild(build, vectors).finally(() => {
       if (this.build === build) this.build = undefined;
@@ -528,6 +531,10 @@ export class HnswIndex implements VectorIndex {
       // Small tables never seal on their own: idle() asks for a graph of what there is.
       if (!this.build) this.schedule(true);
     });
+  }
+
+  buildStartedAt(): number | undefined {
+    return this.build?.startedAt;
   }
 
   status(): IndexStatus {

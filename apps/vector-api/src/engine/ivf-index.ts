@@ -172,6 +172,8 @@ export class IvfIndex implements VectorIndex {
    */
   private touched: Set<number> | undefined;
   private training: Promise<void> | undefined;
+  /** performance.now() when the running training started. */
+  private trainingStartedAt = 0;
   private draining: Promise<void> | undefined;
   private closed = false;
   private readonly abort = new AbortController();
@@ -315,6 +317,7 @@ export class IvfIndex implements VectorIndex {
     const rows = this.store.alive;
     if (rows < this.options.minRows) return;
     if (this.model && rows < this.model.trainedRows * this.options.retrainGrowth) return;
+    this.trainingStartedAt = performance.now();
     this.training = this.train()
       .catch((err: unknown) => {
         if (!this.closed) this.onError(err);
@@ -425,6 +428,11 @@ export class IvfIndex implements VectorIndex {
   exhaustive(effort: number): boolean {
     const model = this.model;
     return !model || Math.ceil(model.nprobe * effort) >= model.nlist;
+  }
+
+  /** Only the first training makes the index `building`; a retraining answers from the old model. */
+  buildStartedAt(): number | undefined {
+    return this.training && !this.model ? this.trainingStartedAt : undefined;
   }
 
   status(): IndexStatus {

@@ -72,6 +72,12 @@ export interface VectorIndex {
   /** True when `search` at this effort already examined every row (widening cannot help). */
   exhaustive(effort: number): boolean;
   status(): IndexStatus;
+  /**
+   * performance.now() when the build that keeps this index `building` was started (an hnsw
+   * build of the growing segment, from when it was queued for a build slot; the first ivf
+   * training), or undefined when none runs. Indexes that never build leave it out.
+   */
+  buildStartedAt?(): number | undefined;
   /** Resolves when the index's background work is done and it holds every row (tests, benchmarks). */
   idle(): Promise<void>;
   close(): void;

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { runSliced, type Steps } from './background';
 import { exactSearchLabelsSteps, exactSearchSteps } from './exact';
 import { FlatIndex } from './flat-index';
@@ -156,8 +157,24 @@ export class VectorCollection {
 
   /** Labels written or deleted since beginCapture (a snapshot being taken), or undefined. */
   private touched: Set<number> | undefined;
+  private changeCount = 0;
+  /**
+   * performance.now() of the oldest change not in a snapshot: set when `changes` goes from 0
+   * to more, cleared when it is set back to 0 (a snapshot written or adopted); undefined
+   * when there is none.
+   */
+  firstChangeAt: number | undefined;
+
   /** Labels written or deleted since this instance loaded the table or last took a snapshot. */
-  changes = 0;
+  get changes(): number {
+    return this.changeCount;
+  }
+
+  set changes(n: number) {
+    if (n <= 0) this.firstChangeAt = undefined;
+    else if (this.changeCount === 0) this.firstChangeAt ??= performance.now();
+    this.changeCount = Math.max(0, n);
+  }
 
   /** Starts building the default index (in the background) if it does not exist yet, from `seed` when given. */
   warm(seed?: IndexSeed): void {
@@ -319,6 +336,11 @@ export class VectorCollection {
     let n = 0;
     for (const label of labels) if (this.removeLabel(label, seq)) n++;
     return n;
+  }
+
+  /** When the running build of the default index started (see VectorIndex.buildStartedAt), or undefined. */
+  buildStartedAt(): number | undefined {
+    return this.indexes.get(this.defaultIndex)?.buildStartedAt?.();
   }
 
   status(kind: IndexKind = this.defaultIndex): IndexStatus {

@@ -262,11 +262,13 @@ export class LiveTables
         continue;
       }
       const seq = live.appliedSeq;
+      const firstChangeAt = collection.firstChangeAt;
       collection.changes = 0; // changes from here on count toward the next one
       try {
         live.snapshot = await this.snapshots.write(live, collection, seq);
       } catch (err) {
         collection.changes += changed;
+        collection.firstChangeAt = firstChangeAt; // the oldest change is still not in a snapshot
         if (this.tables.get(keyOf(live)) === live) throw err;
       }
     }

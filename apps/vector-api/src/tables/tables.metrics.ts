@@ -14,23 +14,33 @@ export interface TablesSummary {
   readonly byState: Record<(typeof TABLE_STATES)[number], number>;
   /** Rows not yet in their table's index (hnsw's pending rows; every row of an ivf table while it trains). */
   readonly backlogRows: number;
-  /** Oldest age in seconds of the last snapshot (or load) of a table with changes not in a snapshot; 0 when none. */
+  /** Age in seconds of the oldest change not yet in a snapshot, over the held tables; 0 when none. */
   readonly oldestSnapshotAgeSeconds: number;
+  /** Age in seconds of the longest-running index build (queued or running), over the held tables; 0 when none. */
+  readonly oldestBuildSeconds: number;
 }
 
-export function summarize(live: LiveTables, snapshots: boolean, nowMs = performance.now()): TablesSummary {
+export function summarize(
+  live: Pick<LiveTables, 'all' | 'progress'>,
+  snapshots: boolean,
+  nowMs = performance.now(),
+): TablesSummary {
   const byState = { ready: 0, building: 0, exact: 0, loading: 0 };
   let backlogRows = 0;
-  let oldest = 0;
+  let oldestChange = 0;
+  let oldestBuild = 0;
   for (const t of live.all()) {
     const status = t.collection.status();
     byState[status.state]++;
     if (status.state === 'building') backlogRows += status.details.pending ?? status.details.rows ?? 0;
-    if (snapshots && t.collection.changes > 0) oldest = Math.max(oldest, nowMs - (t.snapshot?.at ?? t.since));
+    const firstChangeAt = t.collection.firstChangeAt;
+    if (snapshots && firstChangeAt !== undefined) oldestChange = Math.max(oldestChange, nowMs - firstChangeAt);
+    const buildStartedAt = t.collection.buildStartedAt();
+    if (buildStartedAt !== undefined) oldestBuild = Math.max(oldestBuild, nowMs - buildStartedAt);
   }
   const progress = live.progress();
   byState.loading = Math.max(0, progress.tables_total - progress.tables_loaded);
-  return { byState, backlogRows, oldestSnapshotAgeSeconds: oldest / 1000 };
+  return { byState, backlogRows, oldestSnapshotAgeSeconds: oldestChange / 1000, oldestBuildSeconds: oldestBuild / 1000 };
 }
 
 /**
@@ -40,9 +50,13 @@ export function summarize(live: LiveTables, snapshots: boolean, nowMs = performa
  * - `vector_tables_held`: tables held in memory;
  * - `vector_tables{state}`: held tables by index state, and `loading` ones;
  * - `vector_index_build_backlog_rows`: rows on their way into an index, summed;
- * - `vector_snapshot_oldest_age_seconds`: how long the oldest unsnapshotted change has gone
- *   without a snapshot of its table (a restart replays the change log since then; the log
- *   keeps an hour). 0 with `VECTOR_SNAPSHOTS=false`.
+ * - `vector_index_build_oldest_seconds`: how long the longest-running index build has run
+ *   (an hnsw build from when it was queued for a build slot, a first ivf training); 0 when
+ *   none. A steady stream of short builds keeps it low, unlike `vector_tables{state="building"}`;
+ * - `vector_snapshot_oldest_age_seconds`: age of the oldest change not yet in a snapshot of
+ *   its table (since the change, or since the load for changes replayed then; a restart
+ *   replays the change log since the last snapshot, and the log keeps an hour). A table
+ *   idle for hours then written starts from 0. 0 with `VECTOR_SNAPSHOTS=false`.
  */
 @Injectable()
 export class TablesMetrics {
@@ -83,8 +97,16 @@ export class TablesMetrics {
       },
     });
     new Gauge({
+      name: 'vector_index_build_oldest_seconds',
+      help: 'Seconds the longest-running index build of this instance has run (queued or running; hnsw build, first ivf training); 0 when none',
+      registers,
+      collect() {
+        this.set(summary().oldestBuildSeconds);
+      },
+    });
+    new Gauge({
       name: 'vector_snapshot_oldest_age_seconds',
-      help: 'Age of the oldest table snapshot (or load) among tables with changes not yet in a snapshot; 0 when none',
+      help: 'Age of the oldest change not yet in a snapshot of its table (changes replayed at load count from the load); 0 when none',
       registers,
       collect() {
         this.set(summary().oldestSnapshotAgeSeconds);

@@ -29,6 +29,7 @@ const GAUGED_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized', 
  * to delayed or waiting on purpose: DelayedError and its kin, not a failure).
  */
 export type JobOutcome = 'completed' | 'failed' | 'deferred';
+const JOB_OUTCOMES: readonly JobOutcome[] = ['completed', 'failed', 'deferred'];
 
 function outcomeOf(err: unknown): JobOutcome {
   const deferred =
@@ -141,6 +142,9 @@ export class QueueRegistry implements BeforeApplicationShutdown, OnApplicationSh
     if (!this.config.runsWorkers) return undefined;
     const telemetry = bullTelemetry();
     const known = new Set(Object.keys(handlers));
+    // Every series exists at 0 from the first scrape, so increase() sees the first failure.
+    for (const job_name of known)
+      for (const outcome of JOB_OUTCOMES) this.jobDuration.zero({ queue: definition.name, job_name, outcome });
     const timed = async (job: Job, token: string | undefined): Promise<Result> => {
       const started = performance.now();
       // a name no handler serves is one label value, not the name the producer chose

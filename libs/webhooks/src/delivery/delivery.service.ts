@@ -226,9 +226,13 @@ export class DeliveryService implements OnApplicationShutdown {
   async exchange(work: DeliveryWork): Promise<Exchange> {
     const now = this.clock.now();
     const { endpoint } = work;
-    // commit to first attempt; later attempts (retries, a recovery) are not lag
-    if (work.attemptCount === 0)
-      this.metrics.deliveryLag.observe(Math.max(0, now.getTime() - work.event.createdAt.getTime()) / 1000);
+    // commit to first attempt; later attempts (retries) are not lag, and a delivery never
+    // attempted before its recovery or redelivery (created failed for a disabled endpoint)
+    // counts from its requeue, not from the event's commit hours before
+    if (work.attemptCount === 0) {
+      const from = Math.max(work.event.createdAt.getTime(), work.nextAttemptAt?.getTime() ?? 0);
+      this.metrics.deliveryLag.observe(Math.max(0, now.getTime() - from) / 1000);
+    }
     const secrets: [string, ...string[]] = [endpoint.secret];
     if (endpoint.previousSecret !== null && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now) {
       secrets.push(endpoint.previousSecret);

@@ -3,7 +3,7 @@
 -- /* ${…} */: SQL spliced in from a fragment (Prisma.sql, Prisma.join, Prisma.raw) or text.
 
 -- WebhookDeliveriesRepository.deliveryWorks
-SELECT d."id", d."status"::text AS "status", d."round_attempts", d."attempt_count",
+SELECT d."id", d."status"::text AS "status", d."round_attempts", d."attempt_count", d."next_attempt_at",
         e."id" AS "endpoint_id", e."owner_type", e."owner_id", e."dialect", e."metadata", e."url", e."events", e."description",
         e."rate_limit_per_second", e."secret", e."previous_secret", e."previous_secret_expires_at",
         e."disabled_at", e."disabled_reason", e."failing_since", e."created_at" AS "endpoint_created_at",
