@@ -106,6 +106,8 @@ describe('tracing (built services, OTLP/HTTP to an in-process receiver)', () => 
         ),
       20_000,
     );
+    // its parent, the job's consume span, ends after it (once the attempt is recorded): it may come in a later export
+    await waitUntil("the delivery job's consume span", () => otlp.spans.some((s) => s.spanId === attempt.parentSpanId), 10_000);
     const server = otlp.spans.find((s) => s.kind === SPAN_KIND.SERVER && s.name === 'POST /v2/payments');
     expect(server).toBeDefined();
     if (server === undefined) return;
