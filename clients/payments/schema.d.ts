@@ -1278,10 +1278,12 @@ export interface components {
     PaymentAccountListDto: {
       /** @description Newest first (created_at, then id, descending) */
       data: components['schemas']['PaymentAccountDto'][];
-      /** @description More accounts follow: pass the last id as `starting_after` */
+      /** @description More accounts follow in the direction read: pass the last id as `starting_after` (or, paging back with `ending_before`, the first id as `ending_before`) */
       has_more: boolean;
       /** @enum {string} */
       object: 'list';
+      /** @example /admin/v1/accounts */
+      url: string;
     };
     PaymentCancelDto: {
       /** @enum {string} */
@@ -1762,6 +1764,8 @@ export interface operations {
         limit?: number;
         /** @description An account id: the accounts after it in this order (the next page) */
         starting_after?: string;
+        /** @description An account id: the accounts before it in this order (the previous page) */
+        ending_before?: string;
         /** @description Only those whose name starts with this text, ignoring case (`%`, `_` and `\` are plain characters, not wildcards) */
         name_prefix?: string;
       };
@@ -1779,7 +1783,7 @@ export interface operations {
           'application/json': components['schemas']['PaymentAccountListDto'];
         };
       };
-      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema), `parameter_unknown`, `resource_missing` (starting_after names no account). */
+      /** @description Codes: `parameter_invalid` (a query parameter breaks its schema; starting_after with ending_before), `parameter_unknown`, `resource_missing` (starting_after or ending_before names no account). */
       400: {
         headers: {
           [name: string]: unknown;

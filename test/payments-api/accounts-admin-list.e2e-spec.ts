@@ -1,9 +1,14 @@
 /**
  * GET /admin/v1/accounts (issue 36, docs/payments.md "Operator"): the operator's list of
  * accounts, newest first, searchable by name prefix, with each account's working API keys by
- * mode; refused to an account's own key.
+ * mode; refused to an account's own key. A list like every payments list: `url`, and
+ * `ending_before` pages back.
  */
-import { byId, listTenants, tenantListCases, uniqueTag } from '../support/tenant-list';
+import { byId, listTenants, type TenantPage, tenantListCases, uniqueTag } from '../support/tenant-list';
+
+interface ErrorBody {
+  error: { code: string; param?: string };
+}
 import { ADMIN, newAccount, type PaymentsApp, startPayments } from './payments-context';
 
 describe('GET /admin/v1/accounts', () => {
@@ -61,6 +66,46 @@ describe('GET /admin/v1/accounts', () => {
         },
       ]),
     );
+  });
+
+  it('is a payments list like the others: url, and ending_before pages back, newest first', async () => {
+    const tag = uniqueTag();
+    const ids: string[] = [];
+    for (const n of [1, 2, 3, 4, 5]) ids.push((await newAccount(t, `${tag} ${n}`)).id);
+    const newestFirst = [...ids].reverse();
+
+    const first = await listTenants<TenantPage & { url: string }>(t.app, '/admin/v1/accounts', { name_prefix: tag, limit: '2' });
+    expect(first.status).toBe(200);
+    expect(first.body.url).toBe('/admin/v1/accounts');
+    expect(first.body.data.map((a) => a.id)).toEqual(newestFirst.slice(0, 2));
+    const last = await listTenants(t.app, '/admin/v1/accounts', {
+      name_prefix: tag,
+      limit: '2',
+      starting_after: newestFirst[3],
+    });
+    expect([last.body.data.map((a) => a.id), last.body.has_more]).toEqual([[newestFirst[4]], false]);
+
+    // back from the oldest: the two just newer, still newest first, more before them
+    const back = await listTenants(t.app, '/admin/v1/accounts', { name_prefix: tag, limit: '2', ending_before: newestFirst[4] });
+    expect([back.body.data.map((a) => a.id), back.body.has_more]).toEqual([newestFirst.slice(2, 4), true]);
+    const front = await listTenants(t.app, '/admin/v1/accounts', {
+      name_prefix: tag,
+      limit: '2',
+      ending_before: newestFirst[2],
+    });
+    expect([front.body.data.map((a) => a.id), front.body.has_more]).toEqual([newestFirst.slice(0, 2), false]);
+
+    const unknown = await listTenants<ErrorBody>(t.app, '/admin/v1/accounts', { ending_before: 'acct_missing' });
+    expect([unknown.status, unknown.body.error.code, unknown.body.error.param]).toEqual([
+      400,
+      'resource_missing',
+      'ending_before',
+    ]);
+    const both = await listTenants<ErrorBody>(t.app, '/admin/v1/accounts', {
+      starting_after: newestFirst[0],
+      ending_before: newestFirst[4],
+    });
+    expect([both.status, both.body.error.code]).toEqual([400, 'parameter_invalid']);
   });
 
   it("refuses an account's own secret key with 401 invalid_api_key", async () => {

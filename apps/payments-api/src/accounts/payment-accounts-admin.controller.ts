@@ -21,7 +21,10 @@ export class PaymentAccountsAdminController {
   @Get()
   @ApiOperation({ summary: 'List accounts, newest first, with their working API keys by mode; search by name prefix' })
   @ApiOkResponse({ type: PaymentAccountListDto })
-  @ApiErrors({ code: 'resource_missing', status: 400, when: 'starting_after names no account' })
+  @ApiErrors(
+    { code: 'resource_missing', status: 400, when: 'starting_after or ending_before names no account' },
+    { code: 'parameter_invalid', when: 'starting_after with ending_before' },
+  )
   list(@Query() query: PaymentAccountListQueryDto): Promise<PaymentAccountListDto> {
     return this.accounts.list(query);
   }

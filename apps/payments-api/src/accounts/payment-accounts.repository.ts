@@ -15,11 +15,15 @@ export interface PaymentAccountListRecord extends PaymentAccountRecord {
   liveApiKeys: number;
 }
 
-/** A page of the operator's account list: newest first, after a cursor, names starting with a prefix. */
+/**
+ * A page of the operator's account list: newest first, after a cursor (or before one, read
+ * oldest first: the caller puts the page back in order), names starting with a prefix.
+ */
 export interface AccountPageRequest {
   /** Rows to read (the page's limit + 1, to learn whether more follow). */
   readonly take: number;
   readonly after?: Cursor;
+  readonly before?: Cursor;
   readonly namePrefix?: string;
 }
 
@@ -110,12 +114,17 @@ export class PaymentAccountsRepository {
     if (request.after !== undefined) {
       conditions.push(Prisma.sql`(a.created_at, a.id) < (${request.after.createdAt}::timestamptz, ${request.after.id})`);
     }
+    if (request.before !== undefined) {
+      conditions.push(Prisma.sql`(a.created_at, a.id) > (${request.before.createdAt}::timestamptz, ${request.before.id})`);
+    }
+    // ending_before reads the accounts just newer than the cursor, oldest first (as keyset())
+    const order = request.before === undefined ? Prisma.sql`DESC` : Prisma.sql`ASC`;
     const where = conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}`;
     return this.prisma.$queryRaw<PaymentAccountListRecord[]>`
       SELECT page.id, page.name, page."createdAt", keys."testApiKeys", keys."liveApiKeys"
         FROM (SELECT a.id, a.name, a.created_at AS "createdAt"
                 FROM payment_accounts a ${where}
-               ORDER BY a.created_at DESC, a.id DESC
+               ORDER BY a.created_at ${order}, a.id ${order}
                LIMIT ${request.take}::int) page
        CROSS JOIN LATERAL (
              SELECT (count(*) FILTER (WHERE k.mode = 'test'))::int AS "testApiKeys",
@@ -123,7 +132,7 @@ export class PaymentAccountsRepository {
                FROM payment_api_keys k
               WHERE k.account_id = page.id AND k.revoked_at IS NULL
                 AND (k.expires_at IS NULL OR k.expires_at > ${now}::timestamptz)) keys
-       ORDER BY page."createdAt" DESC, page.id DESC`;
+       ORDER BY page."createdAt" ${order}, page.id ${order}`;
   }
 
   /** The key presented (by hash), unless revoked; expiry is the caller's to check (against its clock). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { apiKeyHash, newOpaqueSecret } from '@app/auth';
 import { Clock, newId, TransactionRunner } from '@app/platform';
-import { type ListQuery, resolvePage } from '../common/list';
+import { type ListQuery, page, resolvePage } from '../common/list';
 import {
   type PaymentAccountCreatedDto,
   type PaymentAccountListDto,
@@ -28,17 +28,19 @@ export class PaymentAccountsService {
     const cursorQuery: ListQuery = {
       limit: query.limit,
       ...(query.starting_after === undefined ? {} : { starting_after: query.starting_after }),
+      ...(query.ending_before === undefined ? {} : { ending_before: query.ending_before }),
     };
-    const page = await resolvePage(cursorQuery, 'account', (id) => this.repository.accountCursor(id));
+    const request = await resolvePage(cursorQuery, 'account', (id) => this.repository.accountCursor(id));
     const rows = await this.repository.adminPage(
       {
-        take: page.limit + 1,
-        ...(page.after === undefined ? {} : { after: page.after }),
+        take: request.limit + 1,
+        ...(request.after === undefined ? {} : { after: request.after }),
+        ...(request.before === undefined ? {} : { before: request.before }),
         ...(query.name_prefix === undefined ? {} : { namePrefix: query.name_prefix }),
       },
       this.clock.now(),
     );
-    return { object: 'list', data: rows.slice(0, page.limit).map(toPaymentAccountDto), has_more: rows.length > page.limit };
+    return page(rows, request, '/admin/v1/accounts', toPaymentAccountDto);
   }
 
   /** A new account with one test and one live key. */

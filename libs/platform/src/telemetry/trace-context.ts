@@ -53,6 +53,17 @@ export function withTraceCarrier<T>(carrier: unknown, fn: () => T): T {
 }
 
 /**
+ * Runs `fn` outside any trace (in the root context): for work done on behalf of many
+ * traced operations at once — a batch of statements gathered from several jobs — whose
+ * spans would otherwise land in the trace of whichever operation happened to start it.
+ * Runs `fn` as it is when tracing is off.
+ */
+export function withoutTrace<T>(fn: () => T): T {
+  if (!tracingSwitch.on) return fn();
+  return context.with(ROOT_CONTEXT, fn);
+}
+
+/**
  * Names the HTTP server span of the current request after its route template
  * (`POST /v1/things/:id`) and sets `http.route`: instrumentation-http reads the route from
  * the request's RPC metadata when the response finishes. Called by the platform's onRequest hook.

@@ -1,10 +1,12 @@
 import { Writable } from 'node:stream';
-import { trace } from '@opentelemetry/api';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type Context, context, type ContextManager, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { runWithRequestId } from '../http/request-context';
 import { createRootLogger } from '../logging/logger';
 import { bullTelemetry } from './bullmq-telemetry';
-import { currentTraceCarrier, redactQuery, withTraceCarrier } from './trace-context';
+import { currentTraceCarrier, redactQuery, withoutTrace, withTraceCarrier } from './trace-context';
 import { defaultServiceName, startTracing, tracingOn, tracingRequested } from './tracing';
+import { tracingSwitch } from './tracing-state';
 
 describe('tracingRequested', () => {
   it.each([
@@ -99,5 +101,63 @@ describe('log lines (pino mixin)', () => {
     runWithRequestId('req_bound', () => logger.child({ reqId: 'req_bound' }).info('bound'));
     await new Promise((resolve) => setImmediate(resolve));
     expect(raw[0]?.match(/"reqId":/g)).toHaveLength(1);
+  });
+});
+
+describe('withoutTrace', () => {
+  /** The part of a context manager these tests need: AsyncLocalStorage, as the SDK's own. */
+  class StorageContextManager implements ContextManager {
+    private readonly storage = new AsyncLocalStorage<Context>();
+    active(): Context {
+      return this.storage.getStore() ?? ROOT_CONTEXT;
+    }
+    with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+      ctx: Context,
+      fn: F,
+      thisArg?: ThisParameterType<F>,
+      ...args: A
+    ): ReturnType<F> {
+      return this.storage.run(ctx, () => fn.call(thisArg, ...args));
+    }
+    bind<T>(_ctx: Context, target: T): T {
+      return target;
+    }
+    enable(): this {
+      return this;
+    }
+    disable(): this {
+      this.storage.disable();
+      return this;
+    }
+  }
+  const parent = trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    traceFlags: 1,
+  });
+  const activeTraceId = (): string | undefined => trace.getSpan(context.active())?.spanContext().traceId;
+
+  beforeAll(() => {
+    context.setGlobalContextManager(new StorageContextManager());
+    tracingSwitch.on = true;
+  });
+  afterAll(() => {
+    tracingSwitch.on = false;
+    context.disable();
+  });
+
+  it('runs its function outside the active trace while tracing is on, and as it is when off', async () => {
+    await context.with(parent, async () => {
+      expect(activeTraceId()).toBe('0af7651916cd43dd8448eb211c80319c');
+      expect(withoutTrace(activeTraceId)).toBeUndefined();
+      // a promise started inside keeps the root context across awaits
+      await expect(withoutTrace(async () => (await Promise.resolve(), activeTraceId()))).resolves.toBeUndefined();
+      tracingSwitch.on = false;
+      try {
+        expect(withoutTrace(activeTraceId)).toBe('0af7651916cd43dd8448eb211c80319c');
+      } finally {
+        tracingSwitch.on = true;
+      }
+    });
   });
 });

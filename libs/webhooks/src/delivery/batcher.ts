@@ -1,3 +1,5 @@
+import { withoutTrace } from '@app/platform';
+
 /**
  * Gathers the calls made within a few milliseconds into one batch (a small DataLoader):
  * the worker's jobs start and end a few at a time, and one query for all of them costs
@@ -7,6 +9,9 @@
  * Bounded by construction: every item belongs to a job that awaits it, so a batch holds at
  * most the worker's concurrency; a batch is sent when it reaches `maxBatch` items or
  * `windowMs` after its first item, whichever comes first.
+ *
+ * A batch runs outside any trace (withoutTrace): it serves the jobs of several traces, so
+ * its statements belong to none of them rather than to the one whose item started it.
  */
 export interface BatcherOptions<I> {
   readonly maxBatch: number;
@@ -51,7 +56,7 @@ export class Batcher<I, O> {
     if (batch.length === 0) return;
     this.batch = [];
     this.keys = new Set();
-    this.run(batch.map((p) => p.item)).then(
+    withoutTrace(() => this.run(batch.map((p) => p.item))).then(
       (results) => {
         batch.forEach((p, i) => {
           if (i < results.length) p.resolve(results[i]);

@@ -1,6 +1,6 @@
 import { type AttemptOutcome, type AttemptRecord, foldHealth } from '../webhook-deliveries.repository';
 import type { WebhookEndpointRecord } from '../webhooks.types';
-import { decideOutcome, MAX_RETRY_AFTER_MS } from './delivery.service';
+import { attemptAttributes, decideOutcome, MAX_RETRY_AFTER_MS } from './delivery.service';
 import { asksToAbort, parseRetryAfter } from './http-sender';
 
 const endpoint = (failingSince: Date | null = null): WebhookEndpointRecord => ({
@@ -183,5 +183,43 @@ describe('foldHealth (one batch of attempt records)', () => {
       { endpointId: 'c', mode: 'set', since: plus(2), disabledAt: null, reason: null },
       { endpointId: 'e', mode: 'set', since: null, disabledAt: plus(1), reason: 'gone' },
     ]);
+  });
+});
+
+describe('attemptAttributes (the attempt span)', () => {
+  const work = (url: string): Parameters<typeof attemptAttributes>[0] => ({
+    deliveryId: 'dlv_1',
+    roundAttempts: 2,
+    endpoint: { url },
+    event: { id: 'evt_1', event: 'thing.happened' },
+  });
+
+  it('exports the origin only: no path, no query (receivers keep secrets there)', () => {
+    const attributes = attemptAttributes(work('https://hooks.example.com/services/T0/B0/s3cr3tpath?token=s3cr3tquery'));
+    expect(attributes).toEqual({
+      'http.request.method': 'POST',
+      'url.full': 'https://hooks.example.com',
+      'url.scheme': 'https',
+      'server.address': 'hooks.example.com',
+      'server.port': 443,
+      'webhook.event.type': 'thing.happened',
+      'webhook.event.id': 'evt_1',
+      'webhook.delivery.id': 'dlv_1',
+      'webhook.attempt': 3,
+    });
+    expect(JSON.stringify(attributes)).not.toMatch(/s3cr3t|services|token/);
+  });
+
+  it('keeps an explicit port and the default one of http', () => {
+    expect(attemptAttributes(work('http://127.0.0.1:8080/webhooks/1/tok'))).toMatchObject({
+      'url.full': 'http://127.0.0.1:8080',
+      'url.scheme': 'http',
+      'server.port': 8080,
+    });
+    expect(attemptAttributes(work('http://example.com/x'))['server.port']).toBe(80);
+  });
+
+  it('has no URL attributes for an invalid URL', () => {
+    expect(attemptAttributes(work('not a url'))['url.full']).toBeUndefined();
   });
 });

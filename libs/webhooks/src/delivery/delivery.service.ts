@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, inSpan, redactQuery, SpanKind, SpanStatusCode } from '@app/platform';
+import { Clock, inSpan, SpanKind, SpanStatusCode } from '@app/platform';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -7,6 +7,7 @@ import {
   ATTR_SERVER_ADDRESS,
   ATTR_SERVER_PORT,
   ATTR_URL_FULL,
+  ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
 import { signedHeaders } from '../security/signature';
 import { WebhooksConfig } from '../webhooks.config';
@@ -115,11 +116,18 @@ export function decideOutcome(
 }
 
 /**
- * The attributes of an attempt's span (CLIENT `webhook attempt`): OpenTelemetry's HTTP
- * client attributes (the URL with its query values redacted) and the event's type; the
- * delivery and event ids are attributes of the span only, never metric labels.
+ * The attributes of an attempt's span (CLIENT, named `POST` as OpenTelemetry's HTTP client
+ * conventions name it): the HTTP client attributes and the event's type. The URL is
+ * exported without its path and query — `url.full` is the origin only — because receivers
+ * keep secrets there (Slack's `/services/T…/B…/<secret>`, Discord's `/webhooks/<id>/<token>`);
+ * the delivery and event ids are attributes of the span only, never metric labels.
  */
-function attemptAttributes(work: DeliveryWork): Record<string, string | number> {
+export function attemptAttributes(work: {
+  readonly deliveryId: string;
+  readonly roundAttempts: number;
+  readonly endpoint: { readonly url: string };
+  readonly event: { readonly id: string; readonly event: string };
+}): Record<string, string | number> {
   const attributes: Record<string, string | number> = {
     [ATTR_HTTP_REQUEST_METHOD]: 'POST',
     'webhook.event.type': work.event.event,
@@ -130,7 +138,8 @@ function attemptAttributes(work: DeliveryWork): Record<string, string | number> 
   try {
     const url = new URL(work.endpoint.url);
     const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-    attributes[ATTR_URL_FULL] = `${url.origin}${url.pathname}${url.search === '' ? '' : `?${redactQuery(url.search)}`}`;
+    attributes[ATTR_URL_FULL] = url.origin;
+    attributes[ATTR_URL_SCHEME] = url.protocol.replace(/:$/, '');
     attributes[ATTR_SERVER_ADDRESS] = url.hostname;
     attributes[ATTR_SERVER_PORT] = port;
   } catch {
@@ -238,25 +247,21 @@ export class DeliveryService implements OnApplicationShutdown {
       secrets.push(endpoint.previousSecret);
     }
     const { body, headers } = attemptRequest(work, secrets, Math.floor(now.getTime() / 1000), this.options.dialect);
-    const result = await inSpan(
-      'webhook attempt',
-      { kind: SpanKind.CLIENT, attributes: attemptAttributes(work) },
-      async (span) => {
-        const sent = await this.sender.send({
-          url: endpoint.url,
-          headers,
-          body,
-          timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
-          allowPrivateUrls: this.config.allowPrivateUrls,
-        });
-        if (sent.statusCode !== null) span?.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, sent.statusCode);
-        if (sent.error !== null) {
-          span?.setAttribute(ATTR_ERROR_TYPE, sent.statusCode === null ? 'no_response' : String(sent.statusCode));
-          span?.setStatus({ code: SpanStatusCode.ERROR, message: sent.error });
-        }
-        return sent;
-      },
-    );
+    const result = await inSpan('POST', { kind: SpanKind.CLIENT, attributes: attemptAttributes(work) }, async (span) => {
+      const sent = await this.sender.send({
+        url: endpoint.url,
+        headers,
+        body,
+        timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
+        allowPrivateUrls: this.config.allowPrivateUrls,
+      });
+      if (sent.statusCode !== null) span?.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, sent.statusCode);
+      if (sent.error !== null) {
+        span?.setAttribute(ATTR_ERROR_TYPE, sent.errorType ?? '_OTHER');
+        span?.setStatus({ code: SpanStatusCode.ERROR, message: sent.error });
+      }
+      return sent;
+    });
     this.metrics.observeAttempt(result.statusCode, result.durationMs / 1000);
     return { work, result, at: this.clock.now() };
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { QueueRegistry, RedisService, ThrottledWarning } from '@app/platform';
+import { QueueRegistry, type RedisClient, RedisService, ThrottledWarning } from '@app/platform';
 import { DelayedError, Job, type Worker } from 'bullmq';
 import { WebhooksConfig } from '../webhooks.config';
 import { WebhooksMetrics } from '../webhooks.metrics';
@@ -46,6 +46,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   readonly limiter: RateLimiter;
   private pumpTimer: NodeJS.Timeout | undefined;
   private pumping = false;
+  /** The short-command connection the parking lines use (fails fast while not ready). */
+  private readonly commands: RedisClient;
   /**
    * The lines that may hold parked deliveries ('e:<endpoint id>', 'o:<owner id>'): those the
    * last pump found in the index plus those this process parked into since. A release
@@ -68,6 +70,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     this.fair = new FairShare({ perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY, perOwner: config.ownerConcurrency }, (route) =>
       this.wake(route),
     );
+    this.commands = redis.commands;
     this.lines = new ParkingLines(redis.commands, ParkingLines.prefixFor(config.QUEUE_PREFIX, options.ownerType));
     this.limiter = new RateLimiter(redis.commands, RateLimiter.prefixFor(config.QUEUE_PREFIX, options.ownerType));
     metrics.setInFlightSource(() => this.fair.inFlight);
@@ -193,7 +196,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
 
   /** Wakes, from every line, as many deliveries as this process has room for now. */
   private pump(): void {
-    if (this.pumping) return;
+    // Not connected yet (the first passes after a start) or Redis is away: the connection
+    // refuses commands at once, RedisService already warns about a lost connection, and
+    // the next pass (PUMP_EVERY_MS) looks again.
+    if (this.pumping || this.commands.status !== 'ready') return;
     this.pumping = true;
     void (async () => {
       const lines = await this.lines.lines();
@@ -207,7 +213,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
         if (room > 0) for (const id of await this.lines.take(line, room)) await this.promote(id);
       }
     })()
-      .catch((err: unknown) => this.logFailure('look over the parked webhook deliveries', err))
+      .catch((err: unknown) => {
+        // the connection went away mid-pass (a shutdown, an outage RedisService reports): quiet
+        if (this.commands.status === 'ready') this.logFailure('look over the parked webhook deliveries', err);
+      })
       .finally(() => {
         this.pumping = false;
       });

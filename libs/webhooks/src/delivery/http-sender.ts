@@ -8,6 +8,12 @@ export interface SendResult {
   readonly statusCode: number | null;
   readonly durationMs: number;
   readonly error: string | null;
+  /**
+   * The failure's class for the attempt span's `error.type` (OpenTelemetry HTTP client
+   * semantic conventions): the status code as a string for an HTTP error, else a short
+   * class (`timeout`, `connection_refused`, …, `_OTHER`); null on success.
+   */
+  readonly errorType: string | null;
   readonly responseExcerpt: string | null;
   /** From a `Retry-After` header (seconds or HTTP date), in ms. */
   readonly retryAfterMs: number | null;
@@ -51,6 +57,25 @@ export interface SendRequest {
   readonly allowPrivateUrls: boolean;
 }
 
+/** Socket error codes (node's `err.code`) and the `error.type` each is reported as. */
+const ERROR_TYPES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection_refused',
+  ECONNRESET: 'connection_reset',
+  EPIPE: 'connection_reset',
+  ETIMEDOUT: 'timeout',
+  ENOTFOUND: 'name_not_resolved',
+  EAI_AGAIN: 'name_not_resolved',
+  EHOSTUNREACH: 'host_unreachable',
+  ENETUNREACH: 'host_unreachable',
+  EWEBHOOKBLOCKED: 'blocked',
+};
+
+/** A low-cardinality class of a socket error (`_OTHER` for any code not listed above, a TLS failure among them). */
+export function socketErrorType(err: unknown): string {
+  const code = err !== null && typeof err === 'object' ? (err as { code?: unknown }).code : undefined;
+  return (typeof code === 'string' ? ERROR_TYPES[code] : undefined) ?? '_OTHER';
+}
+
 /** Bytes of the response body kept in the attempt log. */
 export const EXCERPT_CHARS = 512;
 const MAX_READ_BYTES = 16 * 1024;
@@ -91,10 +116,11 @@ export class HttpSender {
   send(req: SendRequest): Promise<SendResult> {
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
-    const fail = (error: string): SendResult => ({
+    const fail = (error: string, errorType: string): SendResult => ({
       statusCode: null,
       durationMs: elapsed(),
       error,
+      errorType,
       responseExcerpt: null,
       retryAfterMs: null,
       abort: false,
@@ -104,17 +130,19 @@ export class HttpSender {
     try {
       url = new URL(req.url);
     } catch {
-      return Promise.resolve(fail('invalid url'));
+      return Promise.resolve(fail('invalid url', 'invalid_url'));
     }
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (!req.allowPrivateUrls && isIP(host) !== 0 && isBlockedAddress(host)) {
-      return Promise.resolve(fail(`blocked: ${host} is a private, loopback, link-local or metadata address`));
+      return Promise.resolve(fail(`blocked: ${host} is a private, loopback, link-local or metadata address`, 'blocked'));
     }
     const https = url.protocol === 'https:';
     const doRequest = https ? httpsRequest : httpRequest;
 
     return new Promise<SendResult>((resolve) => {
       let settled = false;
+      let timedOut = false;
+      const failWith = (err: Error): SendResult => fail(err.message, timedOut ? 'timeout' : socketErrorType(err));
       const finish = (result: SendResult): void => {
         if (settled) return;
         settled = true;
@@ -136,8 +164,10 @@ export class HttpSender {
             if (read < MAX_READ_BYTES) chunks.push(chunk);
             read += chunk.length;
           });
-          res.on('error', (err: Error) => finish(fail(err.message)));
-          res.on('close', () => finish(fail('connection closed before the response ended')));
+          res.on('error', (err: Error) => finish(failWith(err)));
+          res.on('close', () =>
+            finish(fail('connection closed before the response ended', timedOut ? 'timeout' : 'connection_reset')),
+          );
           res.on('end', () => {
             const status = res.statusCode ?? 0;
             const text = Buffer.concat(chunks).toString('utf8');
@@ -146,6 +176,7 @@ export class HttpSender {
               statusCode: status,
               durationMs: elapsed(),
               error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
+              errorType: status >= 200 && status < 300 ? null : String(status),
               responseExcerpt: text === '' ? null : text.slice(0, EXCERPT_CHARS),
               retryAfterMs: parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : retryAfter?.[0], Date.now()),
               abort: asksToAbort(res.headers['webhook-delivery']),
@@ -154,9 +185,10 @@ export class HttpSender {
         },
       );
       const timer = setTimeout(() => {
+        timedOut = true;
         outgoing.destroy(new Error(`timeout: no complete answer within ${req.timeoutMs} ms`));
       }, req.timeoutMs);
-      outgoing.on('error', (err: Error) => finish(fail(err.message)));
+      outgoing.on('error', (err: Error) => finish(failWith(err)));
       outgoing.end(req.body);
     });
   }

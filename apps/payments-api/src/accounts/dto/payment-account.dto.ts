@@ -20,7 +20,7 @@ export class PaymentAccountCreatedDto {
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
-/** GET /admin/v1/accounts: newest first, cursor paging, an optional name prefix. */
+/** GET /admin/v1/accounts: newest first, cursor paging both ways (as every payments list), an optional name prefix. */
 export class PaymentAccountListQueryDto {
   @PageLimit(10)
   limit: number = 10;
@@ -33,6 +33,15 @@ export class PaymentAccountListQueryDto {
   @IsString()
   @MaxLength(64)
   starting_after?: string;
+
+  @ApiPropertyOptional({
+    description: 'An account id: the accounts before it in this order (the previous page)',
+    example: 'acct_7bWq2mZx9Lc4Vd1NpT8kRs3Y',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  ending_before?: string;
 
   @NamePrefix('demo')
   name_prefix?: string;
@@ -62,7 +71,12 @@ export class PaymentAccountListDto {
   @ApiProperty({ enum: ['list'] }) object!: 'list';
   @ApiProperty({ type: [PaymentAccountDto], description: 'Newest first (created_at, then id, descending)' })
   data!: PaymentAccountDto[];
-  @ApiProperty({ description: 'More accounts follow: pass the last id as `starting_after`' }) has_more!: boolean;
+  @ApiProperty({
+    description:
+      'More accounts follow in the direction read: pass the last id as `starting_after` (or, paging back with `ending_before`, the first id as `ending_before`)',
+  })
+  has_more!: boolean;
+  @ApiProperty({ example: '/admin/v1/accounts' }) url!: string;
 }
 
 export function toPaymentAccountDto(a: PaymentAccountListRecord): PaymentAccountDto {
