@@ -9,13 +9,22 @@ lower(a.name) LIKE lower($1)
 (a.created_at, a.id) < ($1::timestamptz, $2)
 
 -- PaymentAccountsRepository.adminPage
+(a.created_at, a.id) > ($1::timestamptz, $2)
+
+-- PaymentAccountsRepository.adminPage
+DESC
+
+-- PaymentAccountsRepository.adminPage
+ASC
+
+-- PaymentAccountsRepository.adminPage
 WHERE /* ${Prisma.join(conditions, ' AND ')} */
 
 -- PaymentAccountsRepository.adminPage
 SELECT page.id, page.name, page."createdAt", keys."testApiKeys", keys."liveApiKeys"
   FROM (SELECT a.id, a.name, a.created_at AS "createdAt"
           FROM payment_accounts a /* ${where} */
-         ORDER BY a.created_at DESC, a.id DESC
+         ORDER BY a.created_at /* ${order} */, a.id /* ${order} */
          LIMIT $1::int) page
  CROSS JOIN LATERAL (
        SELECT (count(*) FILTER (WHERE k.mode = 'test'))::int AS "testApiKeys",
@@ -23,7 +32,7 @@ SELECT page.id, page.name, page."createdAt", keys."testApiKeys", keys."liveApiKe
          FROM payment_api_keys k
         WHERE k.account_id = page.id AND k.revoked_at IS NULL
           AND (k.expires_at IS NULL OR k.expires_at > $2::timestamptz)) keys
- ORDER BY page."createdAt" DESC, page.id DESC
+ ORDER BY page."createdAt" /* ${order} */, page.id /* ${order} */
 
 -- PaymentAccountsRepository.lockAccount
 SELECT id FROM payment_accounts WHERE id = $1 FOR UPDATE
