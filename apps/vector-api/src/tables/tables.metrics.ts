@@ -62,13 +62,18 @@ export function summarize(
 export class TablesMetrics {
   constructor(metrics: MetricsService, live: LiveTables, config: VectorConfig) {
     const registers = [metrics.registry];
-    // one summary per scrape, shared by the gauges collected in that scrape
-    let cached: { at: number; summary: TablesSummary } | undefined;
+    // one summary per scrape, shared by the gauges collected in that scrape: a scrape collects
+    // them in one turn of the event loop, so the summary is dropped at the next turn (a TTL
+    // would hand a later scrape a stale one)
+    let cached: TablesSummary | undefined;
     const summary = (): TablesSummary => {
-      const now = performance.now();
-      if (cached === undefined || now - cached.at > 100)
-        cached = { at: now, summary: summarize(live, config.VECTOR_SNAPSHOTS, now) };
-      return cached.summary;
+      if (cached === undefined) {
+        cached = summarize(live, config.VECTOR_SNAPSHOTS);
+        setImmediate(() => {
+          cached = undefined;
+        });
+      }
+      return cached;
     };
     new Gauge({
       name: 'vector_tables_held',
