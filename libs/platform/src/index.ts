@@ -25,6 +25,7 @@ export * from './http/credentials';
 export * from './http/display-name';
 export * from './http/json-body';
 export * from './http/name-prefix';
+export * from './database/named-page';
 export * from './http/page-limit';
 export * from './http/route-policies';
 export * from './http/timestamp';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { likePrefixPattern, Prisma, PrismaService, type Db, type Tx } from '@app/platform';
+import { namedPageWhere, type NamedPageFilter, PrismaService, type Db, type Tx } from '@app/platform';
 import type { Tier } from './partner-tier';
 
 export interface PartnerRecord {
@@ -16,11 +16,9 @@ export interface PartnerListRecord extends PartnerRecord {
 }
 
 /** A page of the operator's partner list: newest first, after a cursor, names starting with a prefix. */
-export interface PartnerPageRequest {
+export interface PartnerPageRequest extends NamedPageFilter {
   /** Rows to read (the page's limit + 1, to learn whether more follow). */
   readonly take: number;
-  readonly after?: { readonly createdAt: Date; readonly id: string };
-  readonly namePrefix?: string;
 }
 
 export interface ClientRecord {
@@ -64,14 +62,7 @@ export class PartnersRepository {
    * partner_id index.
    */
   adminPage(request: PartnerPageRequest): Promise<PartnerListRecord[]> {
-    const conditions: Prisma.Sql[] = [];
-    if (request.namePrefix !== undefined) {
-      conditions.push(Prisma.sql`lower(p.name) LIKE lower(${likePrefixPattern(request.namePrefix)})`);
-    }
-    if (request.after !== undefined) {
-      conditions.push(Prisma.sql`(p.created_at, p.id) < (${request.after.createdAt}::timestamptz, ${request.after.id})`);
-    }
-    const where = conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}`;
+    const where = namedPageWhere('p', request);
     return this.prisma.$queryRaw<PartnerListRecord[]>`
       SELECT page.id, page.name, page.tier, page."createdAt",
              (SELECT count(*)::int FROM offer_agreements a WHERE a.partner_id = page.id) AS "offersInAgreement",

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { likePrefixPattern, Prisma, PrismaService, type Tx } from '@app/platform';
+import { namedPageWhere, type NamedPageFilter, Prisma, PrismaService, type Tx } from '@app/platform';
 import { type Cursor, keyset, type PageRequest } from '../common/list';
 import type { ApiKeyKind, PaymentsMode, Permissions } from './payments-key.principal';
 
@@ -19,12 +19,9 @@ export interface PaymentAccountListRecord extends PaymentAccountRecord {
  * A page of the operator's account list: newest first, after a cursor (or before one, read
  * oldest first: the caller puts the page back in order), names starting with a prefix.
  */
-export interface AccountPageRequest {
+export interface AccountPageRequest extends NamedPageFilter {
   /** Rows to read (the page's limit + 1, to learn whether more follow). */
   readonly take: number;
-  readonly after?: Cursor;
-  readonly before?: Cursor;
-  readonly namePrefix?: string;
 }
 
 export interface NewPaymentKey {
@@ -107,19 +104,9 @@ export class PaymentAccountsRepository {
    * LIMIT comes first), each one range of payment_api_keys' (account_id, created_at, id) index.
    */
   adminPage(request: AccountPageRequest, now: Date): Promise<PaymentAccountListRecord[]> {
-    const conditions: Prisma.Sql[] = [];
-    if (request.namePrefix !== undefined) {
-      conditions.push(Prisma.sql`lower(a.name) LIKE lower(${likePrefixPattern(request.namePrefix)})`);
-    }
-    if (request.after !== undefined) {
-      conditions.push(Prisma.sql`(a.created_at, a.id) < (${request.after.createdAt}::timestamptz, ${request.after.id})`);
-    }
-    if (request.before !== undefined) {
-      conditions.push(Prisma.sql`(a.created_at, a.id) > (${request.before.createdAt}::timestamptz, ${request.before.id})`);
-    }
+    const where = namedPageWhere('a', request);
     // ending_before reads the accounts just newer than the cursor, oldest first (as keyset())
     const order = request.before === undefined ? Prisma.sql`DESC` : Prisma.sql`ASC`;
-    const where = conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}`;
     return this.prisma.$queryRaw<PaymentAccountListRecord[]>`
       SELECT page.id, page.name, page."createdAt", keys."testApiKeys", keys."liveApiKeys"
         FROM (SELECT a.id, a.name, a.created_at AS "createdAt"

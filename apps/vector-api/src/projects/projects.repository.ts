@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { likePrefixPattern, Prisma, PrismaService, type Tx } from '@app/platform';
+import { namedPageWhere, type NamedPageFilter, PrismaService, type Tx } from '@app/platform';
 
 export interface ProjectRecord {
   readonly id: string;
@@ -16,11 +16,9 @@ export interface ProjectListRecord extends ProjectRecord {
 }
 
 /** A page of the operator's project list: newest first, after a cursor, names starting with a prefix. */
-export interface ProjectPageRequest {
+export interface ProjectPageRequest extends NamedPageFilter {
   /** Rows to read (the page's limit + 1, to learn whether more follow). */
   readonly take: number;
-  readonly after?: { readonly createdAt: Date; readonly id: string };
-  readonly namePrefix?: string;
 }
 
 /** The id of the project that existing data and `POST /admin/v1/tokens` belong to (migration 20261125170000). */
@@ -44,14 +42,7 @@ export class ProjectsRepository {
    * first), each one index range: vector_tables' (project_id, name), vector_tokens' project_id.
    */
   adminPage(request: ProjectPageRequest): Promise<ProjectListRecord[]> {
-    const conditions: Prisma.Sql[] = [];
-    if (request.namePrefix !== undefined) {
-      conditions.push(Prisma.sql`lower(p.name) LIKE lower(${likePrefixPattern(request.namePrefix)})`);
-    }
-    if (request.after !== undefined) {
-      conditions.push(Prisma.sql`(p.created_at, p.id) < (${request.after.createdAt}::timestamptz, ${request.after.id})`);
-    }
-    const where = conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}`;
+    const where = namedPageWhere('p', request);
     return this.prisma.$queryRaw<ProjectListRecord[]>`
       SELECT page.id, page.name, page."createdAt", page."storedFloats",
              (SELECT count(*)::int FROM vector_tables t WHERE t.project_id = page.id) AS tables,

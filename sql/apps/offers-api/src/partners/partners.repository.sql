@@ -3,22 +3,13 @@
 -- /* ${…} */: SQL spliced in from a fragment (Prisma.sql, Prisma.join, Prisma.raw) or text.
 
 -- PartnersRepository.adminPage
-lower(p.name) LIKE lower($1)
-
--- PartnersRepository.adminPage
-(p.created_at, p.id) < ($1::timestamptz, $2)
-
--- PartnersRepository.adminPage
-WHERE /* ${Prisma.join(conditions, ' AND ')} */
-
--- PartnersRepository.adminPage
 SELECT page.id, page.name, page.tier, page."createdAt",
        (SELECT count(*)::int FROM offer_agreements a WHERE a.partner_id = page.id) AS "offersInAgreement",
        (SELECT count(*)::int FROM oauth_clients c WHERE c.partner_id = page.id AND c.active) AS "activeClients"
   FROM (SELECT p.id, p.name, p.tier::text AS tier, p.created_at AS "createdAt"
-          FROM partners p /* ${where} */
+          FROM partners p $1
          ORDER BY p.created_at DESC, p.id DESC
-         LIMIT $1::int) page
+         LIMIT $2::int) page
  ORDER BY page."createdAt" DESC, page.id DESC
 
 -- PartnersRepository.lockPartner

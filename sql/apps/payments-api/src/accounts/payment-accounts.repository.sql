@@ -3,35 +3,23 @@
 -- /* ${…} */: SQL spliced in from a fragment (Prisma.sql, Prisma.join, Prisma.raw) or text.
 
 -- PaymentAccountsRepository.adminPage
-lower(a.name) LIKE lower($1)
-
--- PaymentAccountsRepository.adminPage
-(a.created_at, a.id) < ($1::timestamptz, $2)
-
--- PaymentAccountsRepository.adminPage
-(a.created_at, a.id) > ($1::timestamptz, $2)
-
--- PaymentAccountsRepository.adminPage
 DESC
 
 -- PaymentAccountsRepository.adminPage
 ASC
 
 -- PaymentAccountsRepository.adminPage
-WHERE /* ${Prisma.join(conditions, ' AND ')} */
-
--- PaymentAccountsRepository.adminPage
 SELECT page.id, page.name, page."createdAt", keys."testApiKeys", keys."liveApiKeys"
   FROM (SELECT a.id, a.name, a.created_at AS "createdAt"
-          FROM payment_accounts a /* ${where} */
+          FROM payment_accounts a $1
          ORDER BY a.created_at /* ${order} */, a.id /* ${order} */
-         LIMIT $1::int) page
+         LIMIT $2::int) page
  CROSS JOIN LATERAL (
        SELECT (count(*) FILTER (WHERE k.mode = 'test'))::int AS "testApiKeys",
               (count(*) FILTER (WHERE k.mode = 'live'))::int AS "liveApiKeys"
          FROM payment_api_keys k
         WHERE k.account_id = page.id AND k.revoked_at IS NULL
-          AND (k.expires_at IS NULL OR k.expires_at > $2::timestamptz)) keys
+          AND (k.expires_at IS NULL OR k.expires_at > $3::timestamptz)) keys
  ORDER BY page."createdAt" /* ${order} */, page.id /* ${order} */
 
 -- PaymentAccountsRepository.lockAccount

@@ -3,20 +3,11 @@
 -- /* ${…} */: SQL spliced in from a fragment (Prisma.sql, Prisma.join, Prisma.raw) or text.
 
 -- ProjectsRepository.adminPage
-lower(p.name) LIKE lower($1)
-
--- ProjectsRepository.adminPage
-(p.created_at, p.id) < ($1::timestamptz, $2)
-
--- ProjectsRepository.adminPage
-WHERE /* ${Prisma.join(conditions, ' AND ')} */
-
--- ProjectsRepository.adminPage
 SELECT page.id, page.name, page."createdAt", page."storedFloats",
        (SELECT count(*)::int FROM vector_tables t WHERE t.project_id = page.id) AS tables,
        (SELECT count(*)::int FROM vector_tokens k WHERE k.project_id = page.id AND k.revoked_at IS NULL) AS "activeTokens"
   FROM (SELECT p.id, p.name, p.created_at AS "createdAt", p.stored_floats AS "storedFloats"
-          FROM vector_projects p /* ${where} */
+          FROM vector_projects p $1
          ORDER BY p.created_at DESC, p.id DESC
-         LIMIT $1::int) page
+         LIMIT $2::int) page
  ORDER BY page."createdAt" DESC, page.id DESC
